@@ -1,0 +1,135 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# bpfgraph: kernel function-graph tracer on fentry/fexit.
+#
+#   make            build build/bpfgraph (static)
+#   make check      unit tests + QEMU bench (installs what it needs)
+#   make unit       unit tests only
+#   make demo       trace a real call graph (QEMU bench if the host refuses fentry)
+#   make install    PREFIX=/usr/local DESTDIR=
+#   V=1             show full commands
+
+OUTPUT ?= build
+ARCH ?= x86
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+COMPLDIR ?= $(PREFIX)/share/bash-completion/completions
+
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
+	-Wmissing-prototypes -Wno-unused-parameter -Wno-missing-field-initializers
+ifeq ($(CI),true)
+WARNINGS += -Werror
+endif
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) $(EXTRA_CFLAGS) \
+	-D_GNU_SOURCE -DBG_VERSION='"$(VERSION)"' \
+	-Iinclude -Iuser -I$(OUTPUT) -MMD -MP
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall \
+	-Iinclude -Ivmlinux/$(ARCH) -MMD -MP $(EXTRA_BPF_CFLAGS)
+STATIC ?= 1
+ifeq ($(STATIC),1)
+LDSTATIC := -static
+endif
+LIBS := -lbpf -lelf -lz -lzstd -lcapstone -lm
+LDFLAGS ?=
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+.DELETE_ON_ERROR:
+.PHONY: all deps clean check unit demo install vm-deps check-build
+
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
+SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
+USER_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
+USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS))
+MAIN_OBJ := $(OUTPUT)/user/main.o
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+DEPS_STAMP := $(OUTPUT)/.deps-build
+
+all: $(OUTPUT)/bpfgraph
+
+# Installs missing Debian packages; quick when everything is there.
+$(DEPS_STAMP): tools/deps.sh
+	$(Q)mkdir -p $(OUTPUT)
+	$(Q)tools/deps.sh build
+	$(Q)touch $@
+
+deps: $(DEPS_STAMP)
+
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c | $(DEPS_STAMP)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
+
+# Every user object may include a skeleton: generate them first.
+$(OUTPUT)/user/%.o: user/%.c | $(SKELS) $(DEPS_STAMP)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/libbpfgraph.a: $(USER_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(OUTPUT)/bpfgraph: $(MAIN_OBJ) $(OUTPUT)/libbpfgraph.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDSTATIC) $(LDFLAGS) $^ $(LIBS) -o $@
+
+# Unit tests: each tests/unit/test_*.c is one cmocka program linked
+# against the library of user objects (no main.o).
+$(OUTPUT)/tests/%.o: tests/unit/%.c | $(SKELS) $(DEPS_STAMP)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -DBG_SRCDIR='"$(CURDIR)"' -c $< -o $@
+
+$(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(OUTPUT)/libbpfgraph.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LIBS) -lcmocka -o $@
+
+unit: $(UNIT_BINS) $(OUTPUT)/bpfgraph
+	$(Q)OUTPUT=$(OUTPUT) tools/check.sh --unit-only
+
+# The bench workload runs in the QEMU guest: static, no loader, no libc opens.
+WL := $(OUTPUT)/vm/wl
+$(WL): tests/vm/wl.c | $(DEPS_STAMP)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -static -std=gnu11 $(WARNINGS) -O2 -D_GNU_SOURCE $< -o $@
+
+check: $(UNIT_BINS) $(OUTPUT)/bpfgraph $(WL)
+	$(Q)OUTPUT=$(OUTPUT) tools/check.sh
+
+demo: $(OUTPUT)/bpfgraph $(WL)
+	$(Q)OUTPUT=$(OUTPUT) tools/demo.sh
+
+# A header edit must rebuild what includes it (tests/build/header-deps.sh).
+check-build: $(OUTPUT)/bpfgraph
+	$(Q)OUTPUT=$(OUTPUT) tests/build/header-deps.sh
+
+install: $(OUTPUT)/bpfgraph
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(COMPLDIR)
+	install -m 0755 $(OUTPUT)/bpfgraph $(DESTDIR)$(BINDIR)/bpfgraph
+	install -m 0644 man/bpfgraph.1 $(DESTDIR)$(MANDIR)/man1/bpfgraph.1
+	install -m 0644 tools/bpfgraph.bash-completion $(DESTDIR)$(COMPLDIR)/bpfgraph
+
+clean:
+	rm -rf $(OUTPUT)
+
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/user/*.d $(OUTPUT)/tests/*.d)

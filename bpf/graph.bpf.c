@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The kernel side of bpfgraph: two template programs, cloned by user space
+ * once per traced function (fentry and fexit), told apart by the link
+ * cookie (function index + flags). They keep per-task state in task local
+ * storage and only decide whether to emit a fixed-size record; everything
+ * else happens in user space.
+ *
+ * Semantics follow function_graph with set_graph_function:
+ * - outside a graph (-G) function nothing is recorded;
+ * - depth counts recorded frames only, the graph function is depth 0;
+ * - -x (notrace) functions and everything they call are hidden and not
+ *   counted; so is everything at or below --max-depth;
+ * - tracing_thresh: entries are never written, exits only when the call
+ *   took at least the threshold.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "bpfgraph.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Configured between open and load. */
+const volatile __u32 bg_max_depth = 0; /* 0: BG_MAX_DEPTH */
+const volatile __u64 bg_thresh_ns = 0;
+const volatile __u32 bg_self_tgid = 0; /* never trace the tracer */
+const volatile __u8 bg_filter_pid = 0;
+const volatile __u8 bg_filter_cpu = 0;
+const volatile __u8 bg_filter_comm = 0;
+const volatile __u8 bg_noirqs = 0;
+const volatile char bg_comm[BG_COMM_LEN] = {};
+const volatile __u64 bg_cpumask[BG_MAX_CPUS / 64] = {};
+
+/*
+ * Set by user space once every program is attached, so that no task
+ * starts a graph while half of its functions still lack their links.
+ */
+volatile __u32 bg_enabled = 0;
+
+struct task_state {
+	__u64 calltime[BG_MAX_DEPTH];
+	__u32 func[BG_MAX_DEPTH];
+	__u32 depth; /* recorded frames open */
+	__u32 skip; /* hidden frames open (notrace, max depth, irqs) */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_state);
+} bg_tasks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20); /* resized by user space */
+} bg_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, BG_ST_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} bg_stats SEC(".maps");
+
+/* -p and -- COMMAND: thread ids and process ids to trace. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u8);
+} bg_pids SEC(".maps");
+
+static __always_inline void stat_inc(__u32 idx, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&bg_stats, &idx);
+
+	if (v)
+		*v += n;
+}
+
+/*
+ * In hard-irq context? preempt_count lives in a per-CPU variable on x86;
+ * its name changed in 6.2 (pcpu_hot), so probe both through weak ksyms.
+ */
+extern const int __preempt_count __ksym __weak;
+#define BG_HARDIRQ_MASK 0x000f0000
+
+static __always_inline bool in_hardirq_ctx(void)
+{
+	const int *pc;
+
+	if (!&__preempt_count)
+		return false;
+	pc = bpf_this_cpu_ptr(&__preempt_count);
+	return (*pc & BG_HARDIRQ_MASK) != 0;
+}
+
+static __always_inline bool comm_matches(void)
+{
+	char comm[BG_COMM_LEN];
+
+	bpf_get_current_comm(comm, sizeof(comm));
+	for (int i = 0; i < BG_COMM_LEN; i++) {
+		if (comm[i] != bg_comm[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
+}
+
+/* Filters, evaluated only when a task enters a graph function. */
+static __always_inline bool task_selected(void)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+
+	if (tgid == bg_self_tgid)
+		return false;
+	if (bg_filter_pid && !bpf_map_lookup_elem(&bg_pids, &tid) &&
+	    !bpf_map_lookup_elem(&bg_pids, &tgid))
+		return false;
+	if (bg_filter_cpu) {
+		__u32 cpu = bpf_get_smp_processor_id();
+
+		if (cpu >= BG_MAX_CPUS ||
+		    !(bg_cpumask[(cpu / 64) & (BG_MAX_CPUS / 64 - 1)] & (1ULL << (cpu % 64))))
+			return false;
+	}
+	if (bg_filter_comm && !comm_matches())
+		return false;
+	return true;
+}
+
+static __always_inline void emit(__u8 type, __u64 ts, __u64 val, __u64 dur,
+				 __u32 func, __u32 depth)
+{
+	struct bg_rec *r;
+
+	r = bpf_ringbuf_reserve(&bg_events, sizeof(*r), 0);
+	if (!r) {
+		stat_inc(BG_ST_DROPS, 1);
+		return;
+	}
+	if (dur > 0xffffffffULL) {
+		dur /= 1000;
+		type |= BG_RF_DUR_US;
+		if (dur > 0xffffffffULL)
+			dur = 0xffffffffULL;
+	}
+	r->ts = ts;
+	r->val = val;
+	r->dur = dur;
+	r->pid = (__u32)bpf_get_current_pid_tgid();
+	r->func = func;
+	r->cpu = bpf_get_smp_processor_id();
+	r->type = type;
+	r->depth = depth;
+	bpf_ringbuf_submit(r, 0);
+}
+
+static __always_inline void emit_comm(void)
+{
+	struct bg_rec *r;
+
+	r = bpf_ringbuf_reserve(&bg_events, sizeof(*r), 0);
+	if (!r) {
+		stat_inc(BG_ST_DROPS, 1);
+		return;
+	}
+	__builtin_memset(r, 0, sizeof(*r));
+	bpf_get_current_comm(&r->ts, BG_COMM_LEN);
+	r->pid = (__u32)bpf_get_current_pid_tgid();
+	r->cpu = bpf_get_smp_processor_id();
+	r->type = BG_REC_COMM;
+	bpf_ringbuf_submit(r, 0);
+}
+
+static __always_inline struct task_state *enter_state(__u64 ck)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_state *st;
+
+	st = bpf_task_storage_get(&bg_tasks, task, 0, 0);
+	if (st && (st->depth || st->skip))
+		return st;
+	/* Outside any graph: only an entry function starts one. */
+	if (!(ck & BG_CK_GRAPH) || !bg_enabled || !task_selected())
+		return NULL;
+	if (bg_noirqs && in_hardirq_ctx())
+		return NULL;
+	if (!st) {
+		st = bpf_task_storage_get(&bg_tasks, task, 0,
+					  BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!st)
+			stat_inc(BG_ST_NOSTATE, 1);
+	}
+	if (st)
+		emit_comm();
+	return st;
+}
+
+SEC("fentry")
+int BPF_PROG(bg_entry)
+{
+	__u64 ck = bpf_get_attach_cookie(ctx);
+	__u32 limit = bg_max_depth ? bg_max_depth : BG_MAX_DEPTH;
+	struct task_state *st;
+	__u32 d;
+	__u64 now;
+
+	st = enter_state(ck);
+	if (!st)
+		return 0;
+	d = st->depth;
+	if (st->skip || (ck & BG_CK_NOTRACE) || d >= limit ||
+	    (bg_noirqs && in_hardirq_ctx())) {
+		if (d >= BG_MAX_DEPTH)
+			stat_inc(BG_ST_DEEP, 1);
+		st->skip++;
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	st->calltime[d & BG_DEPTH_MASK] = now;
+	st->func[d & BG_DEPTH_MASK] = BG_CK_INDEX(ck);
+	st->depth = d + 1;
+	if (!bg_thresh_ns)
+		emit(BG_REC_ENTRY, now, 0, 0, BG_CK_INDEX(ck), d);
+	return 0;
+}
+
+/* Frames above a match that lost their exit (a missed program run). */
+#define BG_UNWIND_MAX 4
+
+SEC("fexit")
+int BPF_PROG(bg_exit)
+{
+	__u64 ck = bpf_get_attach_cookie(ctx);
+	__u32 idx = BG_CK_INDEX(ck);
+	struct task_state *st;
+	__u64 now, ret = 0, dur;
+	__u32 top;
+	int i;
+
+	st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0, 0);
+	if (!st)
+		return 0;
+	if (st->skip) {
+		st->skip--;
+		return 0;
+	}
+	if (!st->depth)
+		return 0;
+	top = st->depth - 1;
+	if (top >= BG_MAX_DEPTH)
+		return 0;
+	if (st->func[top] != idx) {
+		for (i = 1; i <= BG_UNWIND_MAX; i++) {
+			if (i > top) {
+				stat_inc(BG_ST_UNMATCHED_EXIT, 1);
+				return 0;
+			}
+			if (st->func[(top - i) & BG_DEPTH_MASK] == idx)
+				break;
+		}
+		if (i > BG_UNWIND_MAX) {
+			stat_inc(BG_ST_UNMATCHED_EXIT, 1);
+			return 0;
+		}
+		stat_inc(BG_ST_UNWOUND, i);
+		top -= i;
+	}
+	now = bpf_ktime_get_ns();
+	dur = now - st->calltime[top & BG_DEPTH_MASK];
+	st->depth = top;
+	if (bg_thresh_ns && dur < bg_thresh_ns)
+		return 0;
+	bpf_get_func_ret(ctx, &ret);
+	emit(BG_REC_EXIT, now, ret, dur, idx, top);
+	return 0;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What the BPF programs and user space share: the record that crosses the
+ * ring buffer, the cookie layout of the per-function links, and limits.
+ * Fixed-width fields only: this header is compiled by clang -target bpf and
+ * by the host compiler, and both must agree on every offset.
+ */
+#ifndef BPFGRAPH_H
+#define BPFGRAPH_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/* Deepest recorded nesting per task; ftrace's return stack holds 50. */
+#define BG_MAX_DEPTH 64
+#define BG_DEPTH_MASK (BG_MAX_DEPTH - 1)
+
+#define BG_COMM_LEN 16
+#define BG_MAX_CPUS 4096
+
+/* Record types (bg_rec.type). */
+#define BG_REC_ENTRY 1 /* a traced function was entered */
+#define BG_REC_EXIT 2 /* ... and returned; dur and val (return value) valid */
+#define BG_REC_SWITCH 3 /* a task inside the graph was switched out or in */
+#define BG_REC_COMM 4 /* pid's comm: 16 bytes in place of ts and val */
+
+/* Flags share the type byte: type in the low nibble, flags above. */
+#define BG_REC_TYPE_MASK 0x0f
+#define BG_RF_DUR_US 0x10 /* dur is in microseconds (it did not fit in ns) */
+#define BG_RF_SWITCH_IN 0x20 /* BG_REC_SWITCH: task is switched back in */
+#define BG_RF_IRQ 0x40 /* recorded in hard-irq context */
+
+/*
+ * One record: 32 bytes for every type, pinned below.
+ * - ts: bpf_ktime_get_ns() of the event (entry time for ENTRY, return
+ *   time for EXIT).
+ * - val: EXIT: the raw return register; ENTRY: the return address into
+ *   the caller (what the traced function will return to).
+ * - dur: EXIT: duration in ns (in us with BG_RF_DUR_US: durations of
+ *   4.29 s and more, where function_graph prints no sub-us digits anyway).
+ * - pid: the thread id (kernel pid).
+ * - func: index into the plan's function table (the link cookie).
+ * - cpu, depth: CPU the record was made on, recorded nesting depth
+ *   (0 = the set_graph_function frame).
+ */
+struct bg_rec {
+	__u64 ts;
+	__u64 val;
+	__u32 dur;
+	__u32 pid;
+	__u32 func;
+	__u16 cpu;
+	__u8 type;
+	__u8 depth;
+};
+
+static inline unsigned int bg_rec_type(const struct bg_rec *r)
+{
+	return r->type & BG_REC_TYPE_MASK;
+}
+
+static inline __u64 bg_rec_dur_ns(const struct bg_rec *r)
+{
+	return (r->type & BG_RF_DUR_US) ? (__u64)r->dur * 1000 : r->dur;
+}
+
+#ifdef __cplusplus
+static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
+#else
+_Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
+#endif
+
+/*
+ * Link cookie: low 32 bits index the plan's function table, the high bits
+ * carry per-function flags so the programs need no map lookup to know
+ * what kind of function they run for.
+ */
+#define BG_CK_GRAPH (1ULL << 32) /* a -G entry function */
+#define BG_CK_NOTRACE (1ULL << 33) /* a -x function: hide it and its subtree */
+#define BG_CK_INDEX(ck) ((__u32)(ck))
+
+/* Counters in the bg_stats per-CPU array (index). */
+#define BG_ST_DROPS 0 /* ring buffer reserve failed */
+#define BG_ST_DEEP 1 /* deeper than BG_MAX_DEPTH: not recorded */
+#define BG_ST_NOSTATE 2 /* task storage could not be created */
+#define BG_ST_UNMATCHED_EXIT 3 /* exit that did not match the task's stack */
+#define BG_ST_UNWOUND 4 /* frames popped without their exit */
+#define BG_ST_EVENTS 5 /* records submitted */
+#define BG_ST_NR 8
+
+#endif /* BPFGRAPH_H */

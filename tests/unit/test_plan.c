@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Planner pieces that need no kernel: kallsyms parsing, call decoding,
+ * the deny list; and, where the host lets root read them, a plan built
+ * from the live kernel's kallsyms, BTF and text. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "kbtf.h"
+#include "ksyms.h"
+#include "ktext.h"
+#include "plan.h"
+
+static void test_ksyms_parse(void **state)
+{
+	struct ksyms *ks = ksyms__load(BG_SRCDIR "/tests/golden/kallsyms.txt");
+	const struct ksym *s;
+
+	assert_non_null(ks);
+	/* some_data is not text: dropped. */
+	assert_int_equal(ksyms__count(ks), 8);
+	s = ksyms__find_name(ks, "beta", NULL);
+	assert_non_null(s);
+	assert_int_equal(s->addr, 0xffffffff81001040ULL);
+	assert_int_equal(s->size, 0x40);
+	s = ksyms__find_addr(ks, 0xffffffff81001045ULL);
+	assert_string_equal(s->name, "beta");
+	s = ksyms__find_name(ks, "bm_status_read", "binfmt_misc");
+	assert_non_null(s);
+	assert_string_equal(s->module, "binfmt_misc");
+	assert_null(ksyms__find_name(ks, "bm_status_read", "other"));
+	assert_null(ksyms__find_name(ks, "nope", NULL));
+	assert_null(ksyms__find_addr(ks, 0x1000));
+	assert_false(ksyms__hidden(ks));
+	ksyms__free(ks);
+}
+
+static void test_ksyms_missing_file(void **state)
+{
+	assert_null(ksyms__load("/nonexistent/kallsyms"));
+	assert_int_equal(errno, ENOENT);
+}
+
+/*
+ * endbr64; nop5 (fentry site); call +0x20 (outside); call self-local;
+ * jmp to outside (tail call); jmp inside; ret
+ */
+static const uint8_t code[] = {
+	0xf3, 0x0f, 0x1e, 0xfa, /* 0: endbr64 */
+	0x0f, 0x1f, 0x44, 0x00, 0x00, /* 4: nop5 */
+	0xe8, 0x20, 0x00, 0x00, 0x00, /* 9: call 0x2e -> outside (len 0x1c) */
+	0xe8, 0x00, 0x00, 0x00, 0x00, /* 14: call 19 (inside) */
+	0xe9, 0x00, 0x01, 0x00, 0x00, /* 19: jmp 0x118 (tail call) */
+	0xeb, 0x00, /* 24: jmp 26 (inside) */
+	0xc3, /* 26: ret */
+	0xcc, /* 27: int3 padding */
+};
+
+static void test_kcode_scan(void **state)
+{
+	uint64_t t[8];
+	struct kcode_info ci;
+
+	assert_int_equal(kcode__scan(code, sizeof(code), 0x1000, t, 8, &ci), 0);
+	assert_true(ci.fentry_site);
+	assert_int_equal(ci.ncalls, 2);
+	assert_int_equal(t[0], 0x1000 + 14 + 0x20);
+	assert_int_equal(t[1], 0x1000 + 24 + 0x100);
+}
+
+static void test_kcode_no_fentry(void **state)
+{
+	const uint8_t plain[] = { 0x55, 0x48, 0x89, 0xe5, 0x5d, 0xc3 };
+	struct kcode_info ci;
+
+	assert_int_equal(kcode__scan(plain, sizeof(plain), 0x2000, NULL, 0, &ci), 0);
+	assert_false(ci.fentry_site);
+	assert_int_equal(ci.ncalls, 0);
+}
+
+static void test_kcode_traced_site(void **state)
+{
+	/* A live, already-traced function: call to a trampoline at the site. */
+	const uint8_t traced[] = { 0xe8, 0x10, 0x00, 0x00, 0x00, 0xc3 };
+	struct kcode_info ci;
+	uint64_t t[2];
+
+	assert_int_equal(kcode__scan(traced, sizeof(traced), 0x3000, t, 2, &ci), 0);
+	assert_true(ci.fentry_site);
+	assert_int_equal(ci.ncalls, 0);
+}
+
+static void test_deny_list(void **state)
+{
+	assert_non_null(plan__denied("bpf_ringbuf_reserve"));
+	assert_non_null(plan__denied("__rcu_read_lock"));
+	assert_non_null(plan__denied("_raw_spin_lock_irqsave"));
+	assert_non_null(plan__denied("migrate_disable"));
+	assert_null(plan__denied("do_sys_openat2"));
+	assert_null(plan__denied("_raw_spin_lock"));
+	assert_null(plan__denied("kmem_cache_alloc"));
+}
+
+/* Against the host kernel: kallsyms, BTF and kcore, when root can read them. */
+static void test_plan_live_host(void **state)
+{
+	char *globs[] = { "do_sys_openat2" };
+	struct plan_opts o = { .graph = globs, .n_graph = 1, .callee_depth = 1,
+			       .max_funcs = 2000, .err = stderr };
+	struct plan p;
+	int err;
+
+	o.ks = ksyms__load(NULL);
+	o.kb = kbtf__load(NULL);
+	o.kt = ktext__open(NULL);
+	/* Without /proc/kcore there is no callee discovery, only entries. */
+	if (!o.ks || ksyms__hidden(o.ks) || !o.kb ||
+	    !ksyms__find_name(o.ks, "do_sys_openat2", NULL)) {
+		ksyms__free(o.ks);
+		kbtf__free(o.kb);
+		ktext__close(o.kt);
+		skip();
+	}
+	err = plan__build(&p, &o);
+	assert_int_equal(err, 0);
+	assert_true(p.nattach >= (o.kt ? 2 : 1));
+	assert_string_equal(p.funcs.f[0].name, "do_sys_openat2");
+	assert_true(p.funcs.f[0].flags & BG_FN_GRAPH);
+	assert_int_equal(p.funcs.f[0].ret_kind, BG_RET_SIGNED);
+	for (size_t i = 1; i < p.funcs.n; i++)
+		assert_false(p.funcs.f[i].flags & BG_FN_GRAPH);
+	plan__free(&p);
+
+	/* A glob that matches nothing is an error. */
+	globs[0] = "do_sys_openat2_nonexistent";
+	assert_int_equal(plan__build(&p, &o), -ENOENT);
+	plan__free(&p);
+	ksyms__free(o.ks);
+	kbtf__free(o.kb);
+	ktext__close(o.kt);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ksyms_parse),
+		cmocka_unit_test(test_ksyms_missing_file),
+		cmocka_unit_test(test_kcode_scan),
+		cmocka_unit_test(test_kcode_no_fentry),
+		cmocka_unit_test(test_kcode_traced_site),
+		cmocka_unit_test(test_deny_list),
+		cmocka_unit_test(test_plan_live_host),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

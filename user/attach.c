@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "attach.h"
+#include "bpfgraph.h"
+#include "graph.skel.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static uint64_t cookie_of(const struct bg_func *f, uint32_t idx)
+{
+	uint64_t ck = idx;
+
+	if (f->flags & BG_FN_GRAPH)
+		ck |= BG_CK_GRAPH;
+	if (f->flags & BG_FN_NOTRACE)
+		ck |= BG_CK_NOTRACE;
+	return ck;
+}
+
+/* fd of the kernel BTF object of a module (for attach_btf_obj_fd). */
+static int module_btf_fd(const char *module)
+{
+	__u32 id = 0;
+
+	while (!bpf_btf_get_next_id(id, &id)) {
+		struct bpf_btf_info info = {};
+		__u32 len = sizeof(info);
+		char name[64] = {};
+		int fd = bpf_btf_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		info.name = (__u64)(uintptr_t)name;
+		info.name_len = sizeof(name);
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && !strcmp(name, module))
+			return fd;
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+struct clone_src {
+	const struct bpf_insn *insns;
+	size_t cnt;
+	enum bpf_attach_type type;
+	const char *name;
+};
+
+static int load_clone(const struct clone_src *src, const struct bg_func *f, int btf_obj_fd)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = src->type,
+		    .attach_btf_id = f->btf_id, .attach_btf_obj_fd = btf_obj_fd);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, src->name, "GPL", src->insns,
+			       src->cnt, &opts);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static int link_one(int prog_fd, enum bpf_attach_type type, uint64_t cookie)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .tracing.cookie = cookie);
+	int fd = bpf_link_create(prog_fd, 0, type, &opts);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* Cached attach_btf_obj_fd per module of the previous function. */
+struct modcache {
+	char *module;
+	int fd;
+};
+
+static int btf_obj_fd(struct modcache *mc, const char *module)
+{
+	if (!module)
+		return 0;
+	if (mc->module && !strcmp(mc->module, module))
+		return mc->fd;
+	if (mc->fd > 0)
+		close(mc->fd);
+	free(mc->module);
+	mc->module = strdup(module);
+	mc->fd = module_btf_fd(module);
+	return mc->fd;
+}
+
+static int attach_func(struct attach *a, uint32_t i, const struct clone_src src[2],
+		       struct modcache *mc)
+{
+	const struct bg_func *f = &a->funcs->f[i];
+	int objfd = btf_obj_fd(mc, f->module);
+	int err = 0;
+
+	if (objfd < 0)
+		return objfd;
+	for (int k = 0; k < 2; k++) {
+		struct bpf_program *tmpl = k ? a->skel->progs.bg_exit : a->skel->progs.bg_entry;
+		int pfd = i == 0 ? bpf_program__fd(tmpl) : load_clone(&src[k], f, objfd);
+		int lfd;
+
+		if (pfd < 0) {
+			err = pfd;
+			break;
+		}
+		lfd = link_one(pfd, src[k].type, cookie_of(f, i));
+		if (i != 0)
+			close(pfd);
+		if (lfd < 0) {
+			err = lfd;
+			break;
+		}
+		a->links[2 * i + k] = lfd;
+	}
+	return err;
+}
+
+static void show_progress(struct attach *a, uint32_t done, double t0, double *last)
+{
+	double t = now_s();
+
+	if (!a->progress || t - *last < 0.5 || t - t0 < 1.0)
+		return;
+	*last = t;
+	fprintf(a->err, "\rbpfgraph: attaching %u/%zu functions...", done, a->funcs->n);
+	fflush(a->err);
+}
+
+void attach__explain_load_error(FILE *err, int errnum)
+{
+	if (errnum == -EPERM || errnum == -EACCES) {
+		if (geteuid() != 0)
+			fprintf(err, "bpfgraph: not allowed to load BPF programs: run as root "
+				"(or with CAP_BPF, CAP_PERFMON and CAP_SYS_RESOURCE)\n");
+		else
+			fprintf(err, "bpfgraph: this kernel refuses fentry/fexit programs (EPERM on load "
+				"with full privileges: lockdown, a BPF LSM policy or a sandbox); "
+				"trace in a VM instead: 'make demo' runs the QEMU bench\n");
+	} else if (errnum == -524 /* ENOTSUPP */ || errnum == -EOPNOTSUPP || errnum == -EINVAL) {
+		fprintf(err, "bpfgraph: the kernel cannot load fentry programs (%s): it needs BTF, "
+			"the BPF JIT and DYNAMIC_FTRACE_WITH_DIRECT_CALLS (5.19+ for cookies)\n",
+			strerror(-errnum));
+	} else {
+		fprintf(err, "bpfgraph: failed to load the BPF programs: %s\n", strerror(-errnum));
+	}
+}
+
+int attach__all(struct attach *a)
+{
+	struct clone_src src[2];
+	struct modcache mc = { NULL, 0 };
+	const struct bg_func *f0 = &a->funcs->f[0];
+	double t0 = now_s(), last = 0;
+	int err;
+
+	a->links = malloc(2 * a->funcs->n * sizeof(int));
+	if (!a->links)
+		return -ENOMEM;
+	memset(a->links, 0xff, 2 * a->funcs->n * sizeof(int));
+	bpf_program__set_attach_target(a->skel->progs.bg_entry, 0, f0->name);
+	bpf_program__set_attach_target(a->skel->progs.bg_exit, 0, f0->name);
+	err = graph_bpf__load(a->skel);
+	if (err) {
+		attach__explain_load_error(a->err, err);
+		return err;
+	}
+	src[0] = (struct clone_src){ bpf_program__insns(a->skel->progs.bg_entry),
+				     bpf_program__insn_cnt(a->skel->progs.bg_entry),
+				     BPF_TRACE_FENTRY, "bg_entry" };
+	src[1] = (struct clone_src){ bpf_program__insns(a->skel->progs.bg_exit),
+				     bpf_program__insn_cnt(a->skel->progs.bg_exit),
+				     BPF_TRACE_FEXIT, "bg_exit" };
+	for (uint32_t i = 0; i < a->funcs->n; i++) {
+		err = attach_func(a, i, src, &mc);
+		if (err) {
+			a->st.failed++;
+			if (a->verbose || (a->funcs->f[i].flags & BG_FN_GRAPH))
+				fprintf(a->err, "bpfgraph: failed to attach to '%s': %s\n",
+					a->funcs->f[i].display, strerror(-err));
+			/* Half-attached: drop the entry link so depths stay sane. */
+			for (int k = 0; k < 2; k++) {
+				if (a->links[2 * i + k] >= 0)
+					close(a->links[2 * i + k]);
+				a->links[2 * i + k] = -1;
+			}
+			continue;
+		}
+		a->st.attached++;
+		show_progress(a, i + 1, t0, &last);
+	}
+	if (last > 0)
+		fprintf(a->err, "\n");
+	if (mc.fd > 0)
+		close(mc.fd);
+	free(mc.module);
+	a->st.attach_s = now_s() - t0;
+	return a->st.attached ? 0 : -ENOENT;
+}
+
+void attach__count_misses(struct attach *a)
+{
+	for (size_t i = 0; a->links && i < 2 * a->funcs->n; i++) {
+		struct bpf_link_info li = {};
+		struct bpf_prog_info pi = {};
+		__u32 len = sizeof(li);
+		int pfd;
+
+		if (a->links[i] < 0 || bpf_obj_get_info_by_fd(a->links[i], &li, &len))
+			continue;
+		pfd = bpf_prog_get_fd_by_id(li.prog_id);
+		if (pfd < 0)
+			continue;
+		len = sizeof(pi);
+		if (!bpf_obj_get_info_by_fd(pfd, &pi, &len))
+			a->st.recursion_misses += pi.recursion_misses;
+		close(pfd);
+	}
+}
+
+void attach__detach(struct attach *a)
+{
+	double t0 = now_s(), last = 0;
+	size_t n = a->funcs ? 2 * a->funcs->n : 0;
+
+	if (a->skel && a->skel->bss)
+		a->skel->bss->bg_enabled = 0;
+	for (size_t i = 0; a->links && i < n; i++) {
+		if (a->links[i] >= 0)
+			close(a->links[i]);
+		if (a->progress && now_s() - t0 > 1.0 && now_s() - last > 0.5) {
+			last = now_s();
+			fprintf(a->err, "\rbpfgraph: detaching %zu/%zu programs...", i + 1, n);
+		}
+	}
+	if (last > 0)
+		fprintf(a->err, "\n");
+	free(a->links);
+	a->links = NULL;
+	graph_bpf__destroy(a->skel);
+	a->skel = NULL;
+	a->st.detach_s = now_s() - t0;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Turns a plan into loaded programs and links: the skeleton's two
+ * template programs are loaded once (for the plan's first function), their
+ * final instructions are cloned for every other function with that
+ * function's BTF id, and each clone is linked with a cookie carrying the
+ * function's index and flags. Program fds are closed once linked.
+ */
+#ifndef BG_ATTACH_H
+#define BG_ATTACH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "functab.h"
+
+struct graph_bpf;
+
+struct attach_stats {
+	uint32_t attached; /* functions with both links */
+	uint32_t failed; /* functions whose load or link failed */
+	double attach_s, detach_s;
+	uint64_t recursion_misses;
+};
+
+struct attach {
+	struct graph_bpf *skel;
+	struct functab *funcs;
+	int *links; /* 2 per function (entry, exit); -1 when absent */
+	struct attach_stats st;
+	int verbose;
+	bool progress; /* show progress on stderr */
+	FILE *err;
+};
+
+/* Load the skeleton (opened and configured by the caller) and attach. */
+int attach__all(struct attach *a);
+/* Sums recursion_misses of every attached program (before detach). */
+void attach__count_misses(struct attach *a);
+void attach__detach(struct attach *a);
+/* One-line explanation for a load failure of the template programs. */
+void attach__explain_load_error(FILE *err, int errnum);
+
+#endif

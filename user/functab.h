@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The function table: one entry per traced (or shown) function. The plan
+ * fills it; the link cookie of a function's programs is its index here;
+ * the graph builder and the writers read names and return types from it.
+ * It can grow while tracing (functions found late), so hold indexes, not
+ * pointers, across functab__add().
+ */
+#ifndef BG_FUNCTAB_H
+#define BG_FUNCTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* How a return value is typed (from BTF). */
+enum bg_ret_kind {
+	BG_RET_UNKNOWN = 0, /* no BTF: print the raw register like the kernel */
+	BG_RET_VOID, /* prints no value */
+	BG_RET_SIGNED, /* int, long, ...: cut to ret_size, sign-extended */
+	BG_RET_UNSIGNED, /* unsigned types, enums without negative values */
+	BG_RET_BOOL,
+	BG_RET_PTR,
+};
+
+/* bg_func.flags */
+#define BG_FN_GRAPH 0x1 /* entry function (-G) */
+#define BG_FN_NOTRACE 0x2 /* -x: hidden with its subtree */
+#define BG_FN_INFERRED 0x4 /* not attached: seen only as a caller */
+
+struct bg_func {
+	char *name; /* kallsyms name, e.g. "getname_flags.part.0" */
+	char *module; /* NULL for vmlinux */
+	char *display; /* what function_graph prints: "name" or "name [mod]" */
+	uint64_t addr;
+	uint32_t size;
+	uint32_t btf_id; /* 0: no BTF */
+	uint32_t flags;
+	uint8_t ret_kind; /* enum bg_ret_kind */
+	uint8_t ret_size; /* bytes: 1, 2, 4, 8 */
+	char *ret_type; /* C spelling of the return type ("int", "struct file *") or NULL */
+};
+
+struct functab {
+	struct bg_func *f;
+	size_t n, cap;
+};
+
+void functab__init(struct functab *t);
+void functab__free(struct functab *t);
+/* Adds a copy of name/module; returns the new index or -ENOMEM. */
+int functab__add(struct functab *t, const char *name, const char *module,
+		 uint64_t addr, uint32_t size);
+/* Index of the function called name (and module, NULL = any), or -ENOENT. */
+int functab__find(const struct functab *t, const char *name, const char *module);
+
+#endif

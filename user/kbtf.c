@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "functab.h"
+#include "kbtf.h"
+
+struct fidx {
+	const char *name;
+	uint32_t id;
+};
+
+struct bmod {
+	char *name; /* NULL: vmlinux */
+	struct btf *btf;
+	struct fidx *idx;
+	size_t n;
+	int missing; /* no BTF file for this module */
+};
+
+struct kbtf {
+	char *dir;
+	struct bmod *mods; /* mods[0] is vmlinux */
+	size_t nmods;
+};
+
+static int cmp_fidx(const void *a, const void *b)
+{
+	return strcmp(((const struct fidx *)a)->name, ((const struct fidx *)b)->name);
+}
+
+static int index_funcs(struct bmod *m)
+{
+	uint32_t start = 1, n = btf__type_cnt(m->btf);
+	const struct btf *base = btf__base_btf(m->btf);
+
+	if (base)
+		start = btf__type_cnt(base);
+	m->idx = malloc((n - start + 1) * sizeof(*m->idx));
+	if (!m->idx)
+		return -ENOMEM;
+	for (uint32_t id = start; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(m->btf, id);
+
+		if (!btf_is_func(t))
+			continue;
+		m->idx[m->n].name = btf__name_by_offset(m->btf, t->name_off);
+		m->idx[m->n++].id = id;
+	}
+	qsort(m->idx, m->n, sizeof(*m->idx), cmp_fidx);
+	return 0;
+}
+
+static int load_mod(struct kbtf *kb, struct bmod *m)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", kb->dir, m->name ? m->name : "vmlinux");
+	m->btf = m->name ? btf__parse_split(path, kb->mods[0].btf) : btf__parse(path, NULL);
+	if (!m->btf) {
+		m->missing = 1;
+		return -errno;
+	}
+	return index_funcs(m);
+}
+
+struct kbtf *kbtf__load(const char *dir)
+{
+	struct kbtf *kb = calloc(1, sizeof(*kb));
+	int err;
+
+	if (!kb)
+		return NULL;
+	kb->dir = strdup(dir ? dir : "/sys/kernel/btf");
+	kb->mods = calloc(1, sizeof(*kb->mods));
+	if (!kb->dir || !kb->mods) {
+		kbtf__free(kb);
+		errno = ENOMEM;
+		return NULL;
+	}
+	kb->nmods = 1;
+	err = load_mod(kb, &kb->mods[0]);
+	if (err) {
+		kbtf__free(kb);
+		errno = -err;
+		return NULL;
+	}
+	return kb;
+}
+
+void kbtf__free(struct kbtf *kb)
+{
+	if (!kb)
+		return;
+	/* Split BTFs before their base. */
+	for (size_t i = kb->nmods; i-- > 0;) {
+		btf__free(kb->mods[i].btf);
+		free(kb->mods[i].idx);
+		free(kb->mods[i].name);
+	}
+	free(kb->mods);
+	free(kb->dir);
+	free(kb);
+}
+
+static struct bmod *get_mod(struct kbtf *kb, const char *module)
+{
+	struct bmod *m;
+
+	if (!module)
+		return &kb->mods[0];
+	for (size_t i = 1; i < kb->nmods; i++)
+		if (!strcmp(kb->mods[i].name, module))
+			return kb->mods[i].missing ? NULL : &kb->mods[i];
+	m = realloc(kb->mods, (kb->nmods + 1) * sizeof(*m));
+	if (!m)
+		return NULL;
+	kb->mods = m;
+	m = &kb->mods[kb->nmods];
+	memset(m, 0, sizeof(*m));
+	m->name = strdup(module);
+	if (!m->name)
+		return NULL;
+	kb->nmods++;
+	return load_mod(kb, m) ? NULL : m;
+}
+
+struct btf *kbtf__btf(struct kbtf *kb, const char *module)
+{
+	struct bmod *m = get_mod(kb, module);
+
+	return m ? m->btf : NULL;
+}
+
+static void dump_printf(void *ctx, const char *fmt, va_list args)
+{
+	char *buf = ctx;
+	size_t len = strlen(buf);
+
+	if (len < 95)
+		vsnprintf(buf + len, 96 - len, fmt, args);
+}
+
+static void ret_type_name(struct btf *btf, uint32_t type_id, char *buf)
+{
+	DECLARE_LIBBPF_OPTS(btf_dump_emit_type_decl_opts, opts, .field_name = "");
+	struct btf_dump *d;
+
+	buf[0] = 0;
+	d = btf_dump__new(btf, dump_printf, buf, NULL);
+	if (!d)
+		return;
+	btf_dump__emit_type_decl(d, type_id, &opts);
+	btf_dump__free(d);
+}
+
+static void classify_ret(struct btf *btf, uint32_t type_id, struct kbtf_func *out)
+{
+	const struct btf_type *t;
+
+	out->ret_kind = BG_RET_VOID;
+	out->ret_size = 8;
+	if (!type_id)
+		return;
+	ret_type_name(btf, type_id, out->ret_type);
+	t = btf__type_by_id(btf, btf__resolve_type(btf, type_id));
+	out->ret_kind = BG_RET_UNKNOWN;
+	if (!t)
+		return;
+	if (btf_is_ptr(t)) {
+		out->ret_kind = BG_RET_PTR;
+	} else if (btf_is_int(t)) {
+		uint8_t enc = btf_int_encoding(t);
+
+		out->ret_size = (uint8_t)t->size;
+		out->ret_kind = (enc & BTF_INT_BOOL) ? BG_RET_BOOL :
+				(enc & BTF_INT_SIGNED) ? BG_RET_SIGNED : BG_RET_UNSIGNED;
+	} else if (btf_is_enum(t) || btf_is_enum64(t)) {
+		out->ret_size = (uint8_t)t->size;
+		out->ret_kind = BG_RET_SIGNED;
+	}
+}
+
+int kbtf__func(struct kbtf *kb, const char *name, const char *module,
+	       struct kbtf_func *out)
+{
+	struct bmod *m = get_mod(kb, module);
+	struct fidx key = { .name = name }, *hit;
+	const struct btf_type *fn, *proto;
+
+	if (!m)
+		return -ENOENT;
+	hit = bsearch(&key, m->idx, m->n, sizeof(*m->idx), cmp_fidx);
+	if (!hit)
+		return -ENOENT;
+	memset(out, 0, sizeof(*out));
+	out->btf_id = hit->id;
+	fn = btf__type_by_id(m->btf, hit->id);
+	proto = btf__type_by_id(m->btf, fn->type);
+	if (proto && btf_is_func_proto(proto))
+		classify_ret(m->btf, proto->type, out);
+	return 0;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Kernel symbols from /proc/kallsyms (or any file in its format). */
+#ifndef BG_KSYMS_H
+#define BG_KSYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ksym {
+	uint64_t addr;
+	uint32_t size; /* up to the next symbol (text: a function's extent) */
+	char type; /* 't'/'T' text, ... as kallsyms prints it */
+	const char *name;
+	const char *module; /* NULL for vmlinux */
+};
+
+struct ksyms;
+
+/* path NULL: /proc/kallsyms. NULL + errno on failure. */
+struct ksyms *ksyms__load(const char *path);
+void ksyms__free(struct ksyms *ks);
+size_t ksyms__count(const struct ksyms *ks);
+const struct ksym *ksyms__at(const struct ksyms *ks, size_t i);
+/* The text symbol containing addr, or NULL. */
+const struct ksym *ksyms__find_addr(const struct ksyms *ks, uint64_t addr);
+/* First text symbol with that name (module NULL = any), or NULL. */
+const struct ksym *ksyms__find_name(const struct ksyms *ks, const char *name,
+				    const char *module);
+/* True when every address reads as 0 (kptr_restrict hides them). */
+int ksyms__hidden(const struct ksyms *ks);
+
+#endif

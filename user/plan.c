@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+
+#define MAX_CODE (64 * 1024)
+#define MAX_TARGETS 4096
+
+/*
+ * Functions on the programs' own execution path: the trampoline, the
+ * helpers our programs call (ring buffer, task storage, time, irq_work
+ * wake-ups), and the locks they take. Attaching them recurses into the
+ * programs or deadlocks (an fexit on the ring buffer's spin lock runs
+ * while that lock is held). The kernel refuses a few more by itself
+ * (btf_id_deny in kernel/bpf/verifier.c).
+ */
+static const char *const deny_globs[] = {
+	"bpf_*", "__bpf_*", "*_bpf_prog_*", "bpf_trampoline_*",
+	"__rcu_read_lock", "__rcu_read_unlock", "rcu_read_lock*", "rcu_read_unlock*",
+	"migrate_disable", "migrate_enable", "preempt_count_add", "preempt_count_sub",
+	"*ringbuf*", "irq_work_*", "arch_irq_work_raise", "*_irq_work_*",
+	"bpf_local_storage_*", "*task_storage*", "htab_*", "__htab_*",
+	"ktime_get_mono_fast_ns", "ktime_get*fast_ns", "native_sched_clock",
+	"sched_clock*", "local_clock*",
+	"_raw_spin_lock_irqsave", "_raw_spin_unlock_irqrestore",
+	"_raw_spin_trylock", "do_raw_spin_*",
+	"__x86_indirect_thunk_*", "__x86_return_thunk", "__fentry__",
+	"ftrace_*", "__ftrace_*", "trace_hardirqs_*", "lockdep_*", "lock_acquire",
+	"lock_release", "lock_is_held_type", "__lock_*",
+	"default_idle*", "arch_cpu_idle*", "native_safe_halt", "do_idle",
+	"cpuidle_*", "__cpuidle_*", "kasan_*", "__kasan_*", "kcsan_*", "__sanitizer_*",
+	"__stack_chk_fail", "__cfi_*", "__pfx_*",
+	NULL,
+};
+
+const char *plan__denied(const char *name)
+{
+	for (int i = 0; deny_globs[i]; i++)
+		if (!fnmatch(deny_globs[i], name, 0))
+			return deny_globs[i];
+	return NULL;
+}
+
+/* Open-addressing set of symbols already considered. */
+struct symset {
+	const struct ksym **slot;
+	size_t cap, n;
+};
+
+static size_t hash_ptr(const void *p, size_t cap)
+{
+	uint64_t x = (uintptr_t)p;
+
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return (size_t)x & (cap - 1);
+}
+
+static int symset_add(struct symset *s, const struct ksym *k)
+{
+	size_t i;
+
+	if ((s->n + 1) * 2 > s->cap) {
+		struct symset ns = { .cap = s->cap ? s->cap * 2 : 1024 };
+
+		ns.slot = calloc(ns.cap, sizeof(*ns.slot));
+		if (!ns.slot)
+			return -ENOMEM;
+		for (i = 0; i < s->cap; i++)
+			if (s->slot[i])
+				symset_add(&ns, s->slot[i]);
+		free(s->slot);
+		*s = ns;
+	}
+	for (i = hash_ptr(k, s->cap); s->slot[i]; i = (i + 1) & (s->cap - 1))
+		if (s->slot[i] == k)
+			return 0;
+	s->slot[i] = k;
+	s->n++;
+	return 1;
+}
+
+static int any_glob(char **globs, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!fnmatch(globs[i], name, 0))
+			return 1;
+	return 0;
+}
+
+static int read_code(const struct plan_opts *o, const struct ksym *s, uint8_t *buf,
+		     size_t *len)
+{
+	size_t n = s->size ? s->size : 16;
+
+	if (n > MAX_CODE)
+		n = MAX_CODE;
+	*len = n;
+	return ktext__read(o->kt, s->addr, buf, n);
+}
+
+static enum plan_skip classify(const struct plan_opts *o, const struct ksym *s,
+			       const char **deny, struct kbtf_func *bf, uint8_t *code)
+{
+	struct kcode_info ci;
+	size_t len;
+
+	*deny = plan__denied(s->name);
+	if (*deny)
+		return PS_DENIED;
+	if (ksyms__find_name(o->ks, s->name, s->module) != s)
+		return PS_DUPLICATE;
+	if (kbtf__func(o->kb, s->name, s->module, bf))
+		return PS_NO_BTF;
+	if (o->kt && !read_code(o, s, code, &len)) {
+		kcode__scan(code, len < 16 ? len : 16, s->addr, NULL, 0, &ci);
+		if (!ci.fentry_site)
+			return PS_NOT_TRACEABLE;
+	}
+	return PS_NONE;
+}
+
+static int add_func(struct plan *p, const struct plan_cand *c, const struct kbtf_func *bf)
+{
+	int idx = functab__add(&p->funcs, c->sym->name, c->sym->module, c->sym->addr,
+			       c->sym->size);
+	struct bg_func *f;
+
+	if (idx < 0)
+		return idx;
+	f = &p->funcs.f[idx];
+	f->btf_id = bf->btf_id;
+	f->ret_kind = bf->ret_kind;
+	f->ret_size = bf->ret_size;
+	f->ret_type = bf->ret_type[0] ? strdup(bf->ret_type) : NULL;
+	if (c->why == PW_ENTRY)
+		f->flags |= BG_FN_GRAPH;
+	if (c->notrace)
+		f->flags |= BG_FN_NOTRACE;
+	return idx;
+}
+
+static int add_cand(struct plan *p, const struct plan_opts *o, struct symset *seen,
+		    struct plan_cand c, uint8_t *code)
+{
+	struct kbtf_func bf;
+	const char *deny = NULL;
+	int r = symset_add(seen, c.sym);
+
+	if (r <= 0)
+		return r;
+	if (p->ncands == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 256;
+		struct plan_cand *n = realloc(p->cands, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->cands = n;
+		p->cap = cap;
+	}
+	c.notrace = any_glob(o->notrace, o->n_notrace, c.sym->name);
+	c.skip = classify(o, c.sym, &deny, &bf, code);
+	if (c.skip == PS_NONE && o->max_funcs > 0 && (int)p->funcs.n >= o->max_funcs)
+		c.skip = PS_LIMIT;
+	if (deny)
+		c.glob = deny;
+	c.func = -1;
+	if (c.skip == PS_NONE) {
+		c.func = add_func(p, &c, &bf);
+		if (c.func < 0)
+			return c.func;
+		p->nattach++;
+	} else {
+		p->nskipped++;
+	}
+	p->cands[p->ncands++] = c;
+	return 1;
+}
+
+/* Callees of cands[i], one level below it. */
+static int discover(struct plan *p, const struct plan_opts *o, struct symset *seen,
+		    size_t i, uint8_t *code, uint64_t *targets)
+{
+	struct plan_cand c = p->cands[i];
+	struct kcode_info ci;
+	size_t len;
+	int err;
+
+	if (c.notrace || c.skip == PS_DENIED || c.depth >= o->callee_depth)
+		return 0;
+	if (read_code(o, c.sym, code, &len))
+		return 0;
+	err = kcode__scan(code, len, c.sym->addr, targets, MAX_TARGETS, &ci);
+	if (err)
+		return err;
+	for (size_t k = 0; k < ci.ncalls && k < MAX_TARGETS; k++) {
+		const struct ksym *t = ksyms__find_addr(o->ks, targets[k]);
+		struct plan_cand nc = { .why = PW_CALLEE, .depth = c.depth + 1,
+					.parent = c.sym->name };
+
+		if (!t || t->addr != targets[k])
+			continue;
+		nc.sym = t;
+		err = add_cand(p, o, seen, nc, code + MAX_CODE);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[128], i, j;
+
+	if (la >= 127 || lb >= 127)
+		return 1000;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t prev = row[0], tmp;
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			tmp = row[j];
+			row[j] = prev + (a[i - 1] != b[j - 1]);
+			if (row[j - 1] + 1 < row[j])
+				row[j] = row[j - 1] + 1;
+			if (tmp + 1 < row[j])
+				row[j] = tmp + 1;
+			prev = tmp;
+		}
+	}
+	return row[lb];
+}
+
+static void suggest(const struct plan_opts *o, const char *glob)
+{
+	const char *best[4] = {};
+	size_t bestd[4] = { 4, 4, 4, 4 };
+
+	for (size_t i = 0; i < ksyms__count(o->ks); i++) {
+		const struct ksym *s = ksyms__at(o->ks, i);
+		size_t d = edit_distance(glob, s->name);
+
+		for (int k = 0; k < 4; k++) {
+			if (d >= bestd[k])
+				continue;
+			if (best[k] && !strcmp(best[k], s->name))
+				break;
+			memmove(&best[k + 1], &best[k], (3 - k) * sizeof(*best));
+			memmove(&bestd[k + 1], &bestd[k], (3 - k) * sizeof(*bestd));
+			best[k] = s->name;
+			bestd[k] = d;
+			break;
+		}
+	}
+	if (!best[0])
+		return;
+	fprintf(o->err, "bpfgraph: did you mean:");
+	for (int k = 0; k < 4 && best[k]; k++)
+		fprintf(o->err, " %s", best[k]);
+	fprintf(o->err, "\n");
+}
+
+static const char *skip_text(enum plan_skip s)
+{
+	switch (s) {
+	case PS_NONE: return "attached";
+	case PS_DENIED: return "denied: on the tracer's own path";
+	case PS_NO_BTF: return "no BTF (compiler clone or stripped): fentry cannot attach";
+	case PS_NOT_TRACEABLE: return "not traceable: no fentry site (notrace/noinstr)";
+	case PS_DUPLICATE: return "several functions share this name: not attached";
+	case PS_LIMIT: return "over --max-funcs";
+	}
+	return "?";
+}
+
+/* Resolve one -G or -a glob; entries that cannot be traced are errors. */
+static int add_glob(struct plan *p, const struct plan_opts *o, struct symset *seen,
+		    const char *glob, enum plan_why why, uint8_t *code)
+{
+	size_t first = p->ncands, matched = 0, usable = 0;
+	int err;
+
+	for (size_t i = 0; i < ksyms__count(o->ks); i++) {
+		const struct ksym *s = ksyms__at(o->ks, i);
+		struct plan_cand c = { .sym = s, .why = why, .glob = glob };
+
+		if (fnmatch(glob, s->name, 0))
+			continue;
+		matched++;
+		err = add_cand(p, o, seen, c, code);
+		if (err < 0)
+			return err;
+	}
+	for (size_t i = first; i < p->ncands; i++)
+		usable += p->cands[i].skip == PS_NONE;
+	if (!matched) {
+		fprintf(o->err, "bpfgraph: no kernel function matches '%s'\n", glob);
+		suggest(o, glob);
+		return -ENOENT;
+	}
+	if (!usable && why == PW_ENTRY) {
+		for (size_t i = first; i < p->ncands && i < first + 5; i++)
+			fprintf(o->err, "bpfgraph: cannot trace '%s': %s\n",
+				p->cands[i].sym->name, skip_text(p->cands[i].skip));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int plan__build(struct plan *p, const struct plan_opts *o)
+{
+	struct symset seen = {};
+	uint8_t *code = malloc(2 * MAX_CODE);
+	uint64_t *targets = malloc(MAX_TARGETS * sizeof(*targets));
+	int err = 0, i;
+
+	memset(p, 0, sizeof(*p));
+	functab__init(&p->funcs);
+	if (!code || !targets) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < o->n_graph && !err; i++)
+		err = add_glob(p, o, &seen, o->graph[i], PW_ENTRY, code);
+	for (i = 0; i < o->n_allow && !err; i++)
+		err = add_glob(p, o, &seen, o->allow[i], PW_ALLOW, code);
+	/* Breadth first: the queue is the candidate list itself. */
+	for (size_t k = 0; !err && o->kt && k < p->ncands; k++)
+		err = discover(p, o, &seen, k, code, targets);
+	if (!err && o->max_funcs > 0 && p->nattach >= (size_t)o->max_funcs) {
+		size_t over = 0;
+
+		for (size_t k = 0; k < p->ncands; k++)
+			over += p->cands[k].skip == PS_LIMIT;
+		if (over) {
+			fprintf(o->err, "bpfgraph: the plan has %zu more functions than --max-funcs=%d: "
+				"narrow it (--callee-depth, -x) or raise --max-funcs\n",
+				over, o->max_funcs);
+			err = -E2BIG;
+		}
+	}
+out:
+	free(seen.slot);
+	free(code);
+	free(targets);
+	return err;
+}
+
+void plan__print(const struct plan *p, FILE *out)
+{
+	for (size_t i = 0; i < p->ncands; i++) {
+		const struct plan_cand *c = &p->cands[i];
+		char why[256], name[256];
+
+		if (c->sym->module)
+			snprintf(name, sizeof(name), "%s [%s]", c->sym->name, c->sym->module);
+		else
+			snprintf(name, sizeof(name), "%s", c->sym->name);
+		if (c->why == PW_ENTRY)
+			snprintf(why, sizeof(why), "entry (-G %s)", c->glob);
+		else if (c->why == PW_ALLOW)
+			snprintf(why, sizeof(why), "allowed (-a %s)", c->glob);
+		else
+			snprintf(why, sizeof(why), "callee of %s, depth %d", c->parent, c->depth);
+		fprintf(out, "%-6s %-40s %s%s", c->skip ? "skip" : "attach", name, why,
+			c->notrace && !c->skip ? ", notrace (-x): hidden with its subtree" : "");
+		if (c->skip == PS_DENIED)
+			fprintf(out, ": denied (%s): on the tracer's own path\n", c->glob);
+		else if (c->skip)
+			fprintf(out, ": %s\n", skip_text(c->skip));
+		else
+			fputc('\n', out);
+	}
+	fprintf(out, "# %zu functions to attach, %zu skipped\n", p->nattach, p->nskipped);
+}
+
+void plan__free(struct plan *p)
+{
+	functab__free(&p->funcs);
+	free(p->cands);
+	memset(p, 0, sizeof(*p));
+}

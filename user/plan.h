@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The plan: which functions to attach, and why. Entry globs are resolved
+ * against kallsyms, callees are discovered in live kernel text, the deny
+ * list and the user's allow/notrace globs are applied, and every candidate
+ * keeps the reason it was kept or skipped (--dry-run prints them).
+ * Nothing here touches BPF.
+ */
+#ifndef BG_PLAN_H
+#define BG_PLAN_H
+
+#include <stdio.h>
+
+#include "functab.h"
+#include "kbtf.h"
+#include "ksyms.h"
+#include "ktext.h"
+
+enum plan_why {
+	PW_ENTRY, /* matches a -G glob */
+	PW_CALLEE, /* called by parent, depth levels below an entry */
+	PW_ALLOW, /* matches a -a glob */
+};
+
+enum plan_skip {
+	PS_NONE = 0, /* attached */
+	PS_DENIED, /* on the tracer's own path */
+	PS_NO_BTF, /* no BTF FUNC: fentry cannot attach (compiler clones...) */
+	PS_NOT_TRACEABLE, /* no fentry site (notrace, noinstr) */
+	PS_DUPLICATE, /* another function has the same name */
+	PS_LIMIT, /* over --max-funcs */
+};
+
+struct plan_cand {
+	const struct ksym *sym;
+	enum plan_why why;
+	enum plan_skip skip;
+	int depth; /* callee depth (0 for entries and allowed) */
+	const char *parent; /* PW_CALLEE: a caller's name */
+	const char *glob; /* PW_ENTRY/PW_ALLOW: the glob; or the deny pattern */
+	int notrace; /* matched a -x glob */
+	int func; /* functab index when attached, else -1 */
+};
+
+struct plan_opts {
+	char **graph;
+	int n_graph;
+	char **allow;
+	int n_allow;
+	char **notrace;
+	int n_notrace;
+	int callee_depth;
+	int max_funcs;
+	struct ksyms *ks;
+	struct kbtf *kb;
+	struct ktext *kt; /* NULL: no callee discovery, no traceability check */
+	FILE *err; /* where errors are printed */
+};
+
+struct plan {
+	struct functab funcs; /* what to attach; cookie = index */
+	struct plan_cand *cands;
+	size_t ncands, cap;
+	size_t nattach, nskipped;
+};
+
+/* 0, or -errno after printing one line per problem to opts->err. */
+int plan__build(struct plan *p, const struct plan_opts *o);
+void plan__print(const struct plan *p, FILE *out);
+void plan__free(struct plan *p);
+/* The built-in deny pattern matching name, or NULL. */
+const char *plan__denied(const char *name);
+
+#endif

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpfgraph.h"
+#include "graph.h"
+#include "session.h"
+
+/* Records can reach the ring buffer a little after their timestamp. */
+#define REORDER_NS (50 * 1000 * 1000ULL)
+#define POLL_MS 100
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+int session__spawn(struct session *s, char **argv)
+{
+	int p[2];
+	char c;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	s->child = fork();
+	if (s->child < 0) {
+		int err = -errno;
+
+		close(p[0]);
+		close(p[1]);
+		return err;
+	}
+	if (s->child == 0) {
+		close(p[1]);
+		/* Wait for "go"; EOF means the tracer gave up. */
+		if (read(p[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		fprintf(stderr, "bpfgraph: cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(p[0]);
+	s->go_fd = p[1];
+	return 0;
+}
+
+int session__go(struct session *s)
+{
+	ssize_t r = write(s->go_fd, "g", 1);
+
+	close(s->go_fd);
+	s->go_fd = -1;
+	return r == 1 ? 0 : -EPIPE;
+}
+
+void session__abort(struct session *s)
+{
+	if (s->child <= 0)
+		return;
+	if (s->go_fd >= 0) {
+		close(s->go_fd);
+		s->go_fd = -1;
+	}
+	kill(s->child, SIGKILL);
+	waitpid(s->child, NULL, 0);
+	s->child = 0;
+}
+
+static int on_record(void *ctx, void *data, size_t len)
+{
+	struct session *s = ctx;
+
+	if (len < sizeof(struct bg_rec))
+		return 0;
+	s->st.records++;
+	return graph__feed(s->graph, data);
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static int child_done(struct session *s)
+{
+	int status;
+
+	if (s->child <= 0)
+		return 0;
+	if (waitpid(s->child, &status, WNOHANG) != s->child)
+		return 0;
+	s->st.cmd_status = status;
+	s->child = 0;
+	return 1;
+}
+
+int session__run(struct session *s)
+{
+	struct ring_buffer *rb;
+	uint64_t t_end = s->duration_ms ? mono_ns() + s->duration_ms * 1000000ULL : 0;
+	int err = 0, had_child = s->child > 0;
+
+	s->st.cmd_status = -1;
+	rb = ring_buffer__new(s->ringbuf_fd, on_record, s, NULL);
+	if (!rb)
+		return -errno;
+	install_signals();
+	for (;;) {
+		int n = ring_buffer__poll(rb, POLL_MS);
+
+		if (n < 0 && n != -EINTR) {
+			err = n;
+			break;
+		}
+		graph__drain(s->graph, mono_ns() - REORDER_NS);
+		if (stop_signal || (t_end && mono_ns() >= t_end))
+			break;
+		if (had_child && child_done(s))
+			break;
+	}
+	/* What the programs wrote before we stopped is still to be read. */
+	ring_buffer__consume(rb);
+	graph__flush(s->graph);
+	ring_buffer__free(rb);
+	if (s->child > 0) {
+		kill(s->child, SIGTERM);
+		waitpid(s->child, &s->st.cmd_status, 0);
+		s->child = 0;
+	}
+	return err;
+}
+
+void session__read_stats(struct session *s)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals;
+
+	if (ncpu <= 0 || s->stats_fd < 0)
+		return;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return;
+	for (__u32 k = 0; k < BG_ST_NR; k++) {
+		uint64_t sum = 0;
+
+		if (bpf_map_lookup_elem(s->stats_fd, &k, vals))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			sum += vals[c];
+		switch (k) {
+		case BG_ST_DROPS: s->st.drops = sum; break;
+		case BG_ST_DEEP: s->st.deep = sum; break;
+		case BG_ST_NOSTATE: s->st.nostate = sum; break;
+		case BG_ST_UNMATCHED_EXIT: s->st.unmatched_exits = sum; break;
+		case BG_ST_UNWOUND: s->st.unwound = sum; break;
+		}
+	}
+	free(vals);
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A live tracing session: starts the optional command once everything is
+ * attached, polls the ring buffer into the graph builder, stops on a
+ * signal, the end of the command or the duration, and drains what is
+ * left.
+ */
+#ifndef BG_SESSION_H
+#define BG_SESSION_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct graph;
+struct ring_buffer;
+
+struct session_stats {
+	uint64_t records;
+	uint64_t drops;
+	uint64_t deep;
+	uint64_t unmatched_exits;
+	uint64_t unwound;
+	uint64_t nostate;
+	int cmd_status; /* wait status of COMMAND, -1 if none */
+};
+
+struct session {
+	int ringbuf_fd;
+	int stats_fd; /* bg_stats per-CPU array */
+	struct graph *graph;
+	uint64_t duration_ms; /* 0: until a signal or the command ends */
+	pid_t child; /* started by session__spawn, released by session__go */
+	int go_fd; /* write end of the child's start pipe */
+	struct session_stats st;
+};
+
+/* Fork COMMAND stopped before exec; it runs once session__go() is called. */
+int session__spawn(struct session *s, char **argv);
+/* Let the command run. */
+int session__go(struct session *s);
+/* Poll until done; 0 or -errno. */
+int session__run(struct session *s);
+/* Reads the BPF counters into st. */
+void session__read_stats(struct session *s);
+/* Kill and reap a command that was never released (error paths). */
+void session__abort(struct session *s);
+
+#endif
