@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Command-line parsing: argv in, a filled struct bg_opts out. Pure: no
+ * kernel access, no exit(), re-entrant (tests parse many command lines in
+ * one process). The help text is generated from the same table the
+ * parser uses; man/bpfgraph.1 and tools/bpfgraph.bash-completion are kept
+ * in line with it by tests/unit/test_docs.c.
+ */
+#ifndef BG_CLI_H
+#define BG_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bpfgraph.h"
+#include "out_text.h"
+
+#ifndef BG_VERSION
+#define BG_VERSION "0.0.0-unknown"
+#endif
+
+/* main()'s exit statuses (style.md: never -err). */
+#define BG_EXIT_OK 0
+#define BG_EXIT_FAILURE 1
+#define BG_EXIT_USAGE 2
+
+/* Defaults and limits of the numeric options. */
+#define BG_DEF_CALLEE_DEPTH 3
+#define BG_MAX_CALLEE_DEPTH 16
+#define BG_DEF_MAX_FUNCS 2000
+#define BG_MAX_MAX_FUNCS 1000000
+#define BG_MAX_PIDS 1024 /* bg_pids map size */
+#define BG_DEF_BUFFER_SIZE (8U << 20)
+#define BG_MIN_BUFFER_SIZE (64U << 10)
+#define BG_MAX_BUFFER_SIZE (1U << 30)
+#define BG_MAX_THRESH_US 3600000000ULL /* one hour */
+#define BG_MAX_DURATION_S 31536000ULL /* one year */
+#define BG_DEF_DIALECT BG_DIALECT_6_5
+
+#define BG_CPUSET_WORDS (BG_MAX_CPUS / 64) /* layout of bg_cpumask[] */
+
+enum bg_cmd {
+	BG_CMD_TRACE = 0, /* bpfgraph [OPTIONS] -G FUNC ... */
+	BG_CMD_DIFF, /* bpfgraph diff ... */
+	BG_CMD_RECORD, /* bpfgraph record ... */
+	BG_CMD_REPORT, /* bpfgraph report ... */
+};
+
+/* Repeatable glob options. The strings point into argv (not copied). */
+struct bg_globs {
+	char **v;
+	size_t n;
+};
+
+struct bg_opts {
+	enum bg_cmd cmd;
+
+	/* Selection */
+	struct bg_globs graph; /* -G: entry functions */
+	struct bg_globs allow; /* -a: added functions */
+	struct bg_globs notrace; /* -x: never traced, nor their subtrees */
+	uint32_t callee_depth; /* static callee discovery; 0 = -G only */
+	uint32_t max_funcs; /* refuse bigger plans */
+
+	/* Filters */
+	uint32_t max_depth; /* max_graph_depth; 0 = unlimited, <= BG_MAX_DEPTH */
+	uint64_t thresh_ns; /* tracing_thresh; 0 = off */
+	uint32_t *pids; /* -p, sorted, no duplicates */
+	size_t nr_pids;
+	uint64_t cpus[BG_CPUSET_WORDS]; /* -C: bit n = CPU n */
+	uint32_t nr_cpus; /* bits set in cpus; 0 = every CPU */
+	char comm[BG_COMM_LEN]; /* -n; "" = any task */
+	uint64_t duration_ms; /* -d; 0 = until interrupted */
+	char **command; /* after "--": NULL-terminated (argv's NULL) */
+	int command_argc; /* 0 = no command */
+
+	/* Output */
+	uint32_t flags; /* BG_O_*, for out_text_opts.flags */
+	uint32_t flags_set; /* BG_O_* the user set (on or off) explicitly */
+	enum bg_dialect dialect; /* --compat */
+	bool no_header; /* --no-header: trace_pipe style */
+	const char *output; /* -o; NULL = stdout (also for "-o -") */
+
+	/* Other */
+	uint32_t buffer_size; /* -b, bytes, power of two */
+	int verbosity; /* number of -v */
+	bool dry_run;
+
+	/*
+	 * Subcommands: argv from the subcommand word on, so that
+	 * sub_argv[0] is "diff"/"record"/"report" and getopt_long() can run
+	 * on it as is (record may well call cli__parse(&o2, sub_argc,
+	 * sub_argv, err) to reuse the trace options).
+	 */
+	char **sub_argv;
+	int sub_argc;
+};
+
+/*
+ * Parses argv into o (which is reset first). Returns 0 to go on, 1 when
+ * --help or --version was printed on stdout (exit 0), -EINVAL on a usage
+ * error (a "bpfgraph: ..." line and a --help hint are already written to
+ * err), -ENOMEM (message written too). o need not be initialised. Unless
+ * 0 is returned, o holds nothing to free; cli__free() is safe either way.
+ */
+int cli__parse(struct bg_opts *o, int argc, char **argv, FILE *err);
+void cli__free(struct bg_opts *o);
+/* The --help text. */
+void cli__usage(FILE *f);
+/* cli__parse()'s result as main()'s exit status (BG_EXIT_*). */
+int cli__exit_status(int parse_ret);
+
+/* Number of tracefs option names -O accepts, and each one's name/flag. */
+size_t cli__nr_trace_opts(void);
+const char *cli__trace_opt_name(size_t i);
+uint32_t cli__trace_opt_flag(size_t i);
+
+static inline bool cli__cpu_isset(const struct bg_opts *o, unsigned int cpu)
+{
+	if (!o->nr_cpus)
+		return true;
+	if (cpu >= BG_MAX_CPUS)
+		return false;
+	return o->cpus[cpu / 64] & (1ULL << (cpu % 64));
+}
+
+#endif
