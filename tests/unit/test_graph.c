@@ -1,0 +1,622 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Graph builder tests. Most cases are scripts: tests/golden/graph/<case>.in
+ * lists functions, options and records, <case>.out holds the exact text
+ * the builder and the text writer must produce from them. Script lines:
+ *
+ *   nr_cpu_ids N            possible CPUs (CPU column width), default 2
+ *   opts TOKEN...           default | [+-]cpu overhead proc duration abstime
+ *                           tail retval retval-hex context-info (default: default)
+ *   dialect 601|605|613     default 601
+ *   header 0|1              "# tracer" block first, default 0
+ *   func NAME [mod=M] [ret=void|signed|unsigned|bool|ptr|unknown[:SIZE]]
+ *   comm PID NAME           a BG_REC_COMM record
+ *   E CPU PID FUNC DEPTH TS                 entry
+ *   X CPU PID FUNC DEPTH TS DUR [RET]       exit (XU: DUR in us, BG_RF_DUR_US)
+ *   S CPU PID TS            a BG_REC_SWITCH record
+ *   lost CPU COUNT          graph__lost()
+ *   drain UPTO              graph__drain()
+ *   flush                   graph__flush()
+ *   echo TEXT               TEXT and a newline straight to the output
+ *
+ * Every script ends with an implicit flush. Numbers take C prefixes (0x).
+ */
+#include <errno.h>
+#include <inttypes.h>
+
+#include "golden.h"
+
+#include "graph.h"
+#include "out_text.h"
+
+struct run {
+	struct functab ft;
+	struct out_text_opts wo;
+	struct out_text *w;
+	struct graph *g;
+	FILE *mem;
+	char *buf;
+	size_t len;
+	const char *name;
+	int line;
+};
+
+#define script_fail(r, ...)                                                           \
+	do {                                                                          \
+		fprintf(stderr, "%s.in:%d: ", (r)->name, (r)->line);                  \
+		fprintf(stderr, __VA_ARGS__);                                         \
+		fputc('\n', stderr);                                                  \
+		fail();                                                               \
+	} while (0)
+
+static uint64_t num(struct run *r, const char *s)
+{
+	char *end;
+	uint64_t v;
+
+	if (!s)
+		script_fail(r, "missing number");
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (*s == '-')
+		v = (uint64_t)strtoll(s, &end, 0);
+	if (errno || *end)
+		script_fail(r, "bad number '%s'", s);
+	return v;
+}
+
+static uint32_t func_id(struct run *r, const char *name)
+{
+	int i;
+
+	if (!name)
+		script_fail(r, "missing function");
+	i = functab__find(&r->ft, name, NULL);
+	if (i < 0)
+		script_fail(r, "unknown function '%s'", name);
+	return (uint32_t)i;
+}
+
+static const struct {
+	const char *name;
+	uint32_t flag;
+} opt_names[] = {
+	{ "cpu", BG_O_CPU },
+	{ "overhead", BG_O_OVERHEAD },
+	{ "proc", BG_O_PROC },
+	{ "duration", BG_O_DURATION },
+	{ "abstime", BG_O_ABSTIME },
+	{ "irqs", BG_O_IRQS },
+	{ "tail", BG_O_TAIL },
+	{ "retval", BG_O_RETVAL },
+	{ "retval-hex", BG_O_RETVAL_HEX },
+	{ "context-info", BG_O_CONTEXT_INFO },
+};
+
+static void parse_opts(struct run *r, char **tok)
+{
+	r->wo.flags = 0;
+	for (; *tok; tok++) {
+		const char *t = *tok;
+		bool off = *t == '-';
+		size_t i;
+
+		if (!strcmp(t, "default")) {
+			r->wo.flags |= BG_O_DEFAULTS;
+			continue;
+		}
+		t += (*t == '-' || *t == '+');
+		for (i = 0; i < sizeof(opt_names) / sizeof(opt_names[0]); i++)
+			if (!strcmp(t, opt_names[i].name))
+				break;
+		if (i == sizeof(opt_names) / sizeof(opt_names[0]))
+			script_fail(r, "unknown option '%s'", t);
+		if (off)
+			r->wo.flags &= ~opt_names[i].flag;
+		else
+			r->wo.flags |= opt_names[i].flag;
+	}
+}
+
+static const char *const ret_kinds[] = {
+	[BG_RET_UNKNOWN] = "unknown", [BG_RET_VOID] = "void", [BG_RET_SIGNED] = "signed",
+	[BG_RET_UNSIGNED] = "unsigned", [BG_RET_BOOL] = "bool", [BG_RET_PTR] = "ptr",
+};
+
+static void parse_func(struct run *r, char **tok)
+{
+	const char *mod = NULL, *ret = NULL;
+	struct bg_func *f;
+	int i;
+
+	for (char **t = tok + 1; *t; t++) {
+		if (!strncmp(*t, "mod=", 4))
+			mod = *t + 4;
+		else if (!strncmp(*t, "ret=", 4))
+			ret = *t + 4;
+		else
+			script_fail(r, "bad func attribute '%s'", *t);
+	}
+	i = functab__add(&r->ft, tok[0], mod, 0xffffffff81000000ULL + r->ft.n * 0x100, 0x100);
+	assert_true(i >= 0);
+	f = &r->ft.f[i];
+	f->ret_size = 8;
+	if (!ret)
+		return;
+	for (size_t k = 0; k < sizeof(ret_kinds) / sizeof(ret_kinds[0]); k++) {
+		size_t n = strlen(ret_kinds[k]);
+
+		if (!strncmp(ret, ret_kinds[k], n) && (ret[n] == '\0' || ret[n] == ':')) {
+			f->ret_kind = (uint8_t)k;
+			if (ret[n] == ':')
+				f->ret_size = (uint8_t)num(r, ret + n + 1);
+			return;
+		}
+	}
+	script_fail(r, "bad return kind '%s'", ret);
+}
+
+/* Writer and graph exist from the first record on: options come first. */
+static void start(struct run *r)
+{
+	struct graph_opts go = { .funcs = &r->ft };
+
+	if (r->g)
+		return;
+	r->mem = open_memstream(&r->buf, &r->len);
+	assert_non_null(r->mem);
+	r->wo.out = r->mem;
+	r->wo.funcs = &r->ft;
+	r->w = out_text__new(&r->wo);
+	assert_non_null(r->w);
+	go.sink.emit = out_text__emit;
+	go.sink.ctx = r->w;
+	r->g = graph__new(&go);
+	assert_non_null(r->g);
+	out_text__begin(r->w);
+}
+
+static void feed(struct run *r, const struct bg_rec *rec)
+{
+	int err;
+
+	start(r);
+	err = graph__feed(r->g, rec);
+	if (err)
+		script_fail(r, "graph__feed: %d", err);
+}
+
+static void do_record(struct run *r, const char *op, char **a, int n)
+{
+	struct bg_rec rec = { 0 };
+
+	if (!strcmp(op, "S")) {
+		if (n != 3)
+			script_fail(r, "S takes 3 arguments");
+		rec.type = BG_REC_SWITCH;
+		rec.cpu = (uint16_t)num(r, a[0]);
+		rec.pid = (uint32_t)num(r, a[1]);
+		rec.ts = num(r, a[2]);
+		feed(r, &rec);
+		return;
+	}
+	if (n < 5 || (op[0] == 'E' && n != 5) || (op[0] == 'X' && n != 6 && n != 7))
+		script_fail(r, "wrong number of arguments for %s", op);
+	rec.cpu = (uint16_t)num(r, a[0]);
+	rec.pid = (uint32_t)num(r, a[1]);
+	rec.func = func_id(r, a[2]);
+	rec.depth = (uint8_t)num(r, a[3]);
+	rec.ts = num(r, a[4]);
+	if (op[0] == 'E') {
+		rec.type = BG_REC_ENTRY;
+	} else {
+		rec.type = BG_REC_EXIT | (op[1] == 'U' ? BG_RF_DUR_US : 0);
+		rec.dur = (uint32_t)num(r, a[5]);
+		rec.val = n == 7 ? num(r, a[6]) : 0;
+	}
+	feed(r, &rec);
+}
+
+static void do_comm(struct run *r, char **a, int n)
+{
+	struct bg_rec rec = { .type = BG_REC_COMM };
+	char comm[BG_COMM_LEN] = { 0 };
+
+	if (n != 2 || strlen(a[1]) > BG_COMM_LEN)
+		script_fail(r, "comm PID NAME (at most 16 bytes)");
+	rec.pid = (uint32_t)num(r, a[0]);
+	memcpy(comm, a[1], strlen(a[1]));
+	memcpy(&rec.ts, comm, sizeof(rec.ts));
+	memcpy(&rec.val, comm + sizeof(rec.ts), sizeof(rec.val));
+	feed(r, &rec);
+}
+
+static bool is_setting(const char *op)
+{
+	return !strcmp(op, "nr_cpu_ids") || !strcmp(op, "opts") || !strcmp(op, "dialect") ||
+	       !strcmp(op, "header");
+}
+
+static void do_setting(struct run *r, char **tok, int n)
+{
+	if (r->g)
+		script_fail(r, "settings must come before the first record");
+	if (!strcmp(tok[0], "opts"))
+		parse_opts(r, tok + 1);
+	else if (n != 2)
+		script_fail(r, "%s takes one argument", tok[0]);
+	else if (!strcmp(tok[0], "nr_cpu_ids"))
+		r->wo.nr_cpu_ids = (uint32_t)num(r, tok[1]);
+	else if (!strcmp(tok[0], "dialect"))
+		r->wo.dialect = (enum bg_dialect)num(r, tok[1]);
+	else
+		r->wo.header = num(r, tok[1]) != 0;
+}
+
+static void do_action(struct run *r, char **tok, int n)
+{
+	const char *op = tok[0];
+
+	if (!strcmp(op, "func") && n >= 2) {
+		parse_func(r, tok + 1);
+		return;
+	}
+	start(r);
+	if (!strcmp(op, "comm"))
+		do_comm(r, tok + 1, n - 1);
+	else if (!strcmp(op, "E") || !strcmp(op, "X") || !strcmp(op, "XU") || !strcmp(op, "S"))
+		do_record(r, op, tok + 1, n - 1);
+	else if (!strcmp(op, "lost") && n == 3)
+		assert_int_equal(graph__lost(r->g, (uint32_t)num(r, tok[1]), num(r, tok[2])), 0);
+	else if (!strcmp(op, "drain") && n == 2)
+		graph__drain(r->g, num(r, tok[1]));
+	else if (!strcmp(op, "flush") && n == 1)
+		graph__flush(r->g);
+	else
+		script_fail(r, "cannot parse '%s'", op);
+}
+
+static void do_line(struct run *r, char *line)
+{
+	char *tok[16], *save = NULL, *t;
+	int n = 0;
+
+	if (!strncmp(line, "echo ", 5)) {
+		start(r);
+		fprintf(r->mem, "%s\n", line + 5);
+		return;
+	}
+	for (t = strtok_r(line, " \t", &save); t && n < 15; t = strtok_r(NULL, " \t", &save))
+		tok[n++] = t;
+	tok[n] = NULL;
+	if (!n)
+		return;
+	if (is_setting(tok[0]))
+		do_setting(r, tok, n);
+	else
+		do_action(r, tok, n);
+}
+
+static void run_script(void **state)
+{
+	const char *name = *state;
+	struct run r = { .name = name };
+	char *rel, *path, *text, *line, *next;
+	size_t len;
+
+	functab__init(&r.ft);
+	r.wo.flags = BG_O_DEFAULTS;
+	r.wo.dialect = BG_DIALECT_6_1;
+	r.wo.nr_cpu_ids = 2;
+	assert_true(asprintf(&rel, "graph/%s.in", name) > 0);
+	path = golden_path(rel);
+	text = golden_slurp(path, &len);
+	if (!text)
+		fprintf(stderr, "cannot read %s\n", path);
+	assert_non_null(text);
+	for (line = text; *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		else
+			next = line + strlen(line);
+		r.line++;
+		if (*line != '#')
+			do_line(&r, line);
+	}
+	start(&r);
+	graph__flush(r.g);
+	assert_int_equal(graph__queued(r.g), 0);
+	assert_int_equal(fclose(r.mem), 0);
+	free(rel);
+	assert_true(asprintf(&rel, "graph/%s.out", name) > 0);
+	golden_check(rel, r.buf, r.len);
+	graph__free(r.g);
+	out_text__free(r.w);
+	functab__free(&r.ft);
+	free(r.buf);
+	free(text);
+	free(path);
+	free(rel);
+}
+
+/* --- event-level tests -------------------------------------------------- */
+
+#define MAX_EVS 64
+
+struct evlog {
+	struct gev ev[MAX_EVS];
+	char comm[MAX_EVS][BG_COMM_LEN + 1];
+	int n;
+};
+
+static void log_emit(void *ctx, const struct gev *ev)
+{
+	struct evlog *l = ctx;
+
+	assert_true(l->n < MAX_EVS);
+	l->ev[l->n] = *ev;
+	snprintf(l->comm[l->n], sizeof(l->comm[0]), "%s", ev->comm ? ev->comm : "");
+	l->n++;
+}
+
+static struct graph *new_logged(struct evlog *l)
+{
+	struct graph_opts o = { .sink = { .emit = log_emit, .ctx = l } };
+	struct graph *g = graph__new(&o);
+
+	assert_non_null(g);
+	memset(l, 0, sizeof(*l));
+	return g;
+}
+
+static struct bg_rec ent(uint16_t cpu, uint32_t pid, uint32_t func, uint8_t depth, uint64_t ts)
+{
+	return (struct bg_rec){ .type = BG_REC_ENTRY, .cpu = cpu, .pid = pid, .func = func,
+				.depth = depth, .ts = ts };
+}
+
+static struct bg_rec ext(uint16_t cpu, uint32_t pid, uint32_t func, uint8_t depth, uint64_t ts,
+			 uint32_t dur)
+{
+	return (struct bg_rec){ .type = BG_REC_EXIT, .cpu = cpu, .pid = pid, .func = func,
+				.depth = depth, .ts = ts, .dur = dur, .val = 7 };
+}
+
+static void test_feed_errors(void **state)
+{
+	struct evlog l;
+	struct graph *g = new_logged(&l);
+	struct bg_rec r = ent(0, 1, 0, 0, 10);
+
+	r.cpu = BG_MAX_CPUS;
+	assert_int_equal(graph__feed(g, &r), -EINVAL);
+	r = ent(0, 1, 0, 0, 10);
+	r.type = 0;
+	assert_int_equal(graph__feed(g, &r), -EINVAL);
+	r.type = 9;
+	assert_int_equal(graph__feed(g, &r), -EINVAL);
+	assert_int_equal(graph__lost(g, BG_MAX_CPUS, 1), -EINVAL);
+	r = ent(BG_MAX_CPUS - 1, 1, 0, 0, 10);
+	assert_int_equal(graph__feed(g, &r), 0);
+	assert_int_equal(graph__queued(g), 1);
+	graph__flush(g);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.ev[0].cpu, BG_MAX_CPUS - 1);
+	assert_null(graph__new(NULL));
+	assert_int_equal(errno, EINVAL);
+	graph__free(g);
+	graph__free(NULL);
+}
+
+/* An entry waits for the next record of its cpu; other cpus go on. */
+static void test_drain_waits_for_lookahead(void **state)
+{
+	struct evlog l;
+	struct graph *g = new_logged(&l);
+	struct bg_rec r[] = {
+		ent(0, 1, 5, 0, 100),
+		ent(1, 2, 6, 0, 110),
+		ext(1, 2, 6, 0, 120, 10),
+	};
+
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(graph__feed(g, &r[i]), 0);
+	graph__drain(g, 1000);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.ev[0].type, GEV_LEAF);
+	assert_int_equal(l.ev[0].cpu, 1);
+	assert_int_equal(l.ev[0].ts, 110);
+	assert_int_equal(l.ev[0].dur, 10);
+	assert_int_equal(l.ev[0].ret, 7);
+	assert_int_equal(graph__queued(g), 1);
+
+	r[0] = ext(0, 1, 5, 0, 300, 200);
+	assert_int_equal(graph__feed(g, &r[0]), 0);
+	graph__drain(g, 100); /* the entry is not older than the watermark */
+	assert_int_equal(l.n, 1);
+	graph__drain(g, 101); /* its exit is at 300: look-ahead needs no watermark */
+	assert_int_equal(l.n, 2);
+	assert_int_equal(l.ev[1].type, GEV_LEAF);
+	assert_int_equal(l.ev[1].ts, 100);
+	assert_int_equal(l.ev[1].dur, 200);
+	assert_int_equal(graph__queued(g), 0);
+	graph__free(g);
+}
+
+/* Exits are released as soon as the watermark passes them. */
+static void test_drain_watermark(void **state)
+{
+	struct evlog l;
+	struct graph *g = new_logged(&l);
+	struct bg_rec r[] = {
+		ext(0, 1, 5, 2, 100, 1), ext(0, 1, 6, 1, 200, 2), ext(0, 1, 7, 0, 300, 3),
+	};
+
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(graph__feed(g, &r[i]), 0);
+	graph__drain(g, 100);
+	assert_int_equal(l.n, 0);
+	graph__drain(g, 201);
+	assert_int_equal(l.n, 2);
+	assert_true(l.ev[0].tail && l.ev[1].tail);
+	graph__drain(g, UINT64_MAX);
+	assert_int_equal(l.n, 3);
+	assert_int_equal(l.ev[2].func, 7);
+	graph__free(g);
+}
+
+static void test_comm_table(void **state)
+{
+	struct evlog l;
+	struct graph *g = new_logged(&l);
+	struct bg_rec c = { .type = BG_REC_COMM, .pid = 42 };
+	char name[BG_COMM_LEN];
+
+	assert_string_equal(graph__comm(g, 0), "<idle>");
+	assert_string_equal(graph__comm(g, 42), "<...>");
+	memcpy(name, "abcdefghijklmnop", BG_COMM_LEN); /* 16 bytes, no NUL */
+	memcpy(&c.ts, name, 8);
+	memcpy(&c.val, name + 8, 8);
+	assert_int_equal(graph__feed(g, &c), 0);
+	assert_string_equal(graph__comm(g, 42), "abcdefghijklmnop");
+	memset(&c.ts, 0, 8);
+	memset(&c.val, 0, 8);
+	memcpy(&c.ts, "sh", 2);
+	assert_int_equal(graph__feed(g, &c), 0);
+	assert_string_equal(graph__comm(g, 42), "sh");
+	/* Comms are not records: nothing queued, nothing emitted. */
+	assert_int_equal(graph__queued(g), 0);
+	graph__flush(g);
+	assert_int_equal(l.n, 0);
+	/* Many pids: the table grows and keeps them all. */
+	for (uint32_t pid = 1000; pid < 21000; pid++) {
+		c.pid = pid;
+		memcpy(&c.ts, &pid, sizeof(pid));
+		assert_int_equal(graph__feed(g, &c), 0);
+	}
+	for (uint32_t pid = 1000; pid < 21000; pid += 997) {
+		uint32_t back;
+
+		memcpy(&back, graph__comm(g, pid), sizeof(back));
+		assert_int_equal(back, pid);
+	}
+	assert_string_equal(graph__comm(g, 42), "sh");
+	graph__free(g);
+}
+
+/* The builder hands each event its comm, the banner both. */
+static void test_event_comms(void **state)
+{
+	struct evlog l;
+	struct graph *g = new_logged(&l);
+	struct bg_rec c = { .type = BG_REC_COMM, .pid = 9 };
+	struct bg_rec r[] = { ext(3, 9, 1, 0, 10, 1), ext(3, 0, 1, 0, 20, 1) };
+
+	memcpy(&c.ts, "bash", 5);
+	assert_int_equal(graph__feed(g, &c), 0);
+	assert_int_equal(graph__feed(g, &r[0]), 0);
+	assert_int_equal(graph__feed(g, &r[1]), 0);
+	graph__flush(g);
+	assert_int_equal(l.n, 3);
+	assert_string_equal(l.comm[0], "bash");
+	assert_int_equal(l.ev[1].type, GEV_BANNER);
+	assert_int_equal(l.ev[1].prev_pid, 9);
+	assert_int_equal(l.ev[1].pid, 0);
+	assert_int_equal(l.ev[1].cpu, 3);
+	assert_int_equal(l.ev[1].ts, 20);
+	assert_string_equal(l.ev[1].prev_comm, "bash");
+	assert_string_equal(l.comm[1], "<idle>");
+	assert_string_equal(l.comm[2], "<idle>");
+	graph__free(g);
+}
+
+/* Counts events; for tests that produce more than an evlog holds. */
+static void discard(void *ctx, const struct gev *ev)
+{
+	(*(uint64_t *)ctx)++;
+}
+
+/* A long trace streams through: memory follows what is queued. */
+static void test_bounded_queue(void **state)
+{
+	uint64_t n = 0, ts = 1;
+	struct graph_opts o = { .sink = { .emit = discard, .ctx = &n } };
+	struct graph *g = graph__new(&o);
+	size_t peak = 0;
+
+	assert_non_null(g);
+	for (int round = 0; round < 2000; round++) {
+		for (int i = 0; i < 100; i++, ts += 10) {
+			struct bg_rec e = ent((uint16_t)(i % 4), 1, 1, 1, ts);
+			struct bg_rec x = ext((uint16_t)(i % 4), 1, 1, 1, ts + 5, 5);
+
+			assert_int_equal(graph__feed(g, &e), 0);
+			assert_int_equal(graph__feed(g, &x), 0);
+		}
+		if (graph__queued(g) > peak)
+			peak = graph__queued(g);
+		graph__drain(g, ts);
+		assert_int_equal(graph__queued(g), 0);
+	}
+	assert_int_equal(peak, 200);
+	assert_int_equal(n, 2000 * 100);
+	graph__free(g);
+}
+
+/* A burst drained at once gives its queue memory back (ASan sees leaks). */
+static void test_burst_then_empty(void **state)
+{
+	uint64_t n = 0;
+	struct graph_opts o = { .sink = { .emit = discard, .ctx = &n } };
+	struct graph *g = graph__new(&o);
+
+	assert_non_null(g);
+	for (uint64_t ts = 1; ts <= 100000; ts++) {
+		struct bg_rec x = ext(0, 1, 1, 1, ts, 1);
+
+		assert_int_equal(graph__feed(g, &x), 0);
+	}
+	assert_int_equal(graph__queued(g), 100000);
+	graph__drain(g, UINT64_MAX);
+	assert_int_equal(graph__queued(g), 0);
+	assert_int_equal(n, 100000);
+	graph__free(g);
+}
+
+#define SCRIPT(name) { "script_" name, run_script, NULL, NULL, (void *)name }
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		SCRIPT("leaf_nested"),
+		SCRIPT("leaf_rules"),
+		SCRIPT("orphan_exit"),
+		SCRIPT("unclosed_flush"),
+		SCRIPT("ctx_switch"),
+		SCRIPT("ctx_switch_nocontext"),
+		SCRIPT("two_cpus"),
+		SCRIPT("migration"),
+		SCRIPT("thresh"),
+		SCRIPT("max_depth"),
+		SCRIPT("lost"),
+		SCRIPT("drain_wait"),
+		SCRIPT("module_names"),
+		SCRIPT("abstime_proc"),
+		SCRIPT("dur_us"),
+		SCRIPT("retval_605"),
+		SCRIPT("retval_613"),
+		SCRIPT("irq_same_depth"),
+		SCRIPT("seed000"),
+		SCRIPT("seed001"),
+		cmocka_unit_test(test_feed_errors),
+		cmocka_unit_test(test_drain_waits_for_lookahead),
+		cmocka_unit_test(test_drain_watermark),
+		cmocka_unit_test(test_comm_table),
+		cmocka_unit_test(test_event_comms),
+		cmocka_unit_test(test_bounded_queue),
+		cmocka_unit_test(test_burst_then_empty),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Graph builder. Emulates the reading side of the kernel's function_graph
+ * printer (kernel/trace/trace_functions_graph.c): the "trace" file merges
+ * the per-CPU buffers by timestamp (ties go to the lowest CPU), and every
+ * piece of pairing state is per CPU: the leaf check peeks at the next
+ * record of the same CPU, enter_funcs[depth] decides "}" vs "} / * f * /",
+ * last_pid decides the context-switch banner.
+ *
+ * Records wait in per-CPU FIFOs until graph__drain() or graph__flush()
+ * releases them; memory follows what is queued, queues that ran empty give
+ * their buffer back.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+
+#define NO_FUNC UINT32_MAX
+/*
+ * Queue-only record type: records lost on this CPU, val = count (0 =
+ * unknown). Type 0 is no valid BG_REC_*, so graph__feed() never queues it.
+ */
+#define Q_LOST 0
+#define Q_MIN_CAP 64
+/* An empty queue keeps its buffer up to this size, frees a larger one. */
+#define Q_KEEP_CAP 1024
+/* Pids with a known comm; the table is wiped when full (comm_make_room). */
+#define COMM_MAX_PIDS (1u << 18)
+#define COMM_MIN_BITS 8
+
+struct cpuq {
+	struct bg_rec *buf; /* ring of cap records, cap a power of two */
+	size_t cap, head, n;
+	uint32_t cpu;
+	uint32_t last_pid; /* pid of the last line printed, if printed */
+	bool printed;
+	bool lost_open; /* tail is a Q_LOST still waiting for the next record */
+	uint64_t last_ts; /* ts of the last record fed */
+	uint32_t enter_funcs[BG_MAX_DEPTH];
+};
+
+struct comm_slot {
+	uint32_t pid;
+	bool used;
+	char comm[BG_COMM_LEN + 1];
+};
+
+struct graph {
+	struct graph_opts o;
+	struct cpuq **cpu; /* by cpu number; NULL until the cpu is seen */
+	uint32_t ncpu; /* length of cpu[] */
+	uint32_t *active; /* numbers of the cpus seen, in order of appearance */
+	uint32_t nactive;
+	size_t queued;
+	struct comm_slot *comms;
+	unsigned int comm_bits; /* comms has 1 << comm_bits slots */
+	size_t comm_n;
+};
+
+/* --- per-CPU queues ------------------------------------------------------ */
+
+static struct bg_rec *q_at(const struct cpuq *q, size_t i)
+{
+	return &q->buf[(q->head + i) & (q->cap - 1)];
+}
+
+static int q_grow(struct cpuq *q)
+{
+	size_t cap = q->cap ? q->cap * 2 : Q_MIN_CAP;
+	struct bg_rec *buf = malloc(cap * sizeof(*buf));
+
+	if (!buf)
+		return -ENOMEM;
+	for (size_t i = 0; i < q->n; i++)
+		buf[i] = *q_at(q, i);
+	free(q->buf);
+	q->buf = buf;
+	q->cap = cap;
+	q->head = 0;
+	return 0;
+}
+
+static int q_push(struct graph *g, struct cpuq *q, const struct bg_rec *r)
+{
+	int err;
+
+	if (q->n == q->cap) {
+		err = q_grow(q);
+		if (err)
+			return err;
+	}
+	*q_at(q, q->n) = *r;
+	q->n++;
+	g->queued++;
+	return 0;
+}
+
+static void q_pop(struct graph *g, struct cpuq *q, size_t k)
+{
+	q->head = (q->head + k) & (q->cap - 1);
+	q->n -= k;
+	g->queued -= k;
+	if (q->n)
+		return;
+	q->head = 0;
+	/* A burst must not pin its peak memory for the rest of a long trace. */
+	if (q->cap > Q_KEEP_CAP) {
+		free(q->buf);
+		q->buf = NULL;
+		q->cap = 0;
+	}
+}
+
+static int add_active(struct graph *g, uint32_t cpu)
+{
+	uint32_t *a = realloc(g->active, (g->nactive + 1) * sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	g->active = a;
+	g->active[g->nactive++] = cpu;
+	return 0;
+}
+
+static int grow_cpus(struct graph *g, uint32_t cpu)
+{
+	uint32_t n = g->ncpu ? g->ncpu : 8;
+	struct cpuq **c;
+
+	while (n <= cpu)
+		n *= 2;
+	if (n > BG_MAX_CPUS)
+		n = BG_MAX_CPUS;
+	c = realloc(g->cpu, n * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	memset(c + g->ncpu, 0, (n - g->ncpu) * sizeof(*c));
+	g->cpu = c;
+	g->ncpu = n;
+	return 0;
+}
+
+/* The queue of cpu, created on first use; NULL with errno set. */
+static struct cpuq *cpu_get(struct graph *g, uint32_t cpu)
+{
+	struct cpuq *q;
+	int err;
+
+	if (cpu >= BG_MAX_CPUS) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (cpu < g->ncpu && g->cpu[cpu])
+		return g->cpu[cpu];
+	if (cpu >= g->ncpu) {
+		err = grow_cpus(g, cpu);
+		if (err)
+			goto fail;
+	}
+	q = calloc(1, sizeof(*q));
+	if (!q) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	err = add_active(g, cpu);
+	if (err) {
+		free(q);
+		goto fail;
+	}
+	q->cpu = cpu;
+	memset(q->enter_funcs, 0xff, sizeof(q->enter_funcs)); /* NO_FUNC */
+	g->cpu[cpu] = q;
+	return q;
+fail:
+	errno = -err;
+	return NULL;
+}
+
+/* --- comm table ---------------------------------------------------------- */
+
+static size_t comm_find(const struct graph *g, uint32_t pid)
+{
+	size_t mask = ((size_t)1 << g->comm_bits) - 1;
+	size_t i = (uint32_t)(pid * 0x9e3779b1u) >> (32 - g->comm_bits);
+
+	while (g->comms[i].used && g->comms[i].pid != pid)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static int comm_resize(struct graph *g, unsigned int bits)
+{
+	struct comm_slot *old = g->comms;
+	size_t old_n = old ? (size_t)1 << g->comm_bits : 0;
+
+	g->comms = calloc((size_t)1 << bits, sizeof(*g->comms));
+	if (!g->comms) {
+		g->comms = old;
+		return -ENOMEM;
+	}
+	g->comm_bits = bits;
+	for (size_t i = 0; i < old_n; i++)
+		if (old[i].used)
+			g->comms[comm_find(g, old[i].pid)] = old[i];
+	free(old);
+	return 0;
+}
+
+/* Room for one more pid: grow, or forget everyone once the cap is hit. */
+static int comm_make_room(struct graph *g)
+{
+	if (g->comms && (g->comm_n + 1) * 2 <= ((size_t)1 << g->comm_bits))
+		return 0;
+	if (g->comm_n < COMM_MAX_PIDS)
+		return comm_resize(g, g->comms ? g->comm_bits + 1 : COMM_MIN_BITS);
+	/*
+	 * Bounded like the kernel's saved_cmdlines: a forgotten pid prints
+	 * "<...>", as ftrace prints pids it evicted.
+	 */
+	memset(g->comms, 0, sizeof(*g->comms) << g->comm_bits);
+	g->comm_n = 0;
+	return 0;
+}
+
+static int comm_set(struct graph *g, uint32_t pid, const char *comm)
+{
+	struct comm_slot *s = NULL;
+	int err;
+
+	if (g->comms) {
+		s = &g->comms[comm_find(g, pid)];
+		if (!s->used)
+			s = NULL;
+	}
+	if (!s) {
+		err = comm_make_room(g);
+		if (err)
+			return err;
+		s = &g->comms[comm_find(g, pid)];
+		s->used = true;
+		s->pid = pid;
+		g->comm_n++;
+	}
+	memcpy(s->comm, comm, BG_COMM_LEN);
+	s->comm[BG_COMM_LEN] = '\0';
+	return 0;
+}
+
+const char *graph__comm(const struct graph *g, uint32_t pid)
+{
+	size_t i;
+
+	if (!pid)
+		return "<idle>";
+	if (!g || !g->comms)
+		return "<...>";
+	i = comm_find(g, pid);
+	return g->comms[i].used ? g->comms[i].comm : "<...>";
+}
+
+/* --- feeding ------------------------------------------------------------- */
+
+int graph__feed(struct graph *g, const struct bg_rec *rec)
+{
+	struct cpuq *q;
+	int err;
+
+	switch (bg_rec_type(rec)) {
+	case BG_REC_COMM:
+		/* The comm bytes overlay ts and val (bpfgraph.h). */
+		return comm_set(g, rec->pid, (const char *)rec + offsetof(struct bg_rec, ts));
+	case BG_REC_SWITCH:
+		/* function_graph shows switches only through the pid banner. */
+		return 0;
+	case BG_REC_ENTRY:
+	case BG_REC_EXIT:
+		break;
+	default:
+		return -EINVAL;
+	}
+	q = cpu_get(g, rec->cpu);
+	if (!q)
+		return -errno;
+	err = q_push(g, q, rec);
+	if (err)
+		return err;
+	if (q->lost_open) {
+		/* The loss is reported right before this record, at its time. */
+		q_at(q, q->n - 2)->ts = rec->ts;
+		q->lost_open = false;
+	}
+	q->last_ts = rec->ts;
+	return 0;
+}
+
+int graph__lost(struct graph *g, uint32_t cpu, uint64_t count)
+{
+	struct bg_rec m = { .type = Q_LOST, .cpu = (uint16_t)cpu, .val = count };
+	struct cpuq *q;
+	struct bg_rec *tail;
+	int err;
+
+	q = cpu_get(g, cpu);
+	if (!q)
+		return -errno;
+	if (q->lost_open) {
+		tail = q_at(q, q->n - 1);
+		/* An unknown count stays unknown. */
+		tail->val = (tail->val && count) ? tail->val + count : 0;
+		return 0;
+	}
+	m.ts = q->last_ts;
+	err = q_push(g, q, &m);
+	if (err)
+		return err;
+	q->lost_open = true;
+	return 0;
+}
+
+size_t graph__queued(const struct graph *g)
+{
+	return g->queued;
+}
+
+/* --- releasing ----------------------------------------------------------- */
+
+static void emit(struct graph *g, struct gev *ev)
+{
+	if (g->o.sink.emit)
+		g->o.sink.emit(g->o.sink.ctx, ev);
+}
+
+/* A line of cpu q, after the banner if the pid changed (verif_pid()). */
+static void emit_line(struct graph *g, struct cpuq *q, struct gev *ev)
+{
+	ev->cpu = q->cpu;
+	ev->comm = graph__comm(g, ev->pid);
+	if (q->printed && q->last_pid != ev->pid) {
+		struct gev b = {
+			.type = GEV_BANNER,
+			.cpu = q->cpu,
+			.pid = ev->pid,
+			.prev_pid = q->last_pid,
+			.ts = ev->ts,
+			.comm = ev->comm,
+			.prev_comm = graph__comm(g, q->last_pid),
+		};
+
+		emit(g, &b);
+	}
+	q->printed = true;
+	q->last_pid = ev->pid;
+	emit(g, ev);
+}
+
+static bool is_leaf(const struct bg_rec *ent, const struct bg_rec *next)
+{
+	/* get_return_for_leaf(): depth is not compared. */
+	return bg_rec_type(next) == BG_REC_EXIT && next->pid == ent->pid &&
+	       next->func == ent->func;
+}
+
+static void release_entry(struct graph *g, struct cpuq *q)
+{
+	struct bg_rec e = *q_at(q, 0);
+	struct gev ev = { .pid = e.pid, .func = e.func, .depth = e.depth, .ts = e.ts };
+	uint32_t *slot = e.depth < BG_MAX_DEPTH ? &q->enter_funcs[e.depth] : NULL;
+
+	if (q->n >= 2 && is_leaf(&e, q_at(q, 1))) {
+		const struct bg_rec *x = q_at(q, 1);
+
+		ev.type = GEV_LEAF;
+		ev.dur = bg_rec_dur_ns(x);
+		ev.ret = x->val;
+		if (slot)
+			*slot = NO_FUNC;
+		q_pop(g, q, 2);
+	} else {
+		ev.type = GEV_ENTER;
+		if (slot)
+			*slot = e.func;
+		q_pop(g, q, 1);
+	}
+	emit_line(g, q, &ev);
+}
+
+static void release_exit(struct graph *g, struct cpuq *q)
+{
+	struct bg_rec x = *q_at(q, 0);
+	struct gev ev = {
+		.type = GEV_EXIT,
+		.pid = x.pid,
+		.func = x.func,
+		.depth = x.depth,
+		.ts = x.ts,
+		.dur = bg_rec_dur_ns(&x),
+		.ret = x.val,
+	};
+
+	/* Beyond the array the kernel assumes a match (FTRACE_RETFUNC_DEPTH). */
+	if (x.depth < BG_MAX_DEPTH) {
+		ev.tail = q->enter_funcs[x.depth] != x.func;
+		q->enter_funcs[x.depth] = NO_FUNC;
+	}
+	q_pop(g, q, 1);
+	emit_line(g, q, &ev);
+}
+
+static void release_lost(struct graph *g, struct cpuq *q)
+{
+	struct gev ev = {
+		.type = GEV_LOST,
+		.cpu = q->cpu,
+		.ts = q_at(q, 0)->ts,
+		.count = q_at(q, 0)->val,
+	};
+
+	if (q->n == 1)
+		q->lost_open = false;
+	q_pop(g, q, 1);
+	emit(g, &ev);
+}
+
+/* The head of q cannot be released before the record after it is known. */
+static bool q_waits(const struct cpuq *q)
+{
+	unsigned int type = bg_rec_type(q_at(q, 0));
+
+	if (type == Q_LOST)
+		return q->lost_open;
+	return type == BG_REC_ENTRY && q->n < 2;
+}
+
+/* The queue whose head comes next in the merged stream, or NULL. */
+static struct cpuq *pick(const struct graph *g, uint64_t upto, bool all)
+{
+	const struct bg_rec *h, *bh = NULL;
+	struct cpuq *best = NULL;
+
+	for (uint32_t i = 0; i < g->nactive; i++) {
+		struct cpuq *q = g->cpu[g->active[i]];
+
+		if (!q->n)
+			continue;
+		h = q_at(q, 0);
+		if (!all && (h->ts >= upto || q_waits(q)))
+			continue;
+		if (!best || h->ts < bh->ts || (h->ts == bh->ts && q->cpu < best->cpu)) {
+			best = q;
+			bh = h;
+		}
+	}
+	return best;
+}
+
+static void release(struct graph *g, uint64_t upto, bool all)
+{
+	struct cpuq *q;
+
+	while ((q = pick(g, upto, all))) {
+		switch (bg_rec_type(q_at(q, 0))) {
+		case BG_REC_ENTRY:
+			release_entry(g, q);
+			break;
+		case BG_REC_EXIT:
+			release_exit(g, q);
+			break;
+		default:
+			release_lost(g, q);
+			break;
+		}
+	}
+}
+
+void graph__drain(struct graph *g, uint64_t upto)
+{
+	release(g, upto, false);
+}
+
+void graph__flush(struct graph *g)
+{
+	release(g, 0, true);
+}
+
+/* --- life cycle ---------------------------------------------------------- */
+
+struct graph *graph__new(const struct graph_opts *opts)
+{
+	struct graph *g;
+
+	if (!opts) {
+		errno = EINVAL;
+		return NULL;
+	}
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return NULL;
+	g->o = *opts;
+	return g;
+}
+
+void graph__free(struct graph *g)
+{
+	if (!g)
+		return;
+	for (uint32_t i = 0; i < g->nactive; i++) {
+		free(g->cpu[g->active[i]]->buf);
+		free(g->cpu[g->active[i]]);
+	}
+	free(g->cpu);
+	free(g->active);
+	free(g->comms);
+	free(g);
+}
