@@ -40,8 +40,31 @@ const volatile __u64 bg_cpumask[BG_MAX_CPUS / 64] = {};
  */
 volatile __u32 bg_enabled = 0;
 
+/*
+ * Per CPU, the thread (tid + 1) whose program run is in progress. An
+ * interrupt that lands while a program runs, or a helper that calls a
+ * traced function, nests another program run in the same thread; the
+ * trampoline would skip programs already active (recursion_misses) and
+ * leave entries without exits. Such nested calls are skipped as a whole
+ * and counted instead. Another thread (the first was preempted) is not
+ * nesting and goes on.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} bg_busy SEC(".maps");
+
 struct task_state {
 	__u64 calltime[BG_MAX_DEPTH];
+	/*
+	 * The trampoline frame of a call: fentry and fexit of one invocation
+	 * run in the same trampoline frame, so their ctx pointers are equal.
+	 * That pairs an exit with its entry even when a program run was
+	 * missed (recursion) or the call began before we attached.
+	 */
+	__u64 frame[BG_MAX_DEPTH];
 	__u32 func[BG_MAX_DEPTH];
 	__u32 depth; /* recorded frames open */
 	__u32 skip; /* hidden frames open (notrace, max depth, irqs) */
@@ -204,8 +227,14 @@ static __always_inline struct task_state *enter_state(__u64 ck)
 	return st;
 }
 
-SEC("fentry")
-int BPF_PROG(bg_entry)
+static __always_inline __u32 *busy_slot(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&bg_busy, &zero);
+}
+
+static __always_inline void on_entry(void *ctx)
 {
 	__u64 ck = bpf_get_attach_cookie(ctx);
 	__u32 limit = bg_max_depth ? bg_max_depth : BG_MAX_DEPTH;
@@ -215,29 +244,53 @@ int BPF_PROG(bg_entry)
 
 	st = enter_state(ck);
 	if (!st)
-		return 0;
+		return;
 	d = st->depth;
 	if (st->skip || (ck & BG_CK_NOTRACE) || d >= limit ||
 	    (bg_noirqs && in_hardirq_ctx())) {
 		if (d >= BG_MAX_DEPTH)
 			stat_inc(BG_ST_DEEP, 1);
 		st->skip++;
-		return 0;
+		return;
 	}
 	now = bpf_ktime_get_ns();
 	st->calltime[d & BG_DEPTH_MASK] = now;
+	st->frame[d & BG_DEPTH_MASK] = (__u64)ctx;
 	st->func[d & BG_DEPTH_MASK] = BG_CK_INDEX(ck);
 	st->depth = d + 1;
 	if (!bg_thresh_ns)
 		emit(BG_REC_ENTRY, now, 0, 0, BG_CK_INDEX(ck), d);
+}
+
+SEC("fentry")
+int BPF_PROG(bg_entry)
+{
+	__u32 *busy = busy_slot(), me = (__u32)bpf_get_current_pid_tgid() + 1, prev;
+
+	if (!busy)
+		return 0;
+	prev = *busy;
+	if (prev == me) {
+		stat_inc(BG_ST_NESTED, 1);
+		return 0;
+	}
+	*busy = me;
+	on_entry(ctx);
+	*busy = prev;
 	return 0;
 }
 
 /* Frames above a match that lost their exit (a missed program run). */
 #define BG_UNWIND_MAX 4
 
-SEC("fexit")
-int BPF_PROG(bg_exit)
+static __always_inline bool frame_is(struct task_state *st, __u32 i, __u32 idx,
+				     void *ctx)
+{
+	return st->func[i & BG_DEPTH_MASK] == idx &&
+	       st->frame[i & BG_DEPTH_MASK] == (__u64)ctx;
+}
+
+static __always_inline void on_exit(void *ctx)
 {
 	__u64 ck = bpf_get_attach_cookie(ctx);
 	__u32 idx = BG_CK_INDEX(ck);
@@ -248,28 +301,25 @@ int BPF_PROG(bg_exit)
 
 	st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0, 0);
 	if (!st)
-		return 0;
+		return;
 	if (st->skip) {
 		st->skip--;
-		return 0;
+		return;
 	}
 	if (!st->depth)
-		return 0;
+		return;
 	top = st->depth - 1;
 	if (top >= BG_MAX_DEPTH)
-		return 0;
-	if (st->func[top] != idx) {
+		return;
+	if (!frame_is(st, top, idx, ctx)) {
 		for (i = 1; i <= BG_UNWIND_MAX; i++) {
-			if (i > top) {
-				stat_inc(BG_ST_UNMATCHED_EXIT, 1);
-				return 0;
-			}
-			if (st->func[(top - i) & BG_DEPTH_MASK] == idx)
+			if (i > top || frame_is(st, top - i, idx, ctx))
 				break;
 		}
-		if (i > BG_UNWIND_MAX) {
+		if (i > top || i > BG_UNWIND_MAX) {
+			/* Its entry was not recorded: started before we did. */
 			stat_inc(BG_ST_UNMATCHED_EXIT, 1);
-			return 0;
+			return;
 		}
 		stat_inc(BG_ST_UNWOUND, i);
 		top -= i;
@@ -278,8 +328,25 @@ int BPF_PROG(bg_exit)
 	dur = now - st->calltime[top & BG_DEPTH_MASK];
 	st->depth = top;
 	if (bg_thresh_ns && dur < bg_thresh_ns)
-		return 0;
+		return;
 	bpf_get_func_ret(ctx, &ret);
 	emit(BG_REC_EXIT, now, ret, dur, idx, top);
+}
+
+SEC("fexit")
+int BPF_PROG(bg_exit)
+{
+	__u32 *busy = busy_slot(), me = (__u32)bpf_get_current_pid_tgid() + 1, prev;
+
+	if (!busy)
+		return 0;
+	prev = *busy;
+	if (prev == me) {
+		stat_inc(BG_ST_NESTED, 1);
+		return 0;
+	}
+	*busy = me;
+	on_exit(ctx);
+	*busy = prev;
 	return 0;
 }

@@ -86,7 +86,7 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
 #define BG_ST_NOSTATE 2 /* task storage could not be created */
 #define BG_ST_UNMATCHED_EXIT 3 /* exit that did not match the task's stack */
 #define BG_ST_UNWOUND 4 /* frames popped without their exit */
-#define BG_ST_EVENTS 5 /* records submitted */
+#define BG_ST_NESTED 5 /* calls inside one of our own program runs */
 #define BG_ST_NR 8
 
 #endif /* BPFGRAPH_H */

@@ -161,7 +161,6 @@ static int open_output(struct output *out, const struct bg_opts *o, struct funct
 	out->graph = out->text ? graph__new(&go) : NULL;
 	if (!out->graph)
 		return -ENOMEM;
-	out_text__set_graph(out->text, out->graph);
 	out_text__begin(out->text);
 	return 0;
 }
@@ -181,11 +180,12 @@ static void print_summary(const struct plan *p, const struct attach *a,
 {
 	fprintf(stderr,
 		"bpfgraph: %u functions attached, %zu skipped, %u failed; %llu records, "
-		"%llu dropped, %llu recursion misses, %llu unmatched exits, %llu unwound, "
-		"%llu too deep; attach %.2f s, detach %.2f s\n",
+		"%llu dropped, %llu recursion misses, %llu nested in the tracer, "
+		"%llu unmatched exits, %llu unwound, %llu too deep; "
+		"attach %.2f s, detach %.2f s\n",
 		a->st.attached, p->nskipped, a->st.failed,
 		(unsigned long long)s->st.records, (unsigned long long)s->st.drops,
-		(unsigned long long)a->st.recursion_misses,
+		(unsigned long long)a->st.recursion_misses, (unsigned long long)s->st.nested,
 		(unsigned long long)s->st.unmatched_exits, (unsigned long long)s->st.unwound,
 		(unsigned long long)s->st.deep, a->st.attach_s, a->st.detach_s);
 	if (s->st.drops)
@@ -197,7 +197,7 @@ static void print_summary(const struct plan *p, const struct attach *a,
 static int trace(const struct bg_opts *o, struct plan *p)
 {
 	struct attach a = { .funcs = &p->funcs, .verbose = o->verbosity, .err = stderr,
-			    .progress = true };
+			    .progress = isatty(STDERR_FILENO) };
 	struct session s = { .go_fd = -1, .duration_ms = o->duration_ms };
 	struct output out = {};
 	int err;

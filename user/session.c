@@ -179,6 +179,7 @@ void session__read_stats(struct session *s)
 		case BG_ST_NOSTATE: s->st.nostate = sum; break;
 		case BG_ST_UNMATCHED_EXIT: s->st.unmatched_exits = sum; break;
 		case BG_ST_UNWOUND: s->st.unwound = sum; break;
+		case BG_ST_NESTED: s->st.nested = sum; break;
 		}
 	}
 	free(vals);

@@ -21,6 +21,7 @@ struct session_stats {
 	uint64_t unmatched_exits;
 	uint64_t unwound;
 	uint64_t nostate;
+	uint64_t nested; /* calls skipped inside our own program runs */
 	int cmd_status; /* wait status of COMMAND, -1 if none */
 };
 

@@ -1,0 +1,117 @@
+# Helpers for guest scenarios (busybox ash). Source it:
+#   . /bench/lib/guest.sh
+# Scenarios run with cwd = $OUT, the directory shipped back to the host.
+
+T=/sys/kernel/tracing
+
+# One line on the host's terminal while the scenario runs (fd 3 is the
+# results channel opened by /init).
+progress() {
+	echo "BG-PROGRESS ${BENCH_SCENARIO:-?}: $*" >&3 2>/dev/null || true
+}
+
+# run_cmd NAME CMD...: stdout in NAME.out, stderr in NAME.err, exit code in
+# NAME.rc. Never fails itself: the host-side check judges.
+run_cmd() {
+	_name=$1
+	shift
+	"$@" >"$_name.out" 2>"$_name.err"
+	echo $? >"$_name.rc"
+}
+
+# Wait until PID is stopped (state T in /proc/PID/stat), at most ~10 s.
+wait_stopped() {
+	_i=0
+	while [ $_i -lt 1000 ]; do
+		_st=$(sed 's/.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null) || return 1
+		[ "$_st" = T ] && return 0
+		usleep 10000
+		_i=$((_i + 1))
+	done
+	return 1
+}
+
+# Put ftrace back to rest.
+oracle_reset() {
+	echo 0 >$T/tracing_on
+	echo nop >$T/current_tracer
+	echo >$T/set_graph_function
+	echo >$T/set_ftrace_pid
+	echo >$T/set_ftrace_notrace
+	echo 0 >$T/max_graph_depth
+	echo 1 >$T/tracing_on
+}
+
+# oracle_capture [-o FILE] [-d DEPTH] [-O OPTION]... FUNC -- CMD...
+# The kernel's own function_graph for FUNC, restricted to CMD's pid; the
+# `trace` file goes to FILE (default oracle.txt), CMD's exit code to
+# FILE.rc, its stdout/stderr to FILE.out/FILE.err.
+# CMD starts stopped (SIGSTOP before exec) and everything is set up from
+# this shell, which is not traced: enabling tracing from inside the traced
+# task leaves a spurious first line (function-graph-format.md section 14).
+# The stopped task sits in signal delivery, not in FUNC, so no frame of
+# FUNC is open when the hooks go live.
+oracle_capture() {
+	_file=oracle.txt
+	_depth=0
+	_opts=
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		-o) _file=$2; shift 2 ;;
+		-d) _depth=$2; shift 2 ;;
+		-O) _opts="$_opts $2"; shift 2 ;;
+		--) shift; break ;;
+		*) _func=$1; shift ;;
+		esac
+	done
+	[ -n "${_func:-}" ] && [ $# -gt 0 ] || {
+		echo "oracle_capture: usage: oracle_capture [-o FILE] FUNC -- CMD..." >&2
+		return 2
+	}
+	oracle_reset
+	echo >$T/trace
+	# Big enough for a few thousand lines per CPU without overwrite.
+	echo 4096 >$T/buffer_size_kb
+	"$@" >"$_file.out" 2>"$_file.err" &
+	_pid=$!
+	# CMD itself must stop first: a shell wrapper would run its own opens
+	# under the filter. The bench's wl has --stop for this.
+	if ! wait_stopped $_pid; then
+		echo "oracle_capture: '$*' did not stop itself (use wl --stop)" >&2
+		kill -KILL $_pid 2>/dev/null
+		wait $_pid
+		return 1
+	fi
+	# Pid filter first, so this shell's own writes below are never traced.
+	echo $_pid >$T/set_ftrace_pid
+	echo "$_func" >$T/set_graph_function || {
+		echo "oracle_capture: cannot graph '$_func'" >&2
+		kill -KILL $_pid
+		wait $_pid
+		oracle_reset
+		return 1
+	}
+	echo "$_depth" >$T/max_graph_depth
+	# 6.1's int3 handler calls get_kprobe(), which is traceable: when a
+	# CPU hits a site that ftrace is patching and the handler's own site
+	# is being patched too, int3 recurses until the NMI-depth BUG_ON
+	# (seen in this bench). Leaving it unhooked avoids that.
+	echo get_kprobe >$T/set_ftrace_notrace
+	echo function_graph >$T/current_tracer
+	for _o in $_opts; do
+		echo "$_o" >$T/trace_options
+	done
+	kill -CONT $_pid
+	wait $_pid
+	echo $? >"$_file.rc"
+	echo 0 >$T/tracing_on
+	cat $T/trace >"$_file"
+	# Options are global: put the defaults back.
+	for _o in $_opts; do
+		case "$_o" in
+		no*) echo "${_o#no}" >$T/trace_options ;;
+		*) echo "no$_o" >$T/trace_options ;;
+		esac
+	done
+	oracle_reset
+}
