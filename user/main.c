@@ -97,6 +97,7 @@ static int make_plan(struct plan *p, const struct bg_opts *o, struct kernel_info
 		.notrace = o->notrace.v, .n_notrace = (int)o->notrace.n,
 		.callee_depth = ki->kt ? (int)o->callee_depth : 0,
 		.max_funcs = (int)o->max_funcs,
+		.irqs = !!(o->flags & BG_O_IRQS),
 		.ks = ki->ks, .kb = ki->kb, .kt = ki->kt, .err = stderr,
 	};
 

@@ -36,6 +36,15 @@ static const char *const deny_globs[] = {
 	NULL,
 };
 
+/*
+ * With funcgraph-irqs, function_graph shows the interrupt work that lands
+ * inside a traced call, nested under the interrupted frame. The IDT entry
+ * stubs are noinstr; these are the first traceable functions they call.
+ */
+static const char *const irq_globs[] = {
+	"irq_enter_rcu", "irq_exit_rcu", "__sysvec_*", "__common_interrupt", NULL,
+};
+
 const char *plan__denied(const char *name)
 {
 	for (int i = 0; deny_globs[i]; i++)
@@ -166,8 +175,7 @@ static int add_cand(struct plan *p, const struct plan_opts *o, struct symset *se
 	c.skip = classify(o, c.sym, &deny, &bf, code);
 	if (c.skip == PS_NONE && o->max_funcs > 0 && (int)p->funcs.n >= o->max_funcs)
 		c.skip = PS_LIMIT;
-	if (deny)
-		c.glob = deny;
+	c.deny = deny;
 	c.func = -1;
 	if (c.skip == PS_NONE) {
 		c.func = add_func(p, &c, &bf);
@@ -299,6 +307,8 @@ static int add_glob(struct plan *p, const struct plan_opts *o, struct symset *se
 	}
 	for (size_t i = first; i < p->ncands; i++)
 		usable += p->cands[i].skip == PS_NONE;
+	if (!matched && why == PW_IRQ)
+		return 0;
 	if (!matched) {
 		fprintf(o->err, "bpfgraph: no kernel function matches '%s'\n", glob);
 		suggest(o, glob);
@@ -330,6 +340,8 @@ int plan__build(struct plan *p, const struct plan_opts *o)
 		err = add_glob(p, o, &seen, o->graph[i], PW_ENTRY, code);
 	for (i = 0; i < o->n_allow && !err; i++)
 		err = add_glob(p, o, &seen, o->allow[i], PW_ALLOW, code);
+	for (i = 0; o->irqs && irq_globs[i] && !err; i++)
+		err = add_glob(p, o, &seen, irq_globs[i], PW_IRQ, code);
 	/* Breadth first: the queue is the candidate list itself. */
 	for (size_t k = 0; !err && o->kt && k < p->ncands; k++)
 		err = discover(p, o, &seen, k, code, targets);
@@ -366,12 +378,14 @@ void plan__print(const struct plan *p, FILE *out)
 			snprintf(why, sizeof(why), "entry (-G %s)", c->glob);
 		else if (c->why == PW_ALLOW)
 			snprintf(why, sizeof(why), "allowed (-a %s)", c->glob);
+		else if (c->why == PW_IRQ)
+			snprintf(why, sizeof(why), "interrupt entry (funcgraph-irqs)");
 		else
 			snprintf(why, sizeof(why), "callee of %s, depth %d", c->parent, c->depth);
 		fprintf(out, "%-6s %-40s %s%s", c->skip ? "skip" : "attach", name, why,
 			c->notrace && !c->skip ? ", notrace (-x): hidden with its subtree" : "");
 		if (c->skip == PS_DENIED)
-			fprintf(out, ": denied (%s): on the tracer's own path\n", c->glob);
+			fprintf(out, ": denied (%s): on the tracer's own path\n", c->deny);
 		else if (c->skip)
 			fprintf(out, ": %s\n", skip_text(c->skip));
 		else

@@ -20,6 +20,7 @@ enum plan_why {
 	PW_ENTRY, /* matches a -G glob */
 	PW_CALLEE, /* called by parent, depth levels below an entry */
 	PW_ALLOW, /* matches a -a glob */
+	PW_IRQ, /* interrupt entry point (funcgraph-irqs) */
 };
 
 enum plan_skip {
@@ -37,7 +38,8 @@ struct plan_cand {
 	enum plan_skip skip;
 	int depth; /* callee depth (0 for entries and allowed) */
 	const char *parent; /* PW_CALLEE: a caller's name */
-	const char *glob; /* PW_ENTRY/PW_ALLOW: the glob; or the deny pattern */
+	const char *glob; /* PW_ENTRY/PW_ALLOW: the glob */
+	const char *deny; /* PS_DENIED: the deny-list pattern */
 	int notrace; /* matched a -x glob */
 	int func; /* functab index when attached, else -1 */
 };
@@ -51,6 +53,7 @@ struct plan_opts {
 	int n_notrace;
 	int callee_depth;
 	int max_funcs;
+	int irqs; /* funcgraph-irqs: also trace what interrupts run */
 	struct ksyms *ks;
 	struct kbtf *kb;
 	struct ktext *kt; /* NULL: no callee discovery, no traceability check */
