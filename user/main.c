@@ -195,6 +195,21 @@ static void print_summary(const struct plan *p, const struct attach *a,
 			(unsigned long long)s->st.drops);
 }
 
+/* -C must name at least one CPU this machine can have. */
+static int check_cpus(const struct bg_opts *o)
+{
+	int ncpu = libbpf_num_possible_cpus();
+
+	if (!o->nr_cpus || ncpu <= 0)
+		return 0;
+	for (int c = 0; c < ncpu; c++)
+		if (cli__cpu_isset(o, c))
+			return 0;
+	fprintf(stderr, "bpfgraph: -C names no CPU of this machine (possible CPUs: 0-%d)\n",
+		ncpu - 1);
+	return -EINVAL;
+}
+
 static int trace(const struct bg_opts *o, struct plan *p)
 {
 	struct attach a = { .funcs = &p->funcs, .verbose = o->verbosity, .err = stderr,
@@ -258,6 +273,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bpfgraph: '%s' is not implemented yet\n", o.sub_argv[0]);
 		cli__free(&o);
 		return BG_EXIT_FAILURE;
+	}
+	if (check_cpus(&o)) {
+		cli__free(&o);
+		return BG_EXIT_USAGE;
 	}
 	raise_nofile();
 	err = load_kernel_info(&ki, &o);
