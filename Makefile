@@ -58,6 +58,10 @@ MAIN_OBJ := $(OUTPUT)/user/main.o
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 DEPS_STAMP := $(OUTPUT)/.deps-build
+# Reached only through pattern rules, these would count as intermediate and
+# be deleted after each make (then rebuilt, with everything including the
+# skeletons, next time; and make check's last line would be "rm ...").
+.SECONDARY: $(BPF_OBJS) $(SKELS) $(patsubst %,%.o,$(UNIT_BINS))
 
 all: $(OUTPUT)/bpfgraph
 

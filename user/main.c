@@ -182,7 +182,7 @@ static void print_summary(const struct plan *p, const struct attach *a,
 	fprintf(stderr,
 		"bpfgraph: %u functions attached, %zu skipped, %u failed; %llu records, "
 		"%llu dropped, %llu recursion misses, %llu nested in the tracer, "
-		"%llu unmatched exits, %llu unwound, %llu too deep; "
+		"%llu unmatched exits, %llu unmatched entries, %llu too deep; "
 		"attach %.2f s, detach %.2f s\n",
 		a->st.attached, p->nskipped, a->st.failed,
 		(unsigned long long)s->st.records, (unsigned long long)s->st.drops,
