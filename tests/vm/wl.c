@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * wl: the bench workload. One static program (no loader, no libc file
+ * opens at startup) so that a traced run contains only the kernel calls
+ * the subcommand asks for.
+ *
+ *   wl [-v] [--stop] CMD N ...
+ *     openmiss N   open a missing file N times (each fails with ENOENT)
+ *     udp N        send N datagrams over loopback to a bound socket
+ *     tcp N        loopback TCP connect, N sends of 64 bytes, receive all
+ *     pipe N       write and read back 1 byte through a pipe N times
+ *     read N       read /proc/version N times (open once, pread)
+ *     getpid N     N getpid() system calls (no libc caching)
+ *     sleep MS     sleep MS milliseconds
+ *     spin MS      burn CPU in user space for MS milliseconds
+ *   Several commands may follow each other: wl openmiss 3 getpid 5.
+ *   --stop: stop (SIGSTOP) before running, so a tracer can be set up from
+ *   outside and the task resumed with SIGCONT.
+ * Prints nothing on success unless -v; exit 1 on failure.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static int verbose;
+
+#define fail(...)                                  \
+	do {                                       \
+		fprintf(stderr, "wl: " __VA_ARGS__); \
+		fputc('\n', stderr);               \
+		return -1;                         \
+	} while (0)
+
+static int do_openmiss(long n)
+{
+	for (long i = 0; i < n; i++) {
+		int fd = open("/nonexistent/bpfgraph-wl", O_RDONLY);
+
+		if (fd >= 0)
+			fail("open of a missing file succeeded");
+		if (errno != ENOENT)
+			fail("open: expected ENOENT, got %s", strerror(errno));
+	}
+	return 0;
+}
+
+static struct sockaddr_in loopback(void)
+{
+	struct sockaddr_in a;
+
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	return a;
+}
+
+static int do_udp(long n)
+{
+	struct sockaddr_in a = loopback();
+	socklen_t len = sizeof(a);
+	char buf[32] = "bpfgraph-wl";
+	int rx, tx, err = -1;
+
+	rx = socket(AF_INET, SOCK_DGRAM, 0);
+	tx = socket(AF_INET, SOCK_DGRAM, 0);
+	if (rx < 0 || tx < 0) {
+		fprintf(stderr, "wl: socket: %s\n", strerror(errno));
+		goto out;
+	}
+	if (bind(rx, (struct sockaddr *)&a, sizeof(a)) ||
+	    getsockname(rx, (struct sockaddr *)&a, &len)) {
+		fprintf(stderr, "wl: bind: %s\n", strerror(errno));
+		goto out;
+	}
+	for (long i = 0; i < n; i++) {
+		if (sendto(tx, buf, sizeof(buf), 0, (struct sockaddr *)&a,
+			   sizeof(a)) != sizeof(buf)) {
+			fprintf(stderr, "wl: sendto: %s\n", strerror(errno));
+			goto out;
+		}
+		/* Drain each datagram so the receive queue never fills up. */
+		if (recv(rx, buf, sizeof(buf), 0) != sizeof(buf)) {
+			fprintf(stderr, "wl: recv: %s\n", strerror(errno));
+			goto out;
+		}
+	}
+	err = 0;
+out:
+	if (rx >= 0)
+		close(rx);
+	if (tx >= 0)
+		close(tx);
+	return err;
+}
+
+static int tcp_pair(int *lsn, int *cli, int *srv)
+{
+	struct sockaddr_in a = loopback();
+	socklen_t len = sizeof(a);
+
+	*lsn = socket(AF_INET, SOCK_STREAM, 0);
+	*cli = socket(AF_INET, SOCK_STREAM, 0);
+	*srv = -1;
+	if (*lsn < 0 || *cli < 0)
+		fail("socket: %s", strerror(errno));
+	if (bind(*lsn, (struct sockaddr *)&a, sizeof(a)) || listen(*lsn, 1) ||
+	    getsockname(*lsn, (struct sockaddr *)&a, &len))
+		fail("bind/listen: %s", strerror(errno));
+	if (connect(*cli, (struct sockaddr *)&a, sizeof(a)))
+		fail("connect: %s", strerror(errno));
+	*srv = accept(*lsn, NULL, NULL);
+	if (*srv < 0)
+		fail("accept: %s", strerror(errno));
+	return 0;
+}
+
+static int tcp_exchange(int cli, int srv, long n)
+{
+	char buf[64];
+	long want = n * (long)sizeof(buf), got = 0;
+
+	memset(buf, 'w', sizeof(buf));
+	for (long i = 0; i < n; i++)
+		if (send(cli, buf, sizeof(buf), 0) != sizeof(buf))
+			fail("send: %s", strerror(errno));
+	while (got < want) {
+		ssize_t r = recv(srv, buf, sizeof(buf), 0);
+
+		if (r <= 0)
+			fail("recv: %s", r ? strerror(errno) : "connection closed");
+		got += r;
+	}
+	return 0;
+}
+
+static int do_tcp(long n)
+{
+	int lsn, cli, srv, err;
+
+	err = tcp_pair(&lsn, &cli, &srv);
+	if (!err)
+		err = tcp_exchange(cli, srv, n);
+	if (srv >= 0)
+		close(srv);
+	if (cli >= 0)
+		close(cli);
+	if (lsn >= 0)
+		close(lsn);
+	return err;
+}
+
+static int do_pipe(long n)
+{
+	int p[2], err = 0;
+	char c = 'x';
+
+	if (pipe(p))
+		fail("pipe: %s", strerror(errno));
+	for (long i = 0; i < n && !err; i++) {
+		if (write(p[1], &c, 1) != 1 || read(p[0], &c, 1) != 1) {
+			fprintf(stderr, "wl: pipe write/read: %s\n", strerror(errno));
+			err = -1;
+		}
+	}
+	close(p[0]);
+	close(p[1]);
+	return err;
+}
+
+static int do_read(long n)
+{
+	char buf[512];
+	int fd = open("/proc/version", O_RDONLY);
+
+	if (fd < 0)
+		fail("open /proc/version: %s", strerror(errno));
+	for (long i = 0; i < n; i++) {
+		if (pread(fd, buf, sizeof(buf), 0) <= 0) {
+			fprintf(stderr, "wl: read /proc/version: %s\n", strerror(errno));
+			close(fd);
+			return -1;
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+static int do_getpid(long n)
+{
+	for (long i = 0; i < n; i++)
+		syscall(SYS_getpid);
+	return 0;
+}
+
+static int do_sleep(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts))
+		if (errno != EINTR)
+			fail("nanosleep: %s", strerror(errno));
+	return 0;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* volatile: the busy loop must not be optimised away. */
+static volatile unsigned long spin_sink;
+
+static int do_spin(long ms)
+{
+	long end = now_ms() + ms;
+
+	while (now_ms() < end)
+		for (int i = 0; i < 10000; i++)
+			spin_sink += i;
+	return 0;
+}
+
+static const struct cmd {
+	const char *name;
+	int (*fn)(long n);
+} cmds[] = {
+	{ "openmiss", do_openmiss }, { "udp", do_udp },     { "tcp", do_tcp },
+	{ "pipe", do_pipe },	     { "read", do_read },   { "getpid", do_getpid },
+	{ "sleep", do_sleep },	     { "spin", do_spin },
+};
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: wl [-v] [--stop] CMD N [CMD N ...]\n"
+		"  CMD: openmiss udp tcp pipe read getpid (N times),\n"
+		"       sleep spin (N milliseconds)\n");
+	return 2;
+}
+
+static int parse_count(const char *s, long *n)
+{
+	char *end;
+
+	errno = 0;
+	*n = strtol(s, &end, 10);
+	return errno || end == s || *end || *n < 0 ? -1 : 0;
+}
+
+static int run(const char *name, const char *arg)
+{
+	long n;
+
+	if (parse_count(arg, &n)) {
+		fprintf(stderr, "wl: %s: bad count '%s'\n", name, arg);
+		return 2;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (strcmp(cmds[i].name, name))
+			continue;
+		if (cmds[i].fn(n))
+			return 1;
+		if (verbose)
+			printf("wl: %s %ld: ok\n", name, n);
+		return 0;
+	}
+	fprintf(stderr, "wl: unknown command '%s'\n", name);
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	int i = 1, stop = 0, rc;
+
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "-v"))
+			verbose = 1;
+		else if (!strcmp(argv[i], "--stop"))
+			stop = 1;
+		else
+			return usage();
+	}
+	if (i >= argc || (argc - i) % 2)
+		return usage();
+	if (stop)
+		raise(SIGSTOP);
+	for (; i < argc; i += 2) {
+		rc = run(argv[i], argv[i + 1]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
