@@ -33,6 +33,12 @@ const volatile __u8 bg_filter_comm = 0;
 const volatile __u8 bg_noirqs = 0;
 const volatile char bg_comm[BG_COMM_LEN] = {};
 const volatile __u64 bg_cpumask[BG_MAX_CPUS / 64] = {};
+/*
+ * Wake the reader only once this much data waits. A wake-up per record
+ * is an irq_work self-interrupt that lands inside the traced call and
+ * wakes the reader on top of the traced task; the reader polls anyway.
+ */
+const volatile __u64 bg_wakeup_bytes = 1 << 20;
 
 /*
  * Set by user space once every program is attached, so that no task
@@ -159,6 +165,12 @@ static __always_inline bool task_selected(void)
 	return true;
 }
 
+static __always_inline __u64 submit_flags(void)
+{
+	return bpf_ringbuf_query(&bg_events, BPF_RB_AVAIL_DATA) >= bg_wakeup_bytes ?
+		       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
 static __always_inline void emit(__u8 type, __u64 ts, __u64 val, __u64 dur,
 				 __u32 func, __u32 depth)
 {
@@ -183,7 +195,7 @@ static __always_inline void emit(__u8 type, __u64 ts, __u64 val, __u64 dur,
 	r->cpu = bpf_get_smp_processor_id();
 	r->type = type;
 	r->depth = depth;
-	bpf_ringbuf_submit(r, 0);
+	bpf_ringbuf_submit(r, submit_flags());
 }
 
 static __always_inline void emit_comm(void)
@@ -200,7 +212,7 @@ static __always_inline void emit_comm(void)
 	r->pid = (__u32)bpf_get_current_pid_tgid();
 	r->cpu = bpf_get_smp_processor_id();
 	r->type = BG_REC_COMM;
-	bpf_ringbuf_submit(r, 0);
+	bpf_ringbuf_submit(r, submit_flags());
 }
 
 static __always_inline struct task_state *enter_state(__u64 ck)

@@ -117,6 +117,7 @@ static int configure_skel(struct graph_bpf *skel, const struct bg_opts *o)
 	ro->bg_filter_comm = o->comm[0] != 0;
 	memcpy((void *)ro->bg_comm, o->comm, sizeof(ro->bg_comm));
 	ro->bg_noirqs = !(o->flags & BG_O_IRQS);
+	ro->bg_wakeup_bytes = o->buffer_size / 4;
 	return bpf_map__set_max_entries(skel->maps.bg_events, o->buffer_size);
 }
 
@@ -163,6 +164,8 @@ static int open_output(struct output *out, const struct bg_opts *o, struct funct
 	if (!out->graph)
 		return -ENOMEM;
 	out_text__begin(out->text);
+	/* Before COMMAND runs and writes to the same stdout. */
+	fflush(out->f);
 	return 0;
 }
 

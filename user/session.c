@@ -132,8 +132,11 @@ int session__run(struct session *s)
 		return -errno;
 	install_signals();
 	for (;;) {
+		/* Records are written without wake-ups (see bg_wakeup_bytes). */
 		int n = ring_buffer__poll(rb, POLL_MS);
 
+		if (n >= 0)
+			n = ring_buffer__consume(rb);
 		if (n < 0 && n != -EINTR) {
 			err = n;
 			break;

@@ -1,0 +1,103 @@
+#!/bin/sh
+# bpfgraph's filters and output options on do_sys_openat2, one run each:
+#   depth    -D 2                      (--callee-depth=2: depth 2 exists)
+#   c61      --compat=6.1              (--callee-depth=2)
+#   tail     --compat=6.1 -O funcgraph-tail (--callee-depth=2)
+#   abstime  -O funcgraph-abstime      (uptime before/after in abstime.window)
+#   nocpu    -O nofuncgraph-cpu
+#   c613     --compat=6.13             (also the reference for thresh)
+#   hex      -O funcgraph-retval-hex
+#   thresh   -t T, T = median duration of the c613 run (thresh.value)
+#   pid      -p PID -d 3 -O funcgraph-proc, two looping wl (pid.pids)
+#   comm     -n wlother -d 3 -O funcgraph-proc, wl and wlother (comm.pids)
+# Attaching and detaching cost seconds under TCG, so runs whose option does
+# not need depth use --callee-depth=1, and all but pid use
+# -O nofuncgraph-irqs (the interrupt entries and their callees are 45 of
+# the 55 functions of --callee-depth=1). Each run is NAME.out/.err/.rc;
+# times.txt has the guest uptime around each run.
+# bench-timeout: 600
+set -u
+. /bench/lib/guest.sh
+
+up() { cut -d' ' -f1 /proc/uptime; }
+G="-G do_sys_openat2"
+CHEAP="--callee-depth=1 -O nofuncgraph-irqs"
+DEEP="--callee-depth=2 -O nofuncgraph-irqs"
+
+run() { # NAME bpfgraph-args...: bpfgraph on wl openmiss 3
+	_n=$1
+	shift
+	progress "$_n: bpfgraph $*"
+	_t0=$(up)
+	run_cmd "$_n" bpfgraph "$@" -- /bin/wl openmiss 3
+	echo "$_n $_t0 $(up) rc=$(cat "$_n.rc")" >>times.txt
+}
+
+# wl arguments: N times "open a missing file, sleep 100 ms" (~N/10 s).
+loop_args() {
+	_a=
+	_i=0
+	while [ "$_i" -lt "$1" ]; do
+		_a="$_a openmiss 1 sleep 100"
+		_i=$((_i + 1))
+	done
+	echo "$_a"
+}
+
+: >times.txt
+run depth $DEEP $G -D 2
+run c61 $DEEP $G --compat=6.1
+run tail $DEEP $G --compat=6.1 -O funcgraph-tail
+before=$(up)
+run abstime $CHEAP $G -O funcgraph-abstime
+echo "$before $(up)" >abstime.window
+run nocpu $CHEAP $G -O nofuncgraph-cpu
+run c613 $CHEAP $G --compat=6.13
+run hex $CHEAP $G -O funcgraph-retval-hex
+
+# Threshold: the median of the durations bpfgraph printed for the same
+# plan and workload, so that some calls pass and some do not.
+thresh=$(sed -n 's/^ *[0-9]*) [ +!#*@$] \([0-9][0-9]*\)[.0-9]* us .*/\1/p' c613.out |
+	sort -n | awk '{ v[NR] = $1 } END { m = NR ? v[int((NR + 1) / 2)] : 50; print m < 1 ? 1 : m }')
+echo "$thresh" >thresh.value
+run thresh $CHEAP $G -t "$thresh"
+
+# -p: two copies of the same looping workload, only the first is traced.
+# Interrupt entries stay on here: the pid filter must hold for them too.
+args=$(loop_args 600)
+/bin/wl $args &
+pid_a=$!
+/bin/wl $args &
+pid_b=$!
+echo "$pid_a $pid_b" >pid.pids
+progress "pid: bpfgraph -p $pid_a -d 3 (other wl: $pid_b)"
+t0=$(up)
+run_cmd pid bpfgraph --callee-depth=1 $G -p "$pid_a" -d 3 -O funcgraph-proc
+echo "pid $t0 $(up) rc=$(cat pid.rc)" >>times.txt
+# Both must still be looping: the other one ran (and opened) all along.
+alive=
+kill -0 "$pid_a" 2>/dev/null && alive="$alive $pid_a"
+kill -0 "$pid_b" 2>/dev/null && alive="$alive $pid_b"
+echo "$alive" >pid.alive
+kill "$pid_a" "$pid_b" 2>/dev/null
+wait "$pid_a" "$pid_b" 2>/dev/null
+
+# -n: the same program under two names.
+cp /bin/wl /tmp/wlother
+/bin/wl $args &
+pid_w=$!
+/tmp/wlother $args &
+pid_o=$!
+echo "$pid_w $pid_o" >comm.pids
+progress "comm: bpfgraph -n wlother -d 3 (wl: $pid_w, wlother: $pid_o)"
+t0=$(up)
+run_cmd comm bpfgraph $CHEAP $G -n wlother -d 3 -O funcgraph-proc
+echo "comm $t0 $(up) rc=$(cat comm.rc)" >>times.txt
+alive=
+kill -0 "$pid_w" 2>/dev/null && alive="$alive $pid_w"
+kill -0 "$pid_o" 2>/dev/null && alive="$alive $pid_o"
+echo "$alive" >comm.alive
+kill "$pid_w" "$pid_o" 2>/dev/null
+wait "$pid_w" "$pid_o" 2>/dev/null
+rm -f /tmp/wlother
+exit 0
