@@ -139,6 +139,33 @@ fg_names_at() { # PARSED DEPTH
 	awk -v d="$2" '($3 == "enter" || $3 == "leaf") && $2 == d { print $4 }' "$1" | sort -u
 }
 
+# Call names (entries and leaves) anywhere in PARSED, sorted, unique.
+fg_all_names() { # PARSED
+	awk '$3 == "enter" || $3 == "leaf" { print $4 }' "$1" | sort -u
+}
+
+# "CHILD<PARENT" pairs of PARSED projected onto the names in COMMON: the
+# parent of a call is its nearest enclosing frame whose name is in COMMON
+# ("^" at the top). Calls under a frame matching IRQ_RE are left out:
+# interrupts land anywhere. Sorted, unique.
+fg_parent_pairs() { # PARSED COMMON IRQ_RE
+	awk -v irq="$3" '
+	NR == FNR { common[$1] = 1; next }
+	$3 == "banner" || $3 == "bad" { next }
+	{
+		d = $2 + 0
+		if ($3 == "exit") { if (sp > 0) sp--; next }
+		sp = d
+		inirq = 0; parent = "^"
+		for (i = sp - 1; i >= 0; i--) {
+			if (stack[i] ~ irq) inirq = 1
+			if (parent == "^" && (stack[i] in common)) parent = stack[i]
+		}
+		if (!inirq && ($4 in common) && $4 !~ irq) print $4 "<" parent
+		if ($3 == "enter") { stack[sp] = $4; sp++ }
+	}' "$2" "$1" | sort -u
+}
+
 # CPU column width from the guest's possible-CPU list ("0-1" -> 1).
 cpu_width() { # DIR
 	local last
