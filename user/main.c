@@ -243,7 +243,7 @@ static int trace(const struct bg_opts *o, struct plan *p)
 	}
 	s.ringbuf_fd = bpf_map__fd(a.skel->maps.bg_events);
 	s.stats_fd = bpf_map__fd(a.skel->maps.bg_stats);
-	s.graph = out.graph;
+	s.sink = session__graph_sink(out.graph);
 	a.skel->bss->bg_enabled = 1;
 	if (s.child > 0)
 		err = session__go(&s);

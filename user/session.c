@@ -35,6 +35,26 @@ static uint64_t mono_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+static int graph_feed(void *g, const struct bg_rec *r)
+{
+	return graph__feed(g, r);
+}
+
+static void graph_drain(void *g, uint64_t upto)
+{
+	graph__drain(g, upto);
+}
+
+static void graph_flush(void *g)
+{
+	graph__flush(g);
+}
+
+struct rec_sink session__graph_sink(struct graph *g)
+{
+	return (struct rec_sink){ graph_feed, graph_drain, graph_flush, g };
+}
+
 int session__spawn(struct session *s, char **argv)
 {
 	int p[2];
@@ -93,7 +113,7 @@ static int on_record(void *ctx, void *data, size_t len)
 	if (len < sizeof(struct bg_rec))
 		return 0;
 	s->st.records++;
-	return graph__feed(s->graph, data);
+	return s->sink.feed(s->sink.ctx, data);
 }
 
 static void install_signals(void)
@@ -141,7 +161,7 @@ int session__run(struct session *s)
 			err = n;
 			break;
 		}
-		graph__drain(s->graph, mono_ns() - REORDER_NS);
+		s->sink.drain(s->sink.ctx, mono_ns() - REORDER_NS);
 		if (stop_signal || (t_end && mono_ns() >= t_end))
 			break;
 		if (had_child && child_done(s))
@@ -149,7 +169,7 @@ int session__run(struct session *s)
 	}
 	/* What the programs wrote before we stopped is still to be read. */
 	ring_buffer__consume(rb);
-	graph__flush(s->graph);
+	s->sink.flush(s->sink.ctx);
 	ring_buffer__free(rb);
 	if (s->child > 0) {
 		kill(s->child, SIGTERM);

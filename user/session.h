@@ -11,8 +11,24 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct bg_rec;
 struct graph;
 struct ring_buffer;
+
+/*
+ * Where records go: the graph builder for live text, a record file for
+ * "bpfgraph record". drain(upto) says no record older than upto is still
+ * to come; flush() that none at all is.
+ */
+struct rec_sink {
+	int (*feed)(void *ctx, const struct bg_rec *rec);
+	void (*drain)(void *ctx, uint64_t upto);
+	void (*flush)(void *ctx);
+	void *ctx;
+};
+
+/* A rec_sink feeding graph g. */
+struct rec_sink session__graph_sink(struct graph *g);
 
 struct session_stats {
 	uint64_t records;
@@ -28,7 +44,7 @@ struct session_stats {
 struct session {
 	int ringbuf_fd;
 	int stats_fd; /* bg_stats per-CPU array */
-	struct graph *graph;
+	struct rec_sink sink;
 	uint64_t duration_ms; /* 0: until a signal or the command ends */
 	pid_t child; /* started by session__spawn, released by session__go */
 	int go_fd; /* write end of the child's start pipe */
