@@ -239,12 +239,6 @@ static __always_inline struct task_state *enter_state(__u64 ck)
 	return st;
 }
 
-static __always_inline __u32 *busy_slot(void)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&bg_busy, &zero);
-}
 
 static __always_inline void on_entry(void *ctx)
 {
@@ -274,23 +268,6 @@ static __always_inline void on_entry(void *ctx)
 		emit(BG_REC_ENTRY, now, 0, 0, BG_CK_INDEX(ck), d);
 }
 
-SEC("fentry")
-int BPF_PROG(bg_entry)
-{
-	__u32 *busy = busy_slot(), me = (__u32)bpf_get_current_pid_tgid() + 1, prev;
-
-	if (!busy)
-		return 0;
-	prev = *busy;
-	if (prev == me) {
-		stat_inc(BG_ST_NESTED, 1);
-		return 0;
-	}
-	*busy = me;
-	on_entry(ctx);
-	*busy = prev;
-	return 0;
-}
 
 /* Frames above a match that lost their exit (a missed program run). */
 #define BG_UNWIND_MAX 4
@@ -345,20 +322,40 @@ static __always_inline void on_exit(void *ctx)
 	emit(BG_REC_EXIT, now, ret, dur, idx, top);
 }
 
-SEC("fexit")
-int BPF_PROG(bg_exit)
+/*
+ * Runs the entry or exit work unless this thread is already inside one
+ * of our programs on this CPU (see bg_busy).
+ */
+static __always_inline void guarded(void *ctx, bool exit)
 {
-	__u32 *busy = busy_slot(), me = (__u32)bpf_get_current_pid_tgid() + 1, prev;
+	__u32 zero = 0, me = (__u32)bpf_get_current_pid_tgid() + 1, prev;
+	__u32 *busy = bpf_map_lookup_elem(&bg_busy, &zero);
 
 	if (!busy)
-		return 0;
+		return;
 	prev = *busy;
 	if (prev == me) {
 		stat_inc(BG_ST_NESTED, 1);
-		return 0;
+		return;
 	}
 	*busy = me;
-	on_exit(ctx);
+	if (exit)
+		on_exit(ctx);
+	else
+		on_entry(ctx);
 	*busy = prev;
+}
+
+SEC("fentry")
+int BPF_PROG(bg_entry)
+{
+	guarded(ctx, false);
+	return 0;
+}
+
+SEC("fexit")
+int BPF_PROG(bg_exit)
+{
+	guarded(ctx, true);
 	return 0;
 }
