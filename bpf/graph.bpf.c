@@ -246,7 +246,7 @@ static __always_inline void on_entry(void *ctx)
 	__u32 limit = bg_max_depth ? bg_max_depth : BG_MAX_DEPTH;
 	struct task_state *st;
 	__u32 d;
-	__u64 now;
+	__u64 now, caller = 0;
 
 	st = enter_state(ck);
 	if (!st)
@@ -259,13 +259,16 @@ static __always_inline void on_entry(void *ctx)
 		st->skip++;
 		return;
 	}
+	if (!bg_thresh_ns)
+		bpf_probe_read_kernel(&caller, sizeof(caller),
+				      (char *)ctx + (BG_CK_NREGS(ck) + 3) * 8);
 	now = bpf_ktime_get_ns();
 	st->calltime[d & BG_DEPTH_MASK] = now;
 	st->frame[d & BG_DEPTH_MASK] = (__u64)ctx;
 	st->func[d & BG_DEPTH_MASK] = BG_CK_INDEX(ck);
 	st->depth = d + 1;
 	if (!bg_thresh_ns)
-		emit(BG_REC_ENTRY, now, 0, 0, BG_CK_INDEX(ck), d);
+		emit(BG_REC_ENTRY, now, caller, 0, BG_CK_INDEX(ck), d);
 }
 
 

@@ -36,7 +36,7 @@
  * - ts: bpf_ktime_get_ns() of the event (entry time for ENTRY, return
  *   time for EXIT).
  * - val: EXIT: the raw return register; ENTRY: the return address into
- *   the caller (what the traced function will return to).
+ *   the caller (what the traced function will return to), 0 if unknown.
  * - dur: EXIT: duration in ns (in us with BG_RF_DUR_US: durations of
  *   4.29 s and more, where function_graph prints no sub-us digits anyway).
  * - pid: the thread id (kernel pid).
@@ -79,6 +79,16 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
 #define BG_CK_GRAPH (1ULL << 32) /* a -G entry function */
 #define BG_CK_NOTRACE (1ULL << 33) /* a -x function: hide it and its subtree */
 #define BG_CK_INDEX(ck) ((__u32)(ck))
+/*
+ * Argument registers the trampoline saves below its frame (BTF: one per
+ * parameter, two for a 9-16 byte struct by value). With fexit attached
+ * the x86-64 trampoline frame is [args][return value][rbp][ip in the
+ * traced function][traced function's return address], ctx pointing at
+ * the first argument: the return address into the caller sits at
+ * ctx + (nr_regs + 3) * 8.
+ */
+#define BG_CK_NREGS_SHIFT 40
+#define BG_CK_NREGS(ck) ((__u32)((ck) >> BG_CK_NREGS_SHIFT) & 0xff)
 
 /* Counters in the bg_stats per-CPU array (index). */
 #define BG_ST_DROPS 0 /* ring buffer reserve failed */

@@ -23,7 +23,7 @@ static double now_s(void)
 
 static uint64_t cookie_of(const struct bg_func *f, uint32_t idx)
 {
-	uint64_t ck = idx;
+	uint64_t ck = idx | (uint64_t)f->nr_regs << BG_CK_NREGS_SHIFT;
 
 	if (f->flags & BG_FN_GRAPH)
 		ck |= BG_CK_GRAPH;

@@ -37,6 +37,7 @@ struct bg_func {
 	uint32_t flags;
 	uint8_t ret_kind; /* enum bg_ret_kind */
 	uint8_t ret_size; /* bytes: 1, 2, 4, 8 */
+	uint8_t nr_regs; /* argument registers, for the return address (BG_CK_NREGS) */
 	char *ret_type; /* C spelling of the return type ("int", "struct file *") or NULL */
 };
 

@@ -188,6 +188,20 @@ static void classify_ret(struct btf *btf, uint32_t type_id, struct kbtf_func *ou
 	}
 }
 
+/* Registers the arguments take: 8-byte slots, rounded up per argument. */
+static uint8_t count_regs(const struct btf *btf, const struct btf_type *proto)
+{
+	const struct btf_param *p = btf_params(proto);
+	unsigned int regs = 0;
+
+	for (int i = 0; i < btf_vlen(proto); i++) {
+		long sz = btf__resolve_size(btf, p[i].type);
+
+		regs += sz > 8 ? (unsigned int)(sz + 7) / 8 : 1;
+	}
+	return regs > 255 ? 255 : (uint8_t)regs;
+}
+
 int kbtf__func(struct kbtf *kb, const char *name, const char *module,
 	       struct kbtf_func *out)
 {
@@ -204,7 +218,9 @@ int kbtf__func(struct kbtf *kb, const char *name, const char *module,
 	out->btf_id = hit->id;
 	fn = btf__type_by_id(m->btf, hit->id);
 	proto = btf__type_by_id(m->btf, fn->type);
-	if (proto && btf_is_func_proto(proto))
+	if (proto && btf_is_func_proto(proto)) {
 		classify_ret(m->btf, proto->type, out);
+		out->nr_regs = count_regs(m->btf, proto);
+	}
 	return 0;
 }

@@ -13,6 +13,7 @@ struct kbtf_func {
 	uint32_t btf_id;
 	uint8_t ret_kind; /* enum bg_ret_kind */
 	uint8_t ret_size;
+	uint8_t nr_regs; /* argument registers (BG_CK_NREGS) */
 	char ret_type[96]; /* C spelling, "" for unknown */
 };
 

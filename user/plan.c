@@ -145,6 +145,7 @@ static int add_func(struct plan *p, const struct plan_cand *c, const struct kbtf
 	f->btf_id = bf->btf_id;
 	f->ret_kind = bf->ret_kind;
 	f->ret_size = bf->ret_size;
+	f->nr_regs = bf->nr_regs;
 	f->ret_type = bf->ret_type[0] ? strdup(bf->ret_type) : NULL;
 	if (c->why == PW_ENTRY)
 		f->flags |= BG_FN_GRAPH;

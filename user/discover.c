@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "discover.h"
+
+/* Tasks followed at once; the table is wiped when full (stacks refill). */
+#define TASKS_CAP 4096
+
+struct task_stack {
+	uint32_t pid; /* 0: free slot (pid 0 is stored as UINT32_MAX) */
+	uint32_t func[BG_MAX_DEPTH];
+};
+
+struct discover {
+	const struct functab *funcs;
+	const struct ksyms *ks;
+	struct task_stack *tasks;
+	size_t ntasks;
+	const struct ksym **seen; /* callers already reported */
+	size_t nseen, capseen;
+	struct discover_stats st;
+};
+
+struct discover *discover__new(const struct functab *funcs, const struct ksyms *ks)
+{
+	struct discover *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->tasks = calloc(TASKS_CAP, sizeof(*d->tasks));
+	if (!d->tasks) {
+		free(d);
+		return NULL;
+	}
+	d->funcs = funcs;
+	d->ks = ks;
+	return d;
+}
+
+void discover__free(struct discover *d)
+{
+	if (!d)
+		return;
+	free(d->tasks);
+	free(d->seen);
+	free(d);
+}
+
+static struct task_stack *task_of(struct discover *d, uint32_t pid)
+{
+	uint32_t key = pid ? pid : UINT32_MAX;
+	size_t i = (key * 2654435761u) & (TASKS_CAP - 1);
+
+	for (size_t n = 0; n < TASKS_CAP; n++, i = (i + 1) & (TASKS_CAP - 1)) {
+		if (d->tasks[i].pid == key)
+			return &d->tasks[i];
+		if (!d->tasks[i].pid)
+			break;
+	}
+	if (d->ntasks * 4 >= TASKS_CAP * 3) {
+		memset(d->tasks, 0, TASKS_CAP * sizeof(*d->tasks));
+		d->ntasks = 0;
+		i = (key * 2654435761u) & (TASKS_CAP - 1);
+	}
+	while (d->tasks[i].pid)
+		i = (i + 1) & (TASKS_CAP - 1);
+	d->tasks[i].pid = key;
+	memset(d->tasks[i].func, 0xff, sizeof(d->tasks[i].func));
+	d->ntasks++;
+	return &d->tasks[i];
+}
+
+static int remember(struct discover *d, const struct ksym *s)
+{
+	for (size_t i = 0; i < d->nseen; i++)
+		if (d->seen[i] == s)
+			return 0;
+	if (d->nseen == d->capseen) {
+		size_t cap = d->capseen ? d->capseen * 2 : 64;
+		const struct ksym **n = realloc(d->seen, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		d->seen = n;
+		d->capseen = cap;
+	}
+	d->seen[d->nseen++] = s;
+	return 1;
+}
+
+int discover__feed(struct discover *d, const struct bg_rec *r, const struct ksym **caller)
+{
+	struct task_stack *t;
+	const struct bg_func *parent;
+	const struct ksym *s;
+	uint32_t pf;
+
+	if (bg_rec_type(r) != BG_REC_ENTRY || r->depth >= BG_MAX_DEPTH)
+		return 0;
+	t = task_of(d, r->pid);
+	t->func[r->depth] = r->func;
+	if (!r->depth || !r->val)
+		return 0;
+	pf = t->func[r->depth - 1];
+	if (pf >= d->funcs->n)
+		return 0;
+	d->st.checked++;
+	parent = &d->funcs->f[pf];
+	if (r->val > parent->addr && r->val <= parent->addr + parent->size) {
+		d->st.direct++;
+		return 0;
+	}
+	s = ksyms__find_addr(d->ks, r->val);
+	if (!s) {
+		d->st.unknown++;
+		return 0;
+	}
+	d->st.between++;
+	if (remember(d, s) <= 0)
+		return 0;
+	*caller = s;
+	return 1;
+}
+
+const struct discover_stats *discover__stats(const struct discover *d)
+{
+	return &d->st;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Finds untraced functions that sit between two traced ones. Every entry
+ * record carries the traced function's return address; when that address
+ * is not inside the function recorded one level up for the same task,
+ * something untraced called it (an indirect call's target, a compiler
+ * clone without BTF, a callee deeper than static discovery went). This
+ * names it through kallsyms so that it can be attached while tracing, or
+ * reported.
+ */
+#ifndef BG_DISCOVER_H
+#define BG_DISCOVER_H
+
+#include <stdint.h>
+
+#include "bpfgraph.h"
+#include "functab.h"
+#include "ksyms.h"
+
+struct discover;
+
+struct discover_stats {
+	uint64_t checked; /* entries below depth 0 with a return address */
+	uint64_t direct; /* ... whose caller was the traced parent */
+	uint64_t between; /* ... with an untraced function in between */
+	uint64_t unknown; /* ... whose return address is not kernel text */
+};
+
+struct discover *discover__new(const struct functab *funcs, const struct ksyms *ks);
+void discover__free(struct discover *d);
+/*
+ * Looks at one record. Returns 1 and sets *caller the first time an
+ * untraced function is seen between two traced ones, 0 otherwise.
+ */
+int discover__feed(struct discover *d, const struct bg_rec *r, const struct ksym **caller);
+const struct discover_stats *discover__stats(const struct discover *d);
+
+#endif
