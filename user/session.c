@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpfgraph.h"
+#include "discover.h"
 #include "graph.h"
 #include "session.h"
 
@@ -113,6 +114,14 @@ static int on_record(void *ctx, void *data, size_t len)
 	if (len < sizeof(struct bg_rec))
 		return 0;
 	s->st.records++;
+	if (s->discover) {
+		const struct ksym *c;
+
+		/* Past 64 new callers in one poll interval, the rest are not acted on. */
+		if (discover__feed(s->discover, data, &c) == 1 &&
+		    s->npending < sizeof(s->pending) / sizeof(s->pending[0]))
+			s->pending[s->npending++] = c;
+	}
 	return s->sink.feed(s->sink.ctx, data);
 }
 
@@ -162,6 +171,10 @@ int session__run(struct session *s)
 			break;
 		}
 		s->sink.drain(s->sink.ctx, mono_ns() - REORDER_NS);
+		for (unsigned int i = 0; i < s->npending; i++)
+			if (s->on_caller)
+				s->on_caller(s->caller_ctx, s->pending[i]);
+		s->npending = 0;
 		if (stop_signal || (t_end && mono_ns() >= t_end))
 			break;
 		if (had_child && child_done(s))

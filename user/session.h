@@ -12,7 +12,9 @@
 #include <sys/types.h>
 
 struct bg_rec;
+struct discover;
 struct graph;
+struct ksym;
 struct ring_buffer;
 
 /*
@@ -45,6 +47,16 @@ struct session {
 	int ringbuf_fd;
 	int stats_fd; /* bg_stats per-CPU array */
 	struct rec_sink sink;
+	/*
+	 * Optional: untraced functions found between traced ones are passed
+	 * to on_caller after each poll (outside the ring buffer callback, so
+	 * it may attach programs).
+	 */
+	struct discover *discover;
+	void (*on_caller)(void *ctx, const struct ksym *caller);
+	void *caller_ctx;
+	const struct ksym *pending[64];
+	unsigned int npending;
 	uint64_t duration_ms; /* 0: until a signal or the command ends */
 	pid_t child; /* started by session__spawn, released by session__go */
 	int go_fd; /* write end of the child's start pipe */
