@@ -7,7 +7,7 @@
 set -euo pipefail
 
 build_pkgs=(make gcc clang llvm libbpf-dev libelf-dev zlib1g-dev libzstd-dev
-	libcapstone-dev libcmocka-dev bpftool pkg-config)
+	libcapstone-dev libcmocka-dev bpftool pkg-config jq)
 vm_pkgs=(qemu-system-x86 busybox-static cpio xz-utils zstd)
 
 case "${1:-all}" in

@@ -42,7 +42,15 @@ struct cli_opt {
 	size_t off; /* numeric and glob options: the bg_opts field */
 	uint64_t min, max; /* numeric options: accepted range */
 	const char *help; /* '\n' continues on the next help line */
+	unsigned int cmds; /* CM_*: where it applies; 0 = tracing (CM_TRACING) */
 };
+
+/* cli_opt.cmds */
+#define CM_TRACE (1U << BG_CMD_TRACE)
+#define CM_RECORD (1U << BG_CMD_RECORD)
+#define CM_REPORT (1U << BG_CMD_REPORT)
+#define CM_TRACING (CM_TRACE | CM_RECORD)
+#define CM_ALL (CM_TRACING | CM_REPORT)
 
 /* Keys of long-only options: above any character getopt returns. */
 enum {
@@ -52,6 +60,9 @@ enum {
 	K_COMPAT,
 	K_NO_HEADER,
 	K_DRY_RUN,
+	K_FORMAT,
+	K_FOLDED_WEIGHT,
+	K_TEE,
 };
 
 static int set_glob(struct cli_ctx *c, const struct cli_opt *d, char *arg);
@@ -68,6 +79,9 @@ static int set_flag(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 static int set_output(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 static int set_verbose(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 static int set_bufsize(struct cli_ctx *c, const struct cli_opt *d, char *arg);
+static int set_format(struct cli_ctx *c, const struct cli_opt *d, char *arg);
+static int set_folded_weight(struct cli_ctx *c, const struct cli_opt *d, char *arg);
+static int set_input(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 static int do_help(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 static int do_version(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 
@@ -100,16 +114,25 @@ static const struct cli_opt cli_opts[] = {
 	  "stop after SECONDS (0.5 is fine)" },
 
 	{ "option", 'O', "[no]NAME[,...]", G_OUTPUT, set_trace_opts, 0, 0, 0,
-	  "set function_graph options (below)" },
+	  "set function_graph options (below)", CM_ALL },
 	{ "graph-opts", K_GRAPH_OPTS, "LIST", G_OUTPUT, set_graph_opts, 0, 0, 0,
 	  "perf ftrace's: nosleep-time, noirqs,\n"
-	  "verbose, thresh=USEC, depth=N, tail,\nretval, retval-hex" },
+	  "verbose, thresh=USEC, depth=N, tail,\nretval, retval-hex", CM_ALL },
 	{ "compat", K_COMPAT, "VERSION", G_OUTPUT, set_compat, 0, 0, 0,
-	  "print as kernel VERSION does: 6.1,\n6.5 (default) or 6.13" },
+	  "print as kernel VERSION does: 6.1,\n6.5 (default) or 6.13", CM_ALL },
 	{ "no-header", K_NO_HEADER, NULL, G_OUTPUT, set_flag, OFF(no_header), 0,
-	  0, "no \"# tracer\" header (like trace_pipe)" },
+	  0, "no \"# tracer\" header (like trace_pipe)", CM_ALL },
 	{ "output", 'o', "FILE", G_OUTPUT, set_output, 0, 0, 0,
-	  "write the trace to FILE, not stdout" },
+	  "write the trace to FILE, not stdout\n(record: the recording, required)", CM_ALL },
+	{ "format", K_FORMAT, "NAME", G_OUTPUT, set_format, 0, 0, 0,
+	  "text (default), json (JSON lines),\nchrome (Perfetto), folded (flame graphs)",
+	  CM_ALL },
+	{ "folded-weight", K_FOLDED_WEIGHT, "WHAT", G_OUTPUT, set_folded_weight, 0, 0,
+	  0, "folded stacks weigh self time in ns\n(time, default) or calls (count)", CM_ALL },
+	{ "input", 'i', "FILE", G_OUTPUT, set_input, 0, 0, 0,
+	  "report: the recording to print", CM_REPORT },
+	{ "tee", K_TEE, NULL, G_OUTPUT, set_flag, OFF(tee), 0, 0,
+	  "record: print the trace on stdout too", CM_RECORD },
 
 	{ "buffer-size", 'b', "SIZE", G_OTHER, set_bufsize, 0,
 	  BG_MIN_BUFFER_SIZE, BG_MAX_BUFFER_SIZE,
@@ -117,10 +140,10 @@ static const struct cli_opt cli_opts[] = {
 	{ "dry-run", K_DRY_RUN, NULL, G_OTHER, set_flag, OFF(dry_run), 0, 0,
 	  "print the plan, attach nothing" },
 	{ "verbose", 'v', NULL, G_OTHER, set_verbose, 0, 0, 0,
-	  "more messages (-vv, -vvv: even more)" },
-	{ "help", 'h', NULL, G_OTHER, do_help, 0, 0, 0, "print this help" },
+	  "more messages (-vv, -vvv: even more)", CM_ALL },
+	{ "help", 'h', NULL, G_OTHER, do_help, 0, 0, 0, "print this help", CM_ALL },
 	{ "version", 'V', NULL, G_OTHER, do_version, 0, 0, 0,
-	  "print the version" },
+	  "print the version", CM_ALL },
 };
 
 #define NR_CLI_OPTS (sizeof(cli_opts) / sizeof(cli_opts[0]))
@@ -185,6 +208,8 @@ static const char *const group_titles[G_NR] = {
 
 static const char usage_head[] =
 	"Usage: bpfgraph [OPTIONS] -G FUNC [-G FUNC]... [-- COMMAND [ARG]...]\n"
+	"       bpfgraph record [OPTIONS] -G FUNC... -o FILE [-- COMMAND [ARG]...]\n"
+	"       bpfgraph report -i FILE [OUTPUT OPTIONS]\n"
 	"       bpfgraph diff|record|report [ARG]...\n"
 	"\n"
 	"Trace the kernel functions called below FUNC with BPF fentry/fexit\n"
@@ -196,7 +221,9 @@ static const char usage_examples[] =
 	"  bpfgraph -G tcp_sendmsg -D 5 -t 10 -d 2.5\n"
 	"  bpfgraph -G vfs_read -x 'security_*' -p 1234,1235 -O funcgraph-proc\n"
 	"  bpfgraph -G do_sys_openat2 --compat=6.1 -O nofuncgraph-irqs -o out.txt\n"
-	"  bpfgraph -G 'ext4_*' --callee-depth=0 --dry-run\n";
+	"  bpfgraph -G 'ext4_*' --callee-depth=0 --dry-run\n"
+	"  bpfgraph record -o t.bgr -G do_sys_openat2 -- cat /etc/hostname\n"
+	"  bpfgraph report -i t.bgr --format=chrome -o t.json\n";
 
 #define LEFT_W 27 /* width of the "-G, --graph-function=GLOB" column */
 #define HELP_COL (2 + LEFT_W + 2)
@@ -347,6 +374,37 @@ static int set_bufsize(struct cli_ctx *c, const struct cli_opt *d, char *arg)
 		return usage_err(c->err, "invalid %s '%s': not a power of two",
 				 c->name, arg);
 	c->o->buffer_size = (uint32_t)v;
+	return 0;
+}
+
+static int set_format(struct cli_ctx *c,
+		      const struct cli_opt *d __maybe_unused, char *arg)
+{
+	int f = render__parse_format(arg);
+
+	if (f < 0)
+		return usage_err(c->err, "invalid %s '%s': expected text, json, chrome or folded",
+				 c->name, arg);
+	c->o->format = (enum bg_format)f;
+	return 0;
+}
+
+static int set_folded_weight(struct cli_ctx *c,
+			     const struct cli_opt *d __maybe_unused, char *arg)
+{
+	if (strcmp(arg, "time") && strcmp(arg, "count"))
+		return usage_err(c->err, "invalid %s '%s': expected time or count", c->name,
+				 arg);
+	c->o->folded_count = !strcmp(arg, "count");
+	return 0;
+}
+
+static int set_input(struct cli_ctx *c,
+		     const struct cli_opt *d __maybe_unused, char *arg)
+{
+	if (!*arg)
+		return usage_err(c->err, "invalid %s '': empty file name", c->name);
+	c->o->input = arg;
 	return 0;
 }
 
@@ -616,6 +674,7 @@ static int set_compat(struct cli_ctx *c,
 		c->o->dialect = BG_DIALECT_6_5;
 	else
 		c->o->dialect = BG_DIALECT_6_13;
+	c->o->dialect_set = true;
 	return 0;
 bad:
 	return usage_err(c->err,
@@ -859,6 +918,14 @@ static int getopt_error(FILE *err, int ret, const char *tok)
 	return usage_err(err, "invalid option -- '%c'", optopt);
 }
 
+static const char *cmd_word(enum bg_cmd cmd)
+{
+	for (size_t i = 0; i < sizeof(subcmds) / sizeof(subcmds[0]); i++)
+		if (subcmds[i].cmd == cmd)
+			return subcmds[i].word;
+	return "tracing";
+}
+
 /* Returns 0 with *first at the first non-option, 1 (help), or -errno. */
 static int parse_options(struct cli_ctx *c, int argc, char **argv, int *first)
 {
@@ -875,6 +942,9 @@ static int parse_options(struct cli_ctx *c, int argc, char **argv, int *first)
 		if (key == '?' || key == ':')
 			return getopt_error(c->err, key, argv[optind - 1]);
 		d = opt_by_key(key);
+		if (!((d->cmds ?: CM_TRACING) & (1U << c->o->cmd)))
+			return usage_err(c->err, "option '--%s' does not apply to %s", d->name,
+					 cmd_word(c->o->cmd));
 		snprintf(name, sizeof(name), "--%s", d->name);
 		c->name = name;
 		c->last_arg = optarg;
@@ -926,6 +996,15 @@ static int check_conflicts(struct cli_ctx *c)
 {
 	struct bg_opts *o = c->o;
 
+	if (o->cmd == BG_CMD_REPORT) {
+		if (!o->input)
+			return usage_err(c->err, "report needs the recording: -i FILE");
+		if (o->command_argc)
+			return usage_err(c->err, "report runs no COMMAND");
+		return check_retval_dialect(c);
+	}
+	if (o->cmd == BG_CMD_RECORD && !o->output)
+		return usage_err(c->err, "record needs a file to write: -o FILE");
 	if (!o->graph.n)
 		return usage_err(c->err, "no entry function: use -G FUNC");
 	if (o->nr_pids && o->command_argc)
@@ -949,15 +1028,12 @@ static bool subcommand(struct bg_opts *o, int argc, char **argv)
 	return false;
 }
 
-int cli__parse(struct bg_opts *o, int argc, char **argv, FILE *err)
+static int parse_cmd(struct bg_opts *o, int argc, char **argv, FILE *err)
 {
 	struct cli_ctx c = { .o = o, .err = err, .name = "" };
 	bool dashdash;
 	int first, ret;
 
-	set_defaults(o);
-	if (subcommand(o, argc, argv))
-		return 0;
 	ret = parse_options(&c, argc, argv, &first);
 	if (ret)
 		goto out;
@@ -971,4 +1047,19 @@ out:
 	if (ret)
 		cli__free(o); /* help, version or error: nothing to keep */
 	return ret;
+}
+
+int cli__parse(struct bg_opts *o, int argc, char **argv, FILE *err)
+{
+	set_defaults(o);
+	if (subcommand(o, argc, argv))
+		return 0;
+	return parse_cmd(o, argc, argv, err);
+}
+
+int cli__parse_cmd(struct bg_opts *o, enum bg_cmd cmd, int argc, char **argv, FILE *err)
+{
+	set_defaults(o);
+	o->cmd = cmd;
+	return parse_cmd(o, argc, argv, err);
 }

@@ -16,6 +16,7 @@
 
 #include "bpfgraph.h"
 #include "out_text.h"
+#include "render.h"
 
 #ifndef BG_VERSION
 #define BG_VERSION "0.0.0-unknown"
@@ -82,6 +83,11 @@ struct bg_opts {
 	enum bg_dialect dialect; /* --compat */
 	bool no_header; /* --no-header: trace_pipe style */
 	const char *output; /* -o; NULL = stdout (also for "-o -") */
+	bool dialect_set; /* --compat was given */
+	enum bg_format format; /* --format */
+	bool folded_count; /* --folded-weight=count */
+	const char *input; /* report -i */
+	bool tee; /* record --tee: print the trace too */
 
 	/* Other */
 	uint32_t buffer_size; /* -b, bytes, power of two */
@@ -106,6 +112,12 @@ struct bg_opts {
  * 0 is returned, o holds nothing to free; cli__free() is safe either way.
  */
 int cli__parse(struct bg_opts *o, int argc, char **argv, FILE *err);
+/*
+ * The same for the options of a subcommand: argv[0] is its word, options
+ * that do not apply to cmd are usage errors, and cmd's own rules are
+ * checked (record: -o required; report: -i required, no -G).
+ */
+int cli__parse_cmd(struct bg_opts *o, enum bg_cmd cmd, int argc, char **argv, FILE *err);
 void cli__free(struct bg_opts *o);
 /* The --help text. */
 void cli__usage(FILE *f);

@@ -324,6 +324,25 @@ static int add_glob(struct plan *p, const struct plan_opts *o, struct symset *se
 	return 0;
 }
 
+int plan__add_live(struct plan *p, const struct plan_opts *o, const struct ksym *s,
+		   enum plan_skip *why)
+{
+	struct plan_cand c = { .sym = s, .why = PW_CALLEE, .parent = "(seen while tracing)" };
+	uint8_t *code = malloc(MAX_CODE);
+	int err;
+
+	if (!code)
+		return -ENOMEM;
+	err = add_cand(p, o, p->seen, c, code);
+	free(code);
+	if (err < 0)
+		return err;
+	if (err == 0)
+		return -EEXIST;
+	*why = p->cands[p->ncands - 1].skip;
+	return *why == PS_NONE ? p->cands[p->ncands - 1].func : -EPERM;
+}
+
 int plan__build(struct plan *p, const struct plan_opts *o)
 {
 	struct symset seen = {};
@@ -359,7 +378,11 @@ int plan__build(struct plan *p, const struct plan_opts *o)
 		}
 	}
 out:
-	free(seen.slot);
+	p->seen = malloc(sizeof(*p->seen));
+	if (p->seen)
+		*p->seen = seen;
+	else
+		free(seen.slot);
 	free(code);
 	free(targets);
 	return err;
@@ -397,6 +420,9 @@ void plan__print(const struct plan *p, FILE *out)
 
 void plan__free(struct plan *p)
 {
+	if (p->seen)
+		free(p->seen->slot);
+	free(p->seen);
 	functab__free(&p->funcs);
 	free(p->cands);
 	memset(p, 0, sizeof(*p));

@@ -60,8 +60,11 @@ struct plan_opts {
 	FILE *err; /* where errors are printed */
 };
 
+struct symset;
+
 struct plan {
 	struct functab funcs; /* what to attach; cookie = index */
+	struct symset *seen; /* symbols already considered */
 	struct plan_cand *cands;
 	size_t ncands, cap;
 	size_t nattach, nskipped;
@@ -69,6 +72,14 @@ struct plan {
 
 /* 0, or -errno after printing one line per problem to opts->err. */
 int plan__build(struct plan *p, const struct plan_opts *o);
+/*
+ * A function met while tracing (discover.h): classified like a callee
+ * found statically. Returns its functab index when it can be attached,
+ * -EEXIST if it was considered before, or -(plan_skip) ... as -EPERM
+ * with *why set to the reason it cannot.
+ */
+int plan__add_live(struct plan *p, const struct plan_opts *o, const struct ksym *s,
+		   enum plan_skip *why);
 void plan__print(const struct plan *p, FILE *out);
 void plan__free(struct plan *p);
 /* The built-in deny pattern matching name, or NULL. */

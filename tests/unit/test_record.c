@@ -1,0 +1,716 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Record files: write -> read round trips (header, functions appended
+ * late, records, drain marks, trailer); files cut at every block and
+ * inside blocks; corrupted and hostile files (one-line error with the byte
+ * offset, no crash, bounded memory); and "bpfgraph report" of a recording
+ * printing the very bytes the text writer printed live, for every script
+ * of tests/golden/graph/ and for default and non-default options.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "golden.h"
+
+#include "canned.h"
+#include "cli.h"
+#include "cmd.h"
+#include "graph.h"
+#include "out_text.h"
+#include "record.h"
+#include "render.h"
+
+struct tmp {
+	char dir[64];
+	char path[128];
+};
+
+static void tmp_make(struct tmp *t, const char *name)
+{
+	strcpy(t->dir, "/tmp/bg-test-record.XXXXXX");
+	assert_non_null(mkdtemp(t->dir));
+	snprintf(t->path, sizeof(t->path), "%s/%s", t->dir, name);
+}
+
+static void tmp_clean(struct tmp *t)
+{
+	char cmd[160];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* --- a sink that logs what it gets --------------------------------------- */
+
+struct log {
+	struct bg_rec *r;
+	size_t n, cap;
+	size_t drains, flushes;
+	uint64_t last_drain;
+};
+
+static int log_feed(void *ctx, const struct bg_rec *r)
+{
+	struct log *l = ctx;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 1024;
+		l->r = realloc(l->r, l->cap * sizeof(*l->r));
+		assert_non_null(l->r);
+	}
+	l->r[l->n++] = *r;
+	return 0;
+}
+
+static void log_drain(void *ctx, uint64_t upto)
+{
+	struct log *l = ctx;
+
+	l->drains++;
+	l->last_drain = upto;
+}
+
+static void log_flush(void *ctx)
+{
+	((struct log *)ctx)->flushes++;
+}
+
+static struct rec_sink log_sink(struct log *l)
+{
+	return (struct rec_sink){ log_feed, log_drain, log_flush, l };
+}
+
+/* Counts only: replaying big files must not grow with them. */
+static int count_feed(void *ctx, const struct bg_rec *r)
+{
+	(*(uint64_t *)ctx)++;
+	return 0;
+}
+
+static void nop_drain(void *ctx, uint64_t upto)
+{
+}
+
+static void nop_flush(void *ctx)
+{
+}
+
+/* --- writing a sample file ----------------------------------------------- */
+
+static void sample_funcs(struct functab *ft, size_t n)
+{
+	char name[32];
+
+	for (size_t i = ft->n; i < n; i++) {
+		snprintf(name, sizeof(name), "func_%zu", i);
+		assert_int_equal(functab__add(ft, name, i % 3 ? NULL : "mod", 0xffffffff81000000ULL + i,
+					      (uint32_t)i), (int)i);
+		ft->f[i].btf_id = (uint32_t)i * 7;
+		ft->f[i].flags = (uint32_t)i & 7;
+		ft->f[i].ret_kind = (uint8_t)(i % 6);
+		ft->f[i].ret_size = (uint8_t)(1 << (i % 4));
+		ft->f[i].ret_type = i % 2 ? strdup("struct file *") : NULL;
+	}
+}
+
+static struct bg_rec sample_rec(size_t i, size_t nfuncs)
+{
+	return (struct bg_rec){
+		.ts = 1000000000ULL + i * 1000, .val = 0xffff888000000000ULL ^ i,
+		.dur = (uint32_t)(i * 3), .pid = 100 + (uint32_t)(i % 5),
+		.func = (uint32_t)(i % nfuncs), .cpu = (uint16_t)(i % 4),
+		.type = (uint8_t)(i % 2 ? BG_REC_EXIT : BG_REC_ENTRY), .depth = (uint8_t)(i % 64),
+	};
+}
+
+static const struct record_meta sample_meta = {
+	.flags = BG_O_DEFAULTS | BG_O_PROC, .dialect = BG_DIALECT_6_13, .max_depth = 5,
+	.nr_cpu_ids = 12, .ncpus_online = 8, .header = true, .thresh_ns = 7000,
+	.clock_offset_ns = 1700000000123456789LL, .start_ns = 999,
+	.release = "6.1.0-test", .hostname = "guest", .cmdline = "bpfgraph record -o x",
+};
+
+static const struct record_trailer sample_trailer = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+
+/* nrec records over 10 functions, 10 more functions added half-way. */
+static void write_sample(const char *path, size_t nrec, bool trailer, struct functab *ft)
+{
+	struct record_writer *w;
+	struct rec_sink s;
+	struct bg_rec r;
+
+	functab__init(ft);
+	sample_funcs(ft, 10);
+	w = record__create(path, &sample_meta, ft, stderr);
+	assert_non_null(w);
+	s = record__sink(w);
+	for (size_t i = 0; i < nrec; i++) {
+		if (i == nrec / 2)
+			sample_funcs(ft, 20);
+		r = sample_rec(i, i >= nrec / 2 ? 20 : 10);
+		assert_int_equal(s.feed(s.ctx, &r), 0);
+		if (i % 100 == 99) {
+			s.drain(s.ctx, r.ts - 50);
+			s.drain(s.ctx, r.ts - 10); /* kept: the last of a run */
+		}
+	}
+	s.flush(s.ctx);
+	if (trailer)
+		assert_int_equal(record__write_trailer(w, &sample_trailer), 0);
+	assert_int_equal(record__close(w), 0);
+}
+
+static void check_funcs(const struct functab *a, const struct functab *b)
+{
+	assert_int_equal(a->n, b->n);
+	for (size_t i = 0; i < a->n; i++) {
+		assert_string_equal(a->f[i].name, b->f[i].name);
+		assert_string_equal(a->f[i].display, b->f[i].display);
+		assert_true((a->f[i].module == NULL) == (b->f[i].module == NULL));
+		if (a->f[i].module)
+			assert_string_equal(a->f[i].module, b->f[i].module);
+		assert_true((a->f[i].ret_type == NULL) == (b->f[i].ret_type == NULL));
+		if (a->f[i].ret_type)
+			assert_string_equal(a->f[i].ret_type, b->f[i].ret_type);
+		assert_int_equal(a->f[i].addr, b->f[i].addr);
+		assert_int_equal(a->f[i].size, b->f[i].size);
+		assert_int_equal(a->f[i].btf_id, b->f[i].btf_id);
+		assert_int_equal(a->f[i].flags, b->f[i].flags);
+		assert_int_equal(a->f[i].ret_kind, b->f[i].ret_kind);
+		assert_int_equal(a->f[i].ret_size, b->f[i].ret_size);
+	}
+}
+
+static void test_round_trip(void **state)
+{
+	const size_t nrec = 10000;
+	struct record_reader *r;
+	const struct record_info *in;
+	struct functab ft;
+	struct log l = {};
+	struct rec_sink s = log_sink(&l);
+	struct tmp t;
+
+	tmp_make(&t, "rt.bgr");
+	write_sample(t.path, nrec, true, &ft);
+	r = record__open(t.path, stderr);
+	assert_non_null(r);
+	in = record__info(r);
+	assert_int_equal(in->meta.flags, sample_meta.flags);
+	assert_int_equal(in->meta.dialect, sample_meta.dialect);
+	assert_int_equal(in->meta.max_depth, 5);
+	assert_int_equal(in->meta.nr_cpu_ids, 12);
+	assert_int_equal(in->meta.ncpus_online, 8);
+	assert_true(in->meta.header);
+	assert_int_equal(in->meta.thresh_ns, 7000);
+	assert_int_equal(in->meta.clock_offset_ns, sample_meta.clock_offset_ns);
+	assert_int_equal(in->meta.start_ns, 999);
+	assert_string_equal(in->meta.release, "6.1.0-test");
+	assert_string_equal(in->meta.hostname, "guest");
+	assert_string_equal(in->meta.cmdline, "bpfgraph record -o x");
+	assert_int_equal(record__replay(r, &s), 0);
+	check_funcs(&ft, &in->funcs);
+	assert_int_equal(l.n, nrec);
+	for (size_t i = 0; i < nrec; i++) {
+		struct bg_rec e = sample_rec(i, i >= nrec / 2 ? 20 : 10);
+
+		assert_memory_equal(&l.r[i], &e, sizeof(e));
+	}
+	/* one mark per run of drains, the last upto of the run */
+	assert_int_equal(l.drains, nrec / 100);
+	assert_int_equal(l.last_drain, sample_rec(nrec - 1, 20).ts - 10);
+	assert_int_equal(l.flushes, 2); /* the writer's flush mark, the end */
+	assert_true(in->has_trailer);
+	assert_false(in->truncated);
+	assert_memory_equal(&in->trailer, &sample_trailer, sizeof(sample_trailer));
+	assert_int_equal(in->records, nrec);
+	record__close_reader(r);
+	functab__free(&ft);
+	free(l.r);
+	tmp_clean(&t);
+}
+
+/* --- cut files ----------------------------------------------------------- */
+
+static char *slurp_file(const char *path, size_t *len)
+{
+	char *p = golden_slurp(path, len);
+
+	assert_non_null(p);
+	return p;
+}
+
+static void write_bytes(const char *path, const void *p, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(p, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Replays path; returns record__replay()'s result, *n the records, err text. */
+static int replay_count(const char *path, uint64_t *n, char *msg, size_t msglen,
+			bool *truncated)
+{
+	FILE *err = fmemopen(msg, msglen, "w");
+	struct rec_sink s = { count_feed, nop_drain, nop_flush, n };
+	struct record_reader *r;
+	int ret;
+
+	assert_non_null(err);
+	*n = 0;
+	r = record__open(path, err);
+	ret = r ? record__replay(r, &s) : -errno;
+	if (r)
+		*truncated = record__info(r)->truncated;
+	record__close_reader(r);
+	fclose(err);
+	return ret;
+}
+
+/* A writer killed anywhere: readable up to the last complete block. */
+static void test_truncated(void **state)
+{
+	const size_t nrec = 5000; /* 3 record blocks */
+	struct functab ft;
+	char msg[512];
+	size_t len, prev = 0;
+	char *data;
+	struct tmp t;
+	char cut[200];
+	uint64_t n;
+	bool tr = false;
+	int ret;
+
+	tmp_make(&t, "full.bgr");
+	snprintf(cut, sizeof(cut), "%s/cut.bgr", t.dir);
+	write_sample(t.path, nrec, false, &ft);
+	data = slurp_file(t.path, &len);
+	for (size_t at = 0; at <= len; at = at == len ? len + 1 :
+					   at < 200 ? at + 1 : (at + 97 < len ? at + 97 : len)) {
+		write_bytes(cut, data, at);
+		ret = replay_count(cut, &n, msg, sizeof(msg), &tr);
+		if (ret) {
+			/* only a file without its complete header is unreadable */
+			assert_int_equal(ret, -EBADMSG);
+			assert_non_null(strstr(msg, cut));
+			assert_non_null(strstr(msg, "offset "));
+			assert_int_equal(strchr(msg, '\n') - msg, strlen(msg) - 1);
+			assert_true(at < 200);
+			continue;
+		}
+		assert_non_null(strstr(msg, "warning"));
+		assert_true(n <= nrec);
+		assert_true(n >= prev);
+		prev = n;
+		assert_true(tr || n == nrec || strstr(msg, "no trailer"));
+	}
+	assert_int_equal(prev, nrec);
+	free(data);
+	functab__free(&ft);
+	tmp_clean(&t);
+}
+
+/* --- hostile files -------------------------------------------------------- */
+
+static void put_le32(char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (char)(v >> (8 * i));
+}
+
+/* The file with one change must fail with msg mentioning "offset N". */
+static void expect_bad(const char *path, const char *data, size_t len, const char *what,
+		       uint64_t offset)
+{
+	char msg[512], want[64];
+	uint64_t n;
+	bool tr;
+
+	write_bytes(path, data, len);
+	assert_int_equal(replay_count(path, &n, msg, sizeof(msg), &tr), -EBADMSG);
+	snprintf(want, sizeof(want), "offset %" PRIu64 ":", offset);
+	if (!strstr(msg, want) || !strstr(msg, what) || !strstr(msg, path))
+		fail_msg("expected '%s' and '%s' in: %s", want, what, msg);
+	assert_int_equal(strchr(msg, '\n') - msg, strlen(msg) - 1);
+}
+
+static uint32_t get_le32(const char *p)
+{
+	const unsigned char *u = (const unsigned char *)p;
+
+	return u[0] | u[1] << 8 | u[2] << 16 | (uint32_t)u[3] << 24;
+}
+
+/* Offset of the last block of a valid file. */
+static size_t last_block(const char *data, size_t len)
+{
+	size_t at = 16, last = 16;
+
+	while (at < len) {
+		last = at;
+		at += 16 + get_le32(data + at + 8);
+	}
+	assert_int_equal(at, len);
+	return last;
+}
+
+static void test_hostile(void **state)
+{
+	struct functab ft;
+	size_t len;
+	char *data, *bad;
+	struct tmp t;
+	char path[200];
+
+	tmp_make(&t, "ok.bgr");
+	snprintf(path, sizeof(path), "%s/bad.bgr", t.dir);
+	write_sample(t.path, 3000, true, &ft);
+	data = slurp_file(t.path, &len);
+	bad = malloc(len);
+	assert_non_null(bad);
+
+	memcpy(bad, data, len);
+	bad[0] = 'X';
+	expect_bad(path, bad, len, "bad magic", 0);
+
+	memcpy(bad, data, len);
+	bad[8] = 9;
+	expect_bad(path, bad, len, "version 9", 0);
+
+	/* the header block's raw length: 4 GiB - 1 */
+	memcpy(bad, data, len);
+	put_le32(bad + 16 + 4, 0xffffffff);
+	expect_bad(path, bad, len, "over the limit", 16);
+
+	memcpy(bad, data, len);
+	put_le32(bad + 16 + 8, 0x7fffffff);
+	expect_bad(path, bad, len, "over the limit", 16);
+
+	memcpy(bad, data, len);
+	bad[16 + 16 + 3] ^= 0x40;
+	expect_bad(path, bad, len, "CRC", 16);
+
+	memcpy(bad, data, len);
+	put_le32(bad + 16, 77);
+	expect_bad(path, bad, len, "unknown block type 77", 16);
+
+	memcpy(bad, data, len);
+	bad[len - 1] ^= 1; /* inside the trailer */
+	expect_bad(path, bad, len, "CRC", last_block(data, len));
+
+	free(bad);
+	free(data);
+	functab__free(&ft);
+	tmp_clean(&t);
+}
+
+/* A valid block holding whatever payload the test wants. */
+static size_t craft_block(char *out, uint32_t type, const void *raw, size_t len)
+{
+	uLongf zlen = compressBound(len);
+	uint32_t crc;
+
+	assert_int_equal(compress2((Bytef *)out + 16, &zlen, raw, len, 1), Z_OK);
+	put_le32(out, type);
+	put_le32(out + 4, (uint32_t)len);
+	put_le32(out + 8, (uint32_t)zlen);
+	crc = (uint32_t)crc32(crc32(0, (Bytef *)out, 12), (Bytef *)out + 16, zlen);
+	put_le32(out + 12, crc);
+	return 16 + zlen;
+}
+
+/* Valid CRCs, lying contents: counts and strings must be checked too. */
+static void test_hostile_payloads(void **state)
+{
+	static char file[1 << 16];
+	uint8_t raw[512] = {};
+	struct functab ft;
+	size_t len, hdr_end;
+	char *data;
+	struct tmp t;
+	char path[200];
+
+	tmp_make(&t, "ok.bgr");
+	snprintf(path, sizeof(path), "%s/bad.bgr", t.dir);
+	write_sample(t.path, 10, true, &ft);
+	data = slurp_file(t.path, &len);
+	/* file header + header block, taken as they are */
+	hdr_end = 16 + 16 + get_le32(data + 24);
+	memcpy(file, data, hdr_end);
+
+	/* functions block claiming 2^31 entries */
+	put_le32((char *)raw, 0);
+	put_le32((char *)raw + 4, 0x80000000);
+	len = hdr_end + craft_block(file + hdr_end, RECORD_BLK_FUNCS, raw, 64);
+	expect_bad(path, file, len, "claims", hdr_end);
+
+	/* a string length of 1 GiB in a function entry */
+	put_le32((char *)raw + 4, 1);
+	memset(raw + 8, 0, 32);
+	put_le32((char *)raw + 8 + 28, 1U << 30);
+	len = hdr_end + craft_block(file + hdr_end, RECORD_BLK_FUNCS, raw, 8 + 40);
+	expect_bad(path, file, len, "malformed function", hdr_end);
+
+	/* functions that do not continue the table */
+	put_le32((char *)raw, 5);
+	len = hdr_end + craft_block(file + hdr_end, RECORD_BLK_FUNCS, raw, 64);
+	expect_bad(path, file, len, "does not continue", hdr_end);
+
+	/* records block of 33 bytes, a record with cpu 65535 */
+	len = hdr_end + craft_block(file + hdr_end, RECORD_BLK_RECORDS, raw, 33);
+	expect_bad(path, file, len, "no multiple", hdr_end);
+	memset(raw, 0, 32);
+	raw[28] = 0xff;
+	raw[29] = 0xff;
+	raw[30] = BG_REC_ENTRY;
+	len = hdr_end + craft_block(file + hdr_end, RECORD_BLK_RECORDS, raw, 32);
+	expect_bad(path, file, len, "cpu 65535", hdr_end);
+
+	/* a second header */
+	len = hdr_end + craft_block(file + hdr_end, RECORD_BLK_HEADER, raw, 32);
+	expect_bad(path, file, len, "second header", hdr_end);
+
+	free(data);
+	functab__free(&ft);
+	tmp_clean(&t);
+}
+
+/* Random damage anywhere: an error or a warning, never a crash or a leak. */
+static void test_fuzz(void **state)
+{
+	struct functab ft;
+	size_t len;
+	char *data, *bad, msg[512];
+	struct tmp t;
+	char path[200];
+	uint64_t n;
+	bool tr;
+
+	tmp_make(&t, "ok.bgr");
+	snprintf(path, sizeof(path), "%s/fuzz.bgr", t.dir);
+	write_sample(t.path, 3000, true, &ft);
+	data = slurp_file(t.path, &len);
+	bad = malloc(len);
+	assert_non_null(bad);
+	srandom(42);
+	for (int i = 0; i < 300; i++) {
+		memcpy(bad, data, len);
+		for (int k = 0; k < 1 + i % 4; k++)
+			bad[(size_t)random() % len] ^= (char)(1 << (random() % 8));
+		write_bytes(path, bad, len);
+		int ret = replay_count(path, &n, msg, sizeof(msg), &tr);
+
+		assert_true(ret == 0 || ret == -EBADMSG);
+		if (ret)
+			assert_non_null(strstr(msg, "offset "));
+	}
+	free(bad);
+	free(data);
+	functab__free(&ft);
+	tmp_clean(&t);
+}
+
+/* Replaying 400k records (12 MB of them) needs no more than a block. */
+static void test_memory_bounded(void **state)
+{
+	const size_t nrec = 400000;
+	struct rusage before, after;
+	struct functab ft;
+	struct tmp t;
+	char msg[256];
+	uint64_t n;
+	bool tr;
+
+	tmp_make(&t, "big.bgr");
+	write_sample(t.path, nrec, true, &ft);
+	getrusage(RUSAGE_SELF, &before);
+	assert_int_equal(replay_count(t.path, &n, msg, sizeof(msg), &tr), 0);
+	getrusage(RUSAGE_SELF, &after);
+	assert_int_equal(n, nrec);
+	/* ru_maxrss is in KiB: a block is 1 MiB at most, allow 8 */
+	assert_true(after.ru_maxrss - before.ru_maxrss < 8 * 1024);
+	functab__free(&ft);
+	tmp_clean(&t);
+}
+
+/* --- report == live text --------------------------------------------------- */
+
+struct direct {
+	struct graph *g;
+	struct out_text *w;
+};
+
+/* What live tracing prints: records straight into graph + text writer. */
+static char *run_direct(const char *script, uint32_t add_flags, enum bg_dialect dialect,
+			size_t *len)
+{
+	struct canned c;
+	char *tok[16], *buf = NULL;
+	FILE *m = open_memstream(&buf, len);
+	struct out_text_opts wo;
+	struct graph_opts go;
+	struct out_text *w;
+	struct graph *g;
+	struct rec_sink s;
+	int n;
+
+	assert_int_equal(canned_open(&c, script), 0);
+	canned_settings(&c, tok, &n);
+	wo = (struct out_text_opts){ .out = m, .funcs = &c.ft, .flags = c.flags | add_flags,
+				     .dialect = dialect ? dialect : c.dialect,
+				     .nr_cpu_ids = c.nr_cpu_ids, .header = c.header };
+	w = out_text__new(&wo);
+	go = (struct graph_opts){ .funcs = &c.ft, .sink = { out_text__emit, w } };
+	g = graph__new(&go);
+	s = session__graph_sink(g);
+	out_text__begin(w);
+	canned_play(&c, tok, n, &s);
+	fclose(m);
+	graph__free(g);
+	out_text__free(w);
+	canned_free(&c);
+	return buf;
+}
+
+/* The same script into a record file, with its options as recorded ones. */
+static void record_script(const char *script, const char *path)
+{
+	struct record_writer *rw;
+	struct record_meta m;
+	struct rec_sink s;
+	struct canned c;
+	char *tok[16];
+	int n;
+
+	assert_int_equal(canned_open(&c, script), 0);
+	canned_settings(&c, tok, &n);
+	m = (struct record_meta){ .flags = c.flags, .dialect = c.dialect,
+				  .nr_cpu_ids = c.nr_cpu_ids, .header = c.header };
+	rw = record__create(path, &m, &c.ft, stderr);
+	assert_non_null(rw);
+	s = record__sink(rw);
+	canned_play(&c, tok, n, &s);
+	assert_int_equal(record__write_trailer(rw, &(struct record_trailer){}), 0);
+	assert_int_equal(record__close(rw), 0);
+	canned_free(&c);
+}
+
+/* "bpfgraph report -i in -o out [extra...]" through cmd_report(). */
+static char *run_report(const char *in, const char *out, const char *const *extra,
+			size_t *len)
+{
+	char *argv[16] = { "report", "-i", (char *)in, "-o", (char *)out };
+	int argc = 5;
+
+	for (; extra && *extra; extra++)
+		argv[argc++] = (char *)*extra;
+	assert_int_equal(cmd_report(argc, argv), BG_EXIT_OK);
+	return slurp_file(out, len);
+}
+
+static bool script_supported(const char *path)
+{
+	struct canned c;
+	char *tok[16];
+	int n;
+	bool ok;
+
+	assert_int_equal(canned_open(&c, path), 0);
+	canned_settings(&c, tok, &n);
+	while (n && !c.unsupported) {
+		c.unsupported |= !strcmp(tok[0], "lost");
+		n = canned_line(&c, tok, 16);
+	}
+	ok = !c.unsupported;
+	canned_free(&c);
+	return ok;
+}
+
+static void compare(const char *what, const char *a, size_t alen, const char *b, size_t blen)
+{
+	if (alen == blen && !memcmp(a, b, alen))
+		return;
+	fprintf(stderr, "%s: report differs from live text:\n--- live\n%.*s--- report\n%.*s",
+		what, (int)alen, a, (int)blen, b);
+	fail();
+}
+
+static void test_report_equals_live(void **state)
+{
+	static const char *const nondefault[] = { "-O", "funcgraph-proc,funcgraph-abstime",
+						  "--compat=6.13", NULL };
+	char dir[4096], script[4200], out[200];
+	size_t alen, blen, nscripts = 0;
+	struct dirent *de;
+	struct tmp t;
+	char *a, *b;
+	DIR *d;
+
+	tmp_make(&t, "s.bgr");
+	snprintf(out, sizeof(out), "%s/out.txt", t.dir);
+	snprintf(dir, sizeof(dir), "%s/tests/golden/graph", BG_SRCDIR);
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		size_t nl = strlen(de->d_name);
+
+		if (nl < 4 || strcmp(de->d_name + nl - 3, ".in"))
+			continue;
+		snprintf(script, sizeof(script), "%s/%s", dir, de->d_name);
+		if (!script_supported(script))
+			continue;
+		record_script(script, t.path);
+		a = run_direct(script, 0, 0, &alen);
+		b = run_report(t.path, out, NULL, &blen);
+		compare(de->d_name, a, alen, b, blen);
+		free(a);
+		free(b);
+		a = run_direct(script, BG_O_PROC | BG_O_ABSTIME, BG_DIALECT_6_13, &alen);
+		b = run_report(t.path, out, nondefault, &blen);
+		compare(de->d_name, a, alen, b, blen);
+		free(a);
+		free(b);
+		nscripts++;
+	}
+	closedir(d);
+	/* most scripts have no "lost" or "echo" line */
+	assert_true(nscripts >= 15);
+	tmp_clean(&t);
+}
+
+/* report's usage errors: exit 2; an unreadable file: exit 1. */
+static void test_report_errors(void **state)
+{
+	char *no_input[] = { "report", NULL };
+	char *graph[] = { "report", "-i", "x", "-G", "f", NULL };
+	char *missing[] = { "report", "-i", "/nonexistent/x.bgr", NULL };
+	char *record_no_o[] = { "record", "-G", "f", NULL };
+
+	assert_int_equal(cmd_report(1, no_input), BG_EXIT_USAGE);
+	assert_int_equal(cmd_report(5, graph), BG_EXIT_USAGE);
+	assert_int_equal(cmd_report(3, missing), BG_EXIT_FAILURE);
+	assert_int_equal(cmd_record(3, record_no_o), BG_EXIT_USAGE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_hostile_payloads),
+		cmocka_unit_test(test_fuzz),
+		cmocka_unit_test(test_memory_bounded),
+		cmocka_unit_test(test_report_equals_live),
+		cmocka_unit_test(test_report_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

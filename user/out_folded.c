@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Folded stacks. A per-CPU frame array indexed by depth (as the graph
+ * builder's own state is per CPU) names the callers of each completed
+ * call; self time is a call's duration minus that of its completed
+ * children. Missing callers (exits whose entry was not seen) show as
+ * "[unknown]", the word flame graph tools use.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpfgraph.h"
+#include "out_folded.h"
+
+struct frame {
+	bool valid;
+	uint32_t func;
+	uint64_t child_ns; /* durations of completed children */
+};
+
+struct fcpu {
+	struct frame d[BG_MAX_DEPTH];
+};
+
+struct stack {
+	char *key;
+	uint64_t weight;
+};
+
+struct out_folded {
+	struct out_folded_opts o;
+	struct fcpu **cpus;
+	uint32_t ncpus;
+	struct stack *tab; /* open addressing, cap a power of two */
+	size_t n, cap;
+	bool nomem;
+	char name_buf[32];
+};
+
+struct out_folded *out_folded__new(const struct out_folded_opts *opts)
+{
+	struct out_folded *w;
+
+	if (!opts || !opts->out) {
+		errno = EINVAL;
+		return NULL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (w)
+		w->o = *opts;
+	return w;
+}
+
+void out_folded__free(struct out_folded *w)
+{
+	if (!w)
+		return;
+	for (uint32_t i = 0; i < w->ncpus; i++)
+		free(w->cpus[i]);
+	for (size_t i = 0; i < w->cap; i++)
+		free(w->tab[i].key);
+	free(w->cpus);
+	free(w->tab);
+	free(w);
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static int tab_grow(struct out_folded *w)
+{
+	size_t cap = w->cap ? w->cap * 2 : 256;
+	struct stack *t = calloc(cap, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->cap; i++) {
+		size_t k;
+
+		if (!w->tab[i].key)
+			continue;
+		for (k = hash_str(w->tab[i].key) & (cap - 1); t[k].key; k = (k + 1) & (cap - 1))
+			;
+		t[k] = w->tab[i];
+	}
+	free(w->tab);
+	w->tab = t;
+	w->cap = cap;
+	return 0;
+}
+
+static void tab_add(struct out_folded *w, const char *key, uint64_t weight)
+{
+	size_t k;
+
+	if (!weight)
+		return;
+	if ((w->n + 1) * 2 > w->cap && tab_grow(w)) {
+		w->nomem = true;
+		return;
+	}
+	for (k = hash_str(key) & (w->cap - 1); w->tab[k].key; k = (k + 1) & (w->cap - 1)) {
+		if (!strcmp(w->tab[k].key, key)) {
+			w->tab[k].weight += weight;
+			return;
+		}
+	}
+	w->tab[k].key = strdup(key);
+	if (!w->tab[k].key) {
+		w->nomem = true;
+		return;
+	}
+	w->tab[k].weight = weight;
+	w->n++;
+}
+
+static const char *name_of(struct out_folded *w, uint32_t func)
+{
+	if (w->o.funcs && func < w->o.funcs->n && w->o.funcs->f[func].display)
+		return w->o.funcs->f[func].display;
+	snprintf(w->name_buf, sizeof(w->name_buf), "func#%u", func);
+	return w->name_buf;
+}
+
+static struct fcpu *cpu_get(struct out_folded *w, uint32_t cpu)
+{
+	if (cpu >= BG_MAX_CPUS)
+		return NULL;
+	if (cpu >= w->ncpus) {
+		struct fcpu **v = realloc(w->cpus, (cpu + 1) * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		memset(v + w->ncpus, 0, (cpu + 1 - w->ncpus) * sizeof(*v));
+		w->cpus = v;
+		w->ncpus = cpu + 1;
+	}
+	if (!w->cpus[cpu])
+		w->cpus[cpu] = calloc(1, sizeof(**w->cpus));
+	return w->cpus[cpu];
+}
+
+/* "caller;...;func" for a call at depth d. */
+static void add_stack(struct out_folded *w, const struct fcpu *fc, uint32_t d, uint32_t func,
+		      uint64_t weight)
+{
+	char *key = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&key, &len);
+
+	if (!m) {
+		w->nomem = true;
+		return;
+	}
+	for (uint32_t i = 0; i < d; i++)
+		fprintf(m, "%s;", fc->d[i].valid ? name_of(w, fc->d[i].func) : "[unknown]");
+	fputs(name_of(w, func), m);
+	if (fclose(m))
+		w->nomem = true;
+	else
+		tab_add(w, key, weight);
+	free(key);
+}
+
+static void on_end(struct out_folded *w, struct fcpu *fc, const struct gev *ev)
+{
+	uint32_t d = ev->depth;
+	uint64_t self = ev->dur;
+
+	if (ev->type == GEV_EXIT)
+		self = ev->dur > fc->d[d].child_ns ? ev->dur - fc->d[d].child_ns : 0;
+	add_stack(w, fc, d, ev->func, w->o.count ? 1 : self);
+	if (d > 0)
+		fc->d[d - 1].child_ns += ev->dur;
+	for (uint32_t i = d; i < BG_MAX_DEPTH; i++) {
+		fc->d[i].valid = false;
+		fc->d[i].child_ns = 0;
+	}
+}
+
+void out_folded__emit(void *ctx, const struct gev *ev)
+{
+	struct out_folded *w = ctx;
+	struct fcpu *fc;
+
+	if (ev->type != GEV_ENTER && ev->type != GEV_LEAF && ev->type != GEV_EXIT)
+		return;
+	fc = cpu_get(w, ev->cpu);
+	if (!fc || ev->depth >= BG_MAX_DEPTH) {
+		w->nomem |= !fc;
+		return;
+	}
+	if (ev->type != GEV_ENTER) {
+		on_end(w, fc, ev);
+		return;
+	}
+	for (uint32_t i = ev->depth; i < BG_MAX_DEPTH; i++) {
+		fc->d[i].valid = false;
+		fc->d[i].child_ns = 0;
+	}
+	fc->d[ev->depth].valid = true;
+	fc->d[ev->depth].func = ev->func;
+}
+
+static int cmp_stack(const void *a, const void *b)
+{
+	const struct stack *x = a, *y = b;
+
+	return strcmp(x->key, y->key);
+}
+
+int out_folded__end(struct out_folded *w)
+{
+	size_t n = 0;
+
+	/* compact the table to its used slots, then sort for stable output */
+	for (size_t i = 0; i < w->cap; i++)
+		if (w->tab[i].key)
+			w->tab[n++] = w->tab[i];
+	for (size_t i = n; i < w->cap; i++)
+		w->tab[i].key = NULL;
+	if (n)
+		qsort(w->tab, n, sizeof(*w->tab), cmp_stack);
+	for (size_t i = 0; i < n; i++)
+		fprintf(w->o.out, "%s %" PRIu64 "\n", w->tab[i].key, w->tab[i].weight);
+	/* the table is no hash table any more */
+	for (size_t i = 0; i < n; i++)
+		free(w->tab[i].key);
+	free(w->tab);
+	w->tab = NULL;
+	w->n = w->cap = 0;
+	return w->nomem ? -ENOMEM : 0;
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Record files ("bpfgraph record -o FILE"): the raw records of a session
+ * plus everything needed to render them elsewhere, so that "bpfgraph
+ * report" feeds the same graph builder and writers as live tracing and
+ * prints the same bytes.
+ *
+ * Layout (all integers little-endian, fixed width):
+ *   file header   "BGRECORD" u16 version, u16 header size, u32 0
+ *   blocks        u32 type, u32 raw length, u32 stored length, u32 CRC-32
+ *                 of the first 12 header bytes and the stored bytes; then
+ *                 the stored bytes: the raw payload, zlib-compressed
+ *   1 HEADER      meta (options, host, clocks), exactly once, first
+ *   2 FUNCS       functions appended to the table (first index, count,
+ *                 entries), before the records that use them
+ *   3 RECORDS     32-byte records; type 15 is a drain mark (ts = upto),
+ *                 type 14 a flush mark
+ *   4 TRAILER     counters, written last
+ * Each block stands alone, so a file whose writer died is readable up to
+ * its last complete block, and memory stays bounded by one block.
+ */
+#ifndef BG_RECORD_H
+#define BG_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "functab.h"
+#include "session.h"
+
+#define RECORD_MAGIC "BGRECORD"
+#define RECORD_VERSION 1
+#define RECORD_BLK_HEADER 1
+#define RECORD_BLK_FUNCS 2
+#define RECORD_BLK_RECORDS 3
+#define RECORD_BLK_TRAILER 4
+/* Limits a reader enforces before it allocates anything. */
+#define RECORD_MAX_RAW (1U << 20) /* payload of one block */
+#define RECORD_MAX_FUNCS (1U << 21)
+#define RECORD_MAX_STR 65536
+/* Record type nibbles of marks: graph__drain(ts), graph__flush() here. */
+#define RECORD_REC_DRAIN 0x0f
+#define RECORD_REC_FLUSH 0x0e
+
+struct record_meta {
+	uint32_t flags; /* BG_O_* */
+	uint32_t dialect; /* enum bg_dialect */
+	uint32_t max_depth;
+	uint32_t nr_cpu_ids; /* possible CPUs (text CPU column width) */
+	uint32_t ncpus_online;
+	bool header; /* "# tracer" header block */
+	uint64_t thresh_ns;
+	/* CLOCK_REALTIME - CLOCK_MONOTONIC at start: record ts + this = wall time */
+	int64_t clock_offset_ns;
+	uint64_t start_ns; /* CLOCK_MONOTONIC at start */
+	char *release; /* uname -r */
+	char *hostname;
+	char *cmdline;
+};
+
+struct record_trailer {
+	uint64_t records;
+	uint64_t drops;
+	uint64_t recursion_misses;
+	uint64_t nested;
+	uint64_t unmatched_exits;
+	uint64_t unmatched_entries;
+	uint64_t deep;
+	uint64_t nostate;
+	uint64_t end_ns; /* CLOCK_MONOTONIC at the end */
+};
+
+/* --- writing ------------------------------------------------------------ */
+
+struct record_writer;
+
+/*
+ * Creates path and writes the file header and the HEADER block. funcs is
+ * read again before every block: functions added meanwhile are appended
+ * (FUNCS block) ahead of the records that may use them. The meta strings
+ * are copied. NULL with errno set (message written to err).
+ */
+struct record_writer *record__create(const char *path, const struct record_meta *m,
+				     const struct functab *funcs, FILE *err);
+/* feed/drain/flush of a session, into the file. */
+struct rec_sink record__sink(struct record_writer *w);
+int record__write_trailer(struct record_writer *w, const struct record_trailer *t);
+/* Writes what is buffered and closes; 0 or the first write error. */
+int record__close(struct record_writer *w);
+/* Bytes written so far. */
+uint64_t record__bytes(const struct record_writer *w);
+
+/* --- reading ------------------------------------------------------------ */
+
+struct record_reader;
+
+struct record_info {
+	struct record_meta meta;
+	struct functab funcs; /* grows while records are replayed */
+	struct record_trailer trailer;
+	bool has_trailer;
+	bool truncated; /* the file ended inside a block */
+	uint64_t records; /* records replayed */
+	uint64_t blocks;
+};
+
+/*
+ * Opens path and reads up to and including the HEADER block. Problems are
+ * reported on err as one line naming the file and the byte offset. NULL
+ * with errno set (EBADMSG: not a valid record file).
+ */
+struct record_reader *record__open(const char *path, FILE *err);
+const struct record_info *record__info(const struct record_reader *r);
+/*
+ * Reads the rest of the file: records and drain marks go to sink in
+ * file order, flush at the end (also after a truncation, which is a
+ * warning on err, not an error). 0 or -errno (message written).
+ */
+int record__replay(struct record_reader *r, const struct rec_sink *sink);
+void record__close_reader(struct record_reader *r);
+void record__free_meta(struct record_meta *m);
+
+#endif

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Records to output in one of the formats: the graph builder plus the
+ * writer of the chosen format, behind a rec_sink. Live tracing and
+ * "bpfgraph report" both go through here, which is what makes report
+ * output equal live output.
+ */
+#ifndef BG_RENDER_H
+#define BG_RENDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "functab.h"
+#include "out_text.h"
+#include "session.h"
+
+enum bg_format {
+	BG_FMT_TEXT = 0, /* function_graph text */
+	BG_FMT_JSON, /* JSON lines, one object per call */
+	BG_FMT_CHROME, /* Chrome Trace Event JSON (Perfetto, chrome://tracing) */
+	BG_FMT_FOLDED, /* folded stacks for flame graphs */
+};
+
+struct render_opts {
+	FILE *out;
+	const struct functab *funcs;
+	enum bg_format format;
+	uint32_t flags; /* BG_O_* */
+	enum bg_dialect dialect;
+	uint32_t nr_cpu_ids;
+	bool header;
+	bool folded_count; /* folded: weight by count, not self time */
+};
+
+struct render;
+
+/* Writes what comes first (text header, "{"traceEvents":["). */
+struct render *render__new(const struct render_opts *o);
+/* Records in: feed, drain and flush of the graph builder. */
+struct rec_sink render__sink(struct render *r);
+/* After the sink's flush: what can only be written at the end. 0 or -EIO. */
+int render__finish(struct render *r);
+void render__free(struct render *r);
+/* "text" -> BG_FMT_TEXT, ...; -EINVAL for an unknown name. */
+int render__parse_format(const char *name);
+const char *render__format_name(enum bg_format f);
+
+#endif

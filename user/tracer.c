@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The tracing steps: kernel info, plan, open, attach, run, report,
+ * detach. Live tracing and "bpfgraph record" differ only in where the
+ * records go (struct tracer_sinks).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "attach.h"
+#include "cli.h"
+#include "graph.skel.h"
+#include "kbtf.h"
+#include "ksyms.h"
+#include "ktext.h"
+#include "plan.h"
+#include "record.h"
+#include "render.h"
+#include "session.h"
+#include "tracer.h"
+
+static int verbosity;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	/* libbpf's own messages sit one level below ours. */
+	if ((level == LIBBPF_WARN && verbosity < 1) ||
+	    (level == LIBBPF_INFO && verbosity < 2) ||
+	    (level == LIBBPF_DEBUG && verbosity < 3))
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+/* Each function costs two link fds: lift the soft limit to the hard one. */
+static void raise_nofile(void)
+{
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) || r.rlim_cur >= r.rlim_max)
+		return;
+	r.rlim_cur = r.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &r);
+}
+
+struct kernel_info {
+	struct ksyms *ks;
+	struct kbtf *kb;
+	struct ktext *kt;
+};
+
+static int load_kernel_info(struct kernel_info *ki, const struct bg_opts *o)
+{
+	ki->ks = ksyms__load(NULL);
+	if (!ki->ks) {
+		fprintf(stderr, "bpfgraph: cannot read /proc/kallsyms: %s\n", strerror(errno));
+		return -errno;
+	}
+	if (ksyms__hidden(ki->ks)) {
+		fprintf(stderr, "bpfgraph: kernel addresses are hidden (kptr_restrict): "
+			"run as root\n");
+		return -EPERM;
+	}
+	ki->kb = kbtf__load(NULL);
+	if (!ki->kb) {
+		fprintf(stderr, "bpfgraph: kernel BTF not found (/sys/kernel/btf/vmlinux): "
+			"fentry needs a kernel built with CONFIG_DEBUG_INFO_BTF\n");
+		return -ENOENT;
+	}
+	ki->kt = ktext__open(NULL);
+	if (!ki->kt && o->callee_depth > 0)
+		fprintf(stderr, "bpfgraph: cannot read kernel text (/proc/kcore: %s): "
+			"callees are not discovered, only -G and -a functions are traced\n",
+			strerror(errno));
+	return 0;
+}
+
+static void free_kernel_info(struct kernel_info *ki)
+{
+	ksyms__free(ki->ks);
+	kbtf__free(ki->kb);
+	ktext__close(ki->kt);
+}
+
+static int make_plan(struct plan *p, const struct bg_opts *o, struct kernel_info *ki)
+{
+	struct plan_opts po = {
+		.graph = o->graph.v, .n_graph = (int)o->graph.n,
+		.allow = o->allow.v, .n_allow = (int)o->allow.n,
+		.notrace = o->notrace.v, .n_notrace = (int)o->notrace.n,
+		.callee_depth = ki->kt ? (int)o->callee_depth : 0,
+		.max_funcs = (int)o->max_funcs,
+		.irqs = !!(o->flags & BG_O_IRQS),
+		.ks = ki->ks, .kb = ki->kb, .kt = ki->kt, .err = stderr,
+	};
+
+	return plan__build(p, &po);
+}
+
+static int configure_skel(struct graph_bpf *skel, const struct bg_opts *o)
+{
+	struct graph_bpf__rodata *ro = skel->rodata;
+
+	ro->bg_max_depth = o->max_depth;
+	ro->bg_thresh_ns = o->thresh_ns;
+	ro->bg_self_tgid = getpid();
+	ro->bg_filter_pid = o->nr_pids > 0 || o->command_argc > 0;
+	ro->bg_filter_cpu = o->nr_cpus > 0;
+	memcpy((void *)ro->bg_cpumask, o->cpus, sizeof(ro->bg_cpumask));
+	ro->bg_filter_comm = o->comm[0] != 0;
+	memcpy((void *)ro->bg_comm, o->comm, sizeof(ro->bg_comm));
+	ro->bg_noirqs = !(o->flags & BG_O_IRQS);
+	ro->bg_wakeup_bytes = o->buffer_size / 4;
+	return bpf_map__set_max_entries(skel->maps.bg_events, o->buffer_size);
+}
+
+static int fill_pids(struct graph_bpf *skel, const struct bg_opts *o, pid_t child)
+{
+	int fd = bpf_map__fd(skel->maps.bg_pids);
+	__u8 one = 1;
+
+	for (size_t i = 0; i < o->nr_pids; i++)
+		if (bpf_map_update_elem(fd, &o->pids[i], &one, BPF_ANY))
+			return -errno;
+	if (child > 0) {
+		__u32 pid = child;
+
+		if (bpf_map_update_elem(fd, &pid, &one, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+/* Where records go: a renderer, a record file, or both (then in tee). */
+struct output {
+	FILE *f;
+	struct render *render;
+	struct record_writer *rec;
+	struct rec_sink print, file;
+	struct record_meta meta;
+};
+
+static int tee_feed(void *ctx, const struct bg_rec *r)
+{
+	struct output *out = ctx;
+	int err = out->file.feed(out->file.ctx, r);
+
+	return err ? err : out->print.feed(out->print.ctx, r);
+}
+
+static void tee_drain(void *ctx, uint64_t upto)
+{
+	struct output *out = ctx;
+
+	out->file.drain(out->file.ctx, upto);
+	out->print.drain(out->print.ctx, upto);
+}
+
+static void tee_flush(void *ctx)
+{
+	struct output *out = ctx;
+
+	out->file.flush(out->file.ctx);
+	out->print.flush(out->print.ctx);
+}
+
+static int open_render(struct output *out, const struct bg_opts *o, const struct tracer_sinks *ts,
+		       const struct functab *funcs)
+{
+	const char *path = ts->record ? NULL : o->output;
+	struct render_opts ro = {
+		.funcs = funcs, .format = o->format, .flags = o->flags, .dialect = o->dialect,
+		.nr_cpu_ids = (uint32_t)libbpf_num_possible_cpus(), .header = !o->no_header,
+		.folded_count = o->folded_count,
+	};
+
+	out->f = path ? fopen(path, "we") : stdout;
+	if (!out->f) {
+		fprintf(stderr, "bpfgraph: cannot open '%s': %s\n", path, strerror(errno));
+		return -errno;
+	}
+	ro.out = out->f;
+	out->render = render__new(&ro);
+	if (!out->render)
+		return -ENOMEM;
+	out->print = render__sink(out->render);
+	return 0;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* What report needs to print the records as they would have been here. */
+static void fill_meta(struct record_meta *m, const struct bg_opts *o, const char *cmdline)
+{
+	static struct utsname u;
+	static char host[256];
+	uint64_t mono = clock_ns(CLOCK_MONOTONIC);
+
+	*m = (struct record_meta){
+		.flags = o->flags, .dialect = o->dialect, .max_depth = o->max_depth,
+		.nr_cpu_ids = (uint32_t)libbpf_num_possible_cpus(),
+		.ncpus_online = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN),
+		.header = !o->no_header, .thresh_ns = o->thresh_ns,
+		.clock_offset_ns = (int64_t)(clock_ns(CLOCK_REALTIME) - mono),
+		.start_ns = mono, .cmdline = (char *)cmdline,
+	};
+	if (!uname(&u))
+		m->release = u.release;
+	if (!gethostname(host, sizeof(host) - 1))
+		m->hostname = host;
+}
+
+static int open_output(struct output *out, const struct bg_opts *o, const struct tracer_sinks *ts,
+		       const struct functab *funcs)
+{
+	int err = 0;
+
+	if (ts->print)
+		err = open_render(out, o, ts, funcs);
+	if (!err && ts->record) {
+		fill_meta(&out->meta, o, ts->cmdline);
+		out->rec = record__create(ts->record, &out->meta, funcs, stderr);
+		if (!out->rec)
+			return -errno;
+		out->file = record__sink(out->rec);
+	}
+	/* Before COMMAND runs and writes to the same stdout. */
+	if (out->f)
+		fflush(out->f);
+	return err;
+}
+
+static struct rec_sink output_sink(struct output *out)
+{
+	if (out->render && out->rec)
+		return (struct rec_sink){ tee_feed, tee_drain, tee_flush, out };
+	return out->rec ? out->file : out->print;
+}
+
+static void fill_trailer(struct record_trailer *t, const struct attach *a,
+			 const struct session *s)
+{
+	*t = (struct record_trailer){
+		.records = s->st.records, .drops = s->st.drops,
+		.recursion_misses = a->st.recursion_misses, .nested = s->st.nested,
+		.unmatched_exits = s->st.unmatched_exits, .unmatched_entries = s->st.unwound,
+		.deep = s->st.deep, .nostate = s->st.nostate,
+		.end_ns = clock_ns(CLOCK_MONOTONIC),
+	};
+}
+
+static int close_record(struct output *out, const struct attach *a, const struct session *s,
+			const char *path)
+{
+	struct record_trailer t;
+	int err = 0;
+
+	if (a) {
+		fill_trailer(&t, a, s);
+		err = record__write_trailer(out->rec, &t);
+		fprintf(stderr, "bpfgraph: %llu records written to '%s' (%llu bytes)\n",
+			(unsigned long long)s->st.records, path,
+			(unsigned long long)record__bytes(out->rec));
+	}
+	return record__close(out->rec) ?: err;
+}
+
+/* After the session (a and s NULL on error paths): ends and closes both. */
+static int close_output(struct output *out, const struct attach *a, const struct session *s,
+			const char *path)
+{
+	int err = 0;
+
+	if (out->render && a)
+		err = render__finish(out->render);
+	render__free(out->render);
+	if (out->f && out->f != stdout && fclose(out->f) && !err)
+		err = -errno;
+	else if (out->f == stdout)
+		fflush(stdout);
+	if (out->rec)
+		err = close_record(out, a, s, path) ?: err;
+	return err;
+}
+
+static void print_summary(const struct plan *p, const struct attach *a,
+			  const struct session *s)
+{
+	fprintf(stderr,
+		"bpfgraph: %u functions attached, %zu skipped, %u failed; %llu records, "
+		"%llu dropped, %llu recursion misses, %llu nested in the tracer, "
+		"%llu unmatched exits, %llu unmatched entries, %llu too deep; "
+		"attach %.2f s, detach %.2f s\n",
+		a->st.attached, p->nskipped, a->st.failed,
+		(unsigned long long)s->st.records, (unsigned long long)s->st.drops,
+		(unsigned long long)a->st.recursion_misses, (unsigned long long)s->st.nested,
+		(unsigned long long)s->st.unmatched_exits, (unsigned long long)s->st.unwound,
+		(unsigned long long)s->st.deep, a->st.attach_s, a->st.detach_s);
+	if (s->st.drops)
+		fprintf(stderr, "bpfgraph: %llu records were lost (ring buffer full): "
+			"use a larger -b or trace fewer functions\n",
+			(unsigned long long)s->st.drops);
+}
+
+int tracer__check_cpus(const struct bg_opts *o)
+{
+	int ncpu = libbpf_num_possible_cpus();
+
+	if (!o->nr_cpus || ncpu <= 0)
+		return 0;
+	for (int c = 0; c < ncpu; c++)
+		if (cli__cpu_isset(o, c))
+			return 0;
+	fprintf(stderr, "bpfgraph: -C names no CPU of this machine (possible CPUs: 0-%d)\n",
+		ncpu - 1);
+	return -EINVAL;
+}
+
+static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_sinks *ts)
+{
+	struct attach a = { .funcs = &p->funcs, .verbose = o->verbosity, .err = stderr,
+			    .progress = isatty(STDERR_FILENO) };
+	struct session s = { .go_fd = -1, .duration_ms = o->duration_ms };
+	struct output out = {};
+	int err, cerr;
+
+	a.skel = graph_bpf__open();
+	if (!a.skel) {
+		fprintf(stderr, "bpfgraph: failed to open the BPF object: %s\n", strerror(errno));
+		return -errno;
+	}
+	err = configure_skel(a.skel, o);
+	if (!err && o->command_argc)
+		err = session__spawn(&s, o->command);
+	if (!err)
+		err = attach__all(&a);
+	if (!err)
+		err = fill_pids(a.skel, o, s.child);
+	if (!err)
+		err = open_output(&out, o, ts, &p->funcs);
+	if (err) {
+		session__abort(&s);
+		attach__detach(&a);
+		close_output(&out, NULL, NULL, ts->record);
+		return err;
+	}
+	s.ringbuf_fd = bpf_map__fd(a.skel->maps.bg_events);
+	s.stats_fd = bpf_map__fd(a.skel->maps.bg_stats);
+	s.sink = output_sink(&out);
+	a.skel->bss->bg_enabled = 1;
+	if (s.child > 0)
+		err = session__go(&s);
+	if (!err)
+		err = session__run(&s);
+	session__read_stats(&s);
+	attach__count_misses(&a);
+	attach__detach(&a);
+	cerr = close_output(&out, &a, &s, ts->record);
+	print_summary(p, &a, &s);
+	if (!err && s.st.cmd_status > 0)
+		fprintf(stderr, "bpfgraph: command exited with status %d\n",
+			WIFEXITED(s.st.cmd_status) ? WEXITSTATUS(s.st.cmd_status) : 128 + WTERMSIG(s.st.cmd_status));
+	return err ?: cerr;
+}
+
+void tracer__set_verbosity(int v)
+{
+	verbosity = v;
+	libbpf_set_print(libbpf_print);
+}
+
+int tracer__run(const struct bg_opts *o, const struct tracer_sinks *ts)
+{
+	struct kernel_info ki = {};
+	struct plan p = {};
+	int err;
+
+	raise_nofile();
+	err = load_kernel_info(&ki, o);
+	if (!err)
+		err = make_plan(&p, o, &ki);
+	if (!err && o->dry_run)
+		plan__print(&p, stdout);
+	else if (!err)
+		err = trace(o, &p, ts);
+	plan__free(&p);
+	free_kernel_info(&ki);
+	return err;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The tracing steps shared by "bpfgraph -G ..." and "bpfgraph record":
+ * kernel info, plan, open, attach, run, detach, summary. The caller says
+ * where records go: printed (in --format, to -o or stdout), into a record
+ * file, or both.
+ */
+#ifndef BG_TRACER_H
+#define BG_TRACER_H
+
+#include <stdbool.h>
+
+#include "cli.h"
+
+struct tracer_sinks {
+	bool print; /* render the trace (o->output, or stdout when recording) */
+	const char *record; /* write a record file here; NULL: none */
+	const char *cmdline; /* stored in the record file */
+};
+
+/* libbpf's messages at verbosity (number of -v). */
+void tracer__set_verbosity(int verbosity);
+/* -C must name a CPU of this machine: -EINVAL (reported) if not. */
+int tracer__check_cpus(const struct bg_opts *o);
+/* Everything from the kernel info to the summary: 0 or -errno (reported). */
+int tracer__run(const struct bg_opts *o, const struct tracer_sinks *sinks);
+
+#endif
