@@ -170,6 +170,7 @@ int attach__all(struct attach *a)
 	a->links = malloc(2 * a->funcs->n * sizeof(int));
 	if (!a->links)
 		return -ENOMEM;
+	a->links_cap = 2 * a->funcs->n;
 	memset(a->links, 0xff, 2 * a->funcs->n * sizeof(int));
 	bpf_program__set_attach_target(a->skel->progs.bg_entry, 0, f0->name);
 	bpf_program__set_attach_target(a->skel->progs.bg_exit, 0, f0->name);
@@ -211,9 +212,60 @@ int attach__all(struct attach *a)
 	return a->st.attached ? 0 : -ENOENT;
 }
 
+static int grow_links(struct attach *a, size_t need)
+{
+	size_t cap = a->links_cap ? a->links_cap : 64;
+	int *n;
+
+	if (need <= a->links_cap)
+		return 0;
+	while (cap < need)
+		cap *= 2;
+	n = realloc(a->links, cap * sizeof(int));
+	if (!n)
+		return -ENOMEM;
+	memset(n + a->links_cap, 0xff, (cap - a->links_cap) * sizeof(int));
+	a->links = n;
+	a->links_cap = cap;
+	return 0;
+}
+
+int attach__one(struct attach *a, uint32_t idx)
+{
+	struct clone_src src[2] = {
+		{ bpf_program__insns(a->skel->progs.bg_entry),
+		  bpf_program__insn_cnt(a->skel->progs.bg_entry), BPF_TRACE_FENTRY, "bg_entry" },
+		{ bpf_program__insns(a->skel->progs.bg_exit),
+		  bpf_program__insn_cnt(a->skel->progs.bg_exit), BPF_TRACE_FEXIT, "bg_exit" },
+	};
+	struct modcache mc = { NULL, 0 };
+	int err;
+
+	if (idx == 0 || idx >= a->funcs->n)
+		return -EINVAL;
+	err = grow_links(a, 2 * (size_t)a->funcs->n);
+	if (err)
+		return err;
+	err = attach_func(a, idx, src, &mc);
+	if (mc.fd > 0)
+		close(mc.fd);
+	free(mc.module);
+	if (err) {
+		for (int k = 0; k < 2; k++) {
+			if (a->links[2 * idx + k] >= 0)
+				close(a->links[2 * idx + k]);
+			a->links[2 * idx + k] = -1;
+		}
+		a->st.failed++;
+		return err;
+	}
+	a->st.attached++;
+	return 0;
+}
+
 void attach__count_misses(struct attach *a)
 {
-	for (size_t i = 0; a->links && i < 2 * a->funcs->n; i++) {
+	for (size_t i = 0; a->links && i < a->links_cap; i++) {
 		struct bpf_link_info li = {};
 		struct bpf_prog_info pi = {};
 		__u32 len = sizeof(li);
@@ -234,7 +286,7 @@ void attach__count_misses(struct attach *a)
 void attach__detach(struct attach *a)
 {
 	double t0 = now_s(), last = 0;
-	size_t n = a->funcs ? 2 * a->funcs->n : 0;
+	size_t n = a->links_cap;
 
 	if (a->skel && a->skel->bss)
 		a->skel->bss->bg_enabled = 0;

@@ -28,6 +28,7 @@ struct attach {
 	struct graph_bpf *skel;
 	struct functab *funcs;
 	int *links; /* 2 per function (entry, exit); -1 when absent */
+	size_t links_cap; /* entries allocated in links */
 	struct attach_stats st;
 	int verbose;
 	bool progress; /* show progress on stderr */
@@ -36,6 +37,11 @@ struct attach {
 
 /* Load the skeleton (opened and configured by the caller) and attach. */
 int attach__all(struct attach *a);
+/*
+ * Attach function idx of a->funcs while tracing (it was added to the
+ * table after attach__all). 0 or -errno; a failure leaves nothing behind.
+ */
+int attach__one(struct attach *a, uint32_t idx);
 /* Sums recursion_misses of every attached program (before detach). */
 void attach__count_misses(struct attach *a);
 void attach__detach(struct attach *a);

@@ -275,7 +275,7 @@ static void suggest(const struct plan_opts *o, const char *glob)
 	fprintf(o->err, "\n");
 }
 
-static const char *skip_text(enum plan_skip s)
+const char *plan__skip_text(enum plan_skip s)
 {
 	switch (s) {
 	case PS_NONE: return "attached";
@@ -318,7 +318,7 @@ static int add_glob(struct plan *p, const struct plan_opts *o, struct symset *se
 	if (!usable && why == PW_ENTRY) {
 		for (size_t i = first; i < p->ncands && i < first + 5; i++)
 			fprintf(o->err, "bpfgraph: cannot trace '%s': %s\n",
-				p->cands[i].sym->name, skip_text(p->cands[i].skip));
+				p->cands[i].sym->name, plan__skip_text(p->cands[i].skip));
 		return -EINVAL;
 	}
 	return 0;
@@ -411,7 +411,7 @@ void plan__print(const struct plan *p, FILE *out)
 		if (c->skip == PS_DENIED)
 			fprintf(out, ": denied (%s): on the tracer's own path\n", c->deny);
 		else if (c->skip)
-			fprintf(out, ": %s\n", skip_text(c->skip));
+			fprintf(out, ": %s\n", plan__skip_text(c->skip));
 		else
 			fputc('\n', out);
 	}

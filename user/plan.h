@@ -81,6 +81,8 @@ int plan__build(struct plan *p, const struct plan_opts *o);
 int plan__add_live(struct plan *p, const struct plan_opts *o, const struct ksym *s,
 		   enum plan_skip *why);
 void plan__print(const struct plan *p, FILE *out);
+/* Why a candidate was skipped, in words. */
+const char *plan__skip_text(enum plan_skip s);
 void plan__free(struct plan *p);
 /* The built-in deny pattern matching name, or NULL. */
 const char *plan__denied(const char *name);

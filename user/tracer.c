@@ -26,6 +26,7 @@
 #include "plan.h"
 #include "record.h"
 #include "render.h"
+#include "discover.h"
 #include "session.h"
 #include "tracer.h"
 
@@ -91,9 +92,9 @@ static void free_kernel_info(struct kernel_info *ki)
 	ktext__close(ki->kt);
 }
 
-static int make_plan(struct plan *p, const struct bg_opts *o, struct kernel_info *ki)
+static struct plan_opts plan_opts_of(const struct bg_opts *o, const struct kernel_info *ki)
 {
-	struct plan_opts po = {
+	return (struct plan_opts){
 		.graph = o->graph.v, .n_graph = (int)o->graph.n,
 		.allow = o->allow.v, .n_allow = (int)o->allow.n,
 		.notrace = o->notrace.v, .n_notrace = (int)o->notrace.n,
@@ -102,8 +103,51 @@ static int make_plan(struct plan *p, const struct bg_opts *o, struct kernel_info
 		.irqs = !!(o->flags & BG_O_IRQS),
 		.ks = ki->ks, .kb = ki->kb, .kt = ki->kt, .err = stderr,
 	};
+}
+
+static int make_plan(struct plan *p, const struct bg_opts *o, struct kernel_info *ki)
+{
+	struct plan_opts po = plan_opts_of(o, ki);
 
 	return plan__build(p, &po);
+}
+
+/*
+ * Functions found between traced ones while tracing (discover.h): attach
+ * what can be attached, so that the calls after this one are drawn under
+ * the right parent; say once, with -v, why the others cannot be.
+ */
+struct live {
+	struct plan *p;
+	struct plan_opts po;
+	struct attach *a;
+	int verbose;
+	unsigned int attached, failed, skipped;
+};
+
+static void on_caller(void *ctx, const struct ksym *s)
+{
+	struct live *l = ctx;
+	enum plan_skip why = PS_NONE;
+	int idx = plan__add_live(l->p, &l->po, s, &why);
+
+	if (idx == -EEXIST)
+		return;
+	if (idx < 0) {
+		l->skipped++;
+		if (l->verbose)
+			fprintf(stderr, "bpfgraph: traced calls pass through untraced '%s' (%s)\n",
+				s->name, plan__skip_text(why));
+		return;
+	}
+	if (attach__one(l->a, (uint32_t)idx)) {
+		l->failed++;
+		return;
+	}
+	l->attached++;
+	if (l->verbose)
+		fprintf(stderr, "bpfgraph: attached '%s' while tracing: it calls traced functions\n",
+			s->name);
 }
 
 static int configure_skel(struct graph_bpf *skel, const struct bg_opts *o)
@@ -317,6 +361,17 @@ static void print_summary(const struct plan *p, const struct attach *a,
 			(unsigned long long)s->st.drops);
 }
 
+static void print_discovery(const struct live *l, const struct discover_stats *d)
+{
+	if (!d->checked)
+		return;
+	fprintf(stderr, "bpfgraph: %llu of %llu calls came through untraced functions; "
+		"%u of those attached while tracing, %u cannot be (-v says why)%s\n",
+		(unsigned long long)d->between, (unsigned long long)d->checked, l->attached,
+		l->skipped + l->failed,
+		d->unknown * 2 > d->checked ? "; return addresses look wrong on this kernel" : "");
+}
+
 int tracer__check_cpus(const struct bg_opts *o)
 {
 	int ncpu = libbpf_num_possible_cpus();
@@ -331,12 +386,14 @@ int tracer__check_cpus(const struct bg_opts *o)
 	return -EINVAL;
 }
 
-static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_sinks *ts)
+static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_sinks *ts,
+		 const struct kernel_info *ki)
 {
 	struct attach a = { .funcs = &p->funcs, .verbose = o->verbosity, .err = stderr,
 			    .progress = isatty(STDERR_FILENO) };
 	struct session s = { .go_fd = -1, .duration_ms = o->duration_ms };
 	struct output out = {};
+	struct live live = { .p = p, .po = plan_opts_of(o, ki), .a = &a, .verbose = o->verbosity };
 	int err, cerr;
 
 	a.skel = graph_bpf__open();
@@ -362,6 +419,12 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	s.ringbuf_fd = bpf_map__fd(a.skel->maps.bg_events);
 	s.stats_fd = bpf_map__fd(a.skel->maps.bg_stats);
 	s.sink = output_sink(&out);
+	/* Without kernel text there is no static discovery to extend either. */
+	if (ki->kt && !o->thresh_ns) {
+		s.discover = discover__new(&p->funcs, ki->ks);
+		s.on_caller = on_caller;
+		s.caller_ctx = &live;
+	}
 	a.skel->bss->bg_enabled = 1;
 	if (s.child > 0)
 		err = session__go(&s);
@@ -372,6 +435,9 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	attach__detach(&a);
 	cerr = close_output(&out, &a, &s, ts->record);
 	print_summary(p, &a, &s);
+	if (s.discover)
+		print_discovery(&live, discover__stats(s.discover));
+	discover__free(s.discover);
 	if (!err && s.st.cmd_status > 0)
 		fprintf(stderr, "bpfgraph: command exited with status %d\n",
 			WIFEXITED(s.st.cmd_status) ? WEXITSTATUS(s.st.cmd_status) : 128 + WTERMSIG(s.st.cmd_status));
@@ -397,7 +463,7 @@ int tracer__run(const struct bg_opts *o, const struct tracer_sinks *ts)
 	if (!err && o->dry_run)
 		plan__print(&p, stdout);
 	else if (!err)
-		err = trace(o, &p, ts);
+		err = trace(o, &p, ts, &ki);
 	plan__free(&p);
 	free_kernel_info(&ki);
 	return err;
