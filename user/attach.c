@@ -108,7 +108,12 @@ static int attach_func(struct attach *a, uint32_t i, const struct clone_src src[
 
 	if (objfd < 0)
 		return objfd;
-	for (int k = 0; k < 2; k++) {
+	/*
+	 * fexit first: once the entry program runs, the trampoline already
+	 * calls the function itself and has the frame layout the entry
+	 * program reads the return address from (BG_CK_NREGS).
+	 */
+	for (int k = 1; k >= 0; k--) {
 		struct bpf_program *tmpl = k ? a->skel->progs.bg_exit : a->skel->progs.bg_entry;
 		int pfd = i == 0 ? bpf_program__fd(tmpl) : load_clone(&src[k], f, objfd);
 		int lfd;

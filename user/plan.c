@@ -324,6 +324,32 @@ static int add_glob(struct plan *p, const struct plan_opts *o, struct symset *se
 	return 0;
 }
 
+int plan__callees(const struct plan_opts *o, const struct ksym *s, const struct ksym **out,
+		  size_t max)
+{
+	uint8_t *code = malloc(MAX_CODE);
+	uint64_t *targets = malloc(MAX_TARGETS * sizeof(*targets));
+	struct kcode_info ci;
+	size_t len, n = 0;
+	int err = -ENOMEM;
+
+	if (!code || !targets)
+		goto out;
+	err = o->kt ? read_code(o, s, code, &len) : -ENOENT;
+	if (!err)
+		err = kcode__scan(code, len, s->addr, targets, MAX_TARGETS, &ci);
+	for (size_t k = 0; !err && k < ci.ncalls && k < MAX_TARGETS && n < max; k++) {
+		const struct ksym *t = ksyms__find_addr(o->ks, targets[k]);
+
+		if (t && t->addr == targets[k])
+			out[n++] = t;
+	}
+out:
+	free(code);
+	free(targets);
+	return err ? err : (int)n;
+}
+
 int plan__add_live(struct plan *p, const struct plan_opts *o, const struct ksym *s,
 		   enum plan_skip *why)
 {

@@ -80,6 +80,9 @@ int plan__build(struct plan *p, const struct plan_opts *o);
  */
 int plan__add_live(struct plan *p, const struct plan_opts *o, const struct ksym *s,
 		   enum plan_skip *why);
+/* Direct callees of s in kernel text (up to max); their count or -errno. */
+int plan__callees(const struct plan_opts *o, const struct ksym *s, const struct ksym **out,
+		  size_t max);
 void plan__print(const struct plan *p, FILE *out);
 /* Why a candidate was skipped, in words. */
 const char *plan__skip_text(enum plan_skip s);

@@ -125,29 +125,48 @@ struct live {
 	unsigned int attached, failed, skipped;
 };
 
-static void on_caller(void *ctx, const struct ksym *s)
+/* 1: attached now, 0: known already or cannot be, -errno. */
+static int attach_live(struct live *l, const struct ksym *s, bool report)
 {
-	struct live *l = ctx;
 	enum plan_skip why = PS_NONE;
 	int idx = plan__add_live(l->p, &l->po, s, &why);
 
 	if (idx == -EEXIST)
-		return;
+		return 0;
 	if (idx < 0) {
+		if (!report)
+			return 0;
 		l->skipped++;
 		if (l->verbose)
 			fprintf(stderr, "bpfgraph: traced calls pass through untraced '%s' (%s)\n",
 				s->name, plan__skip_text(why));
-		return;
+		return 0;
 	}
 	if (attach__one(l->a, (uint32_t)idx)) {
 		l->failed++;
-		return;
+		return -EINVAL;
 	}
 	l->attached++;
 	if (l->verbose)
-		fprintf(stderr, "bpfgraph: attached '%s' while tracing: it calls traced functions\n",
-			s->name);
+		fprintf(stderr, "bpfgraph: attached '%s' while tracing%s\n", s->name,
+			report ? ": it calls traced functions" : "");
+	return 1;
+}
+
+/* Live discovery goes one level down from what it finds, too. */
+#define LIVE_CALLEES 64
+
+static void on_caller(void *ctx, const struct ksym *s)
+{
+	const struct ksym *callees[LIVE_CALLEES];
+	struct live *l = ctx;
+	int n;
+
+	if (attach_live(l, s, true) <= 0)
+		return;
+	n = plan__callees(&l->po, s, callees, LIVE_CALLEES);
+	for (int i = 0; i < n; i++)
+		attach_live(l, callees[i], false);
 }
 
 static int configure_skel(struct graph_bpf *skel, const struct bg_opts *o)
@@ -366,7 +385,7 @@ static void print_discovery(const struct live *l, const struct discover_stats *d
 	if (!d->checked)
 		return;
 	fprintf(stderr, "bpfgraph: %llu of %llu calls came through untraced functions; "
-		"%u of those attached while tracing, %u cannot be (-v says why)%s\n",
+		"%u functions attached while tracing, %u callers cannot be (-v says why)%s\n",
 		(unsigned long long)d->between, (unsigned long long)d->checked, l->attached,
 		l->skipped + l->failed,
 		d->unknown * 2 > d->checked ? "; return addresses look wrong on this kernel" : "");

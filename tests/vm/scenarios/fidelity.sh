@@ -7,17 +7,33 @@
 set -u
 . /bench/lib/guest.sh
 
-run_case() { # NAME FUNC WL-ARGS...
-	name=$1 func=$2
-	shift 2
-	progress "$name: bpfgraph -G $func -- wl $*"
-	bpfgraph --dry-run -G "$func" >"$name.plan.txt" 2>&1
-	bpfgraph -G "$func" -- /bin/wl "$@" >"$name.bpfgraph.txt" 2>"$name.bpfgraph.err"
-	echo $? >"$name.bpfgraph.rc"
-	progress "$name: oracle"
-	oracle_capture -o "$name.oracle.txt" "$func" -- wl --stop "$@"
+# The workload repeats its call with pauses: bpfgraph attaches untraced
+# callers it meets while tracing (one level per call), so the later calls
+# are the warm, complete ones; diff pairs each kernel invocation with the
+# best matching one of bpfgraph.
+repeat() { # N WL-CMD...
+	n=$1
+	shift
+	while [ "$n" -gt 0 ]; do
+		printf '%s sleep 300 ' "$*"
+		n=$((n - 1))
+	done
 }
 
-run_case openat do_sys_openat2 openmiss 3
-run_case read vfs_read read 3
-run_case tcp tcp_sendmsg tcp 3
+run_case() { # NAME FUNC WL-CMD...
+	name=$1 func=$2
+	shift 2
+	wl_args=$(repeat 6 "$@")
+	progress "$name: bpfgraph -G $func -- wl $wl_args"
+	bpfgraph --dry-run -G "$func" >"$name.plan.txt" 2>&1
+	# shellcheck disable=SC2086
+	bpfgraph -v -G "$func" -- /bin/wl $wl_args >"$name.bpfgraph.txt" 2>"$name.bpfgraph.err"
+	echo $? >"$name.bpfgraph.rc"
+	progress "$name: oracle"
+	# shellcheck disable=SC2086
+	oracle_capture -o "$name.oracle.txt" "$func" -- wl --stop $wl_args
+}
+
+run_case openat do_sys_openat2 openmiss 1
+run_case read vfs_read read 1
+run_case tcp tcp_sendmsg tcp 1
