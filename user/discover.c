@@ -14,7 +14,7 @@ struct task_stack {
 };
 
 struct discover {
-	const struct functab *funcs;
+	struct functab *funcs;
 	const struct ksyms *ks;
 	struct task_stack *tasks;
 	size_t ntasks;
@@ -23,7 +23,7 @@ struct discover {
 	struct discover_stats st;
 };
 
-struct discover *discover__new(const struct functab *funcs, const struct ksyms *ks)
+struct discover *discover__new(struct functab *funcs, const struct ksyms *ks)
 {
 	struct discover *d = calloc(1, sizeof(*d));
 
@@ -122,6 +122,19 @@ int discover__feed(struct discover *d, const struct bg_rec *r, const struct ksym
 		return 0;
 	*caller = s;
 	return 1;
+}
+
+int discover__expand(struct discover *d, const struct bg_rec *r)
+{
+	struct bg_func *f;
+
+	if (bg_rec_type(r) != BG_REC_ENTRY || r->func >= d->funcs->n)
+		return -1;
+	f = &d->funcs->f[r->func];
+	if (f->flags & (BG_FN_EXPANDED | BG_FN_NOTRACE))
+		return -1;
+	f->flags |= BG_FN_EXPANDED;
+	return (int)r->func;
 }
 
 const struct discover_stats *discover__stats(const struct discover *d)

@@ -26,13 +26,20 @@ struct discover_stats {
 	uint64_t unknown; /* ... whose return address is not kernel text */
 };
 
-struct discover *discover__new(const struct functab *funcs, const struct ksyms *ks);
+struct discover *discover__new(struct functab *funcs, const struct ksyms *ks);
 void discover__free(struct discover *d);
 /*
  * Looks at one record. Returns 1 and sets *caller the first time an
  * untraced function is seen between two traced ones, 0 otherwise.
  */
 int discover__feed(struct discover *d, const struct bg_rec *r, const struct ksym **caller);
+/*
+ * A traced function whose callees were never considered (it sat at the
+ * edge of static discovery, or was attached while tracing) and that was
+ * just entered: returns its index once, marking it expanded, else -1.
+ * Growing the traced set where calls really go keeps it small.
+ */
+int discover__expand(struct discover *d, const struct bg_rec *r);
 const struct discover_stats *discover__stats(const struct discover *d);
 
 #endif

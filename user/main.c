@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cmd.h"
+#include "diff.h"
 #include "tracer.h"
 
 /* "bpfgraph record|report|diff ...": the rest of argv is theirs. */
@@ -20,6 +21,8 @@ static int run_subcommand(const struct bg_opts *o)
 		return cmd_record(o->sub_argc, o->sub_argv);
 	case BG_CMD_REPORT:
 		return cmd_report(o->sub_argc, o->sub_argv);
+	case BG_CMD_DIFF:
+		return cmd_diff(o->sub_argc, o->sub_argv);
 	default:
 		fprintf(stderr, "bpfgraph: '%s' is not implemented yet\n", o->sub_argv[0]);
 		return BG_EXIT_FAILURE;

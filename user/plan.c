@@ -10,12 +10,12 @@
 #define MAX_TARGETS 4096
 
 /*
- * Functions on the programs' own execution path: the trampoline, the
+ * Functions on the programs' own execution path: the trampoline and the
  * helpers our programs call (ring buffer, task storage, time, irq_work
- * wake-ups), and the locks they take. Attaching them recurses into the
- * programs or deadlocks (an fexit on the ring buffer's spin lock runs
- * while that lock is held). The kernel refuses a few more by itself
- * (btf_id_deny in kernel/bpf/verifier.c).
+ * wake-ups). The locks those helpers take (_raw_spin_lock_irqsave...)
+ * are not here: a call made inside one of our program runs is skipped
+ * whole by the bg_busy guard, so their programs never nest. The kernel
+ * refuses a few more by itself (btf_id_deny in kernel/bpf/verifier.c).
  */
 static const char *const deny_globs[] = {
 	"bpf_*", "__bpf_*", "*_bpf_prog_*", "bpf_trampoline_*",
@@ -25,8 +25,6 @@ static const char *const deny_globs[] = {
 	"bpf_local_storage_*", "*task_storage*", "htab_*", "__htab_*",
 	"ktime_get_mono_fast_ns", "ktime_get*fast_ns", "native_sched_clock",
 	"sched_clock*", "local_clock*",
-	"_raw_spin_lock_irqsave", "_raw_spin_unlock_irqrestore",
-	"_raw_spin_trylock", "do_raw_spin_*",
 	"__x86_indirect_thunk_*", "__x86_return_thunk", "__fentry__",
 	"ftrace_*", "__ftrace_*", "trace_hardirqs_*", "lockdep_*", "lock_acquire",
 	"lock_release", "lock_is_held_type", "__lock_*",
@@ -206,6 +204,8 @@ static int discover(struct plan *p, const struct plan_opts *o, struct symset *se
 	err = kcode__scan(code, len, c.sym->addr, targets, MAX_TARGETS, &ci);
 	if (err)
 		return err;
+	if (c.func >= 0)
+		p->funcs.f[c.func].flags |= BG_FN_EXPANDED;
 	for (size_t k = 0; k < ci.ncalls && k < MAX_TARGETS; k++) {
 		const struct ksym *t = ksyms__find_addr(o->ks, targets[k]);
 		struct plan_cand nc = { .why = PW_CALLEE, .depth = c.depth + 1,

@@ -116,11 +116,16 @@ static int on_record(void *ctx, void *data, size_t len)
 	s->st.records++;
 	if (s->discover) {
 		const struct ksym *c;
+		int f;
 
 		/* Past 64 new callers in one poll interval, the rest are not acted on. */
 		if (discover__feed(s->discover, data, &c) == 1 &&
 		    s->npending < sizeof(s->pending) / sizeof(s->pending[0]))
 			s->pending[s->npending++] = c;
+		/* With the queue full, a function waits for its next call. */
+		if (s->nexpand < sizeof(s->expand) / sizeof(s->expand[0]) &&
+		    (f = discover__expand(s->discover, data)) >= 0)
+			s->expand[s->nexpand++] = (uint32_t)f;
 	}
 	return s->sink.feed(s->sink.ctx, data);
 }
@@ -175,6 +180,10 @@ int session__run(struct session *s)
 			if (s->on_caller)
 				s->on_caller(s->caller_ctx, s->pending[i]);
 		s->npending = 0;
+		for (unsigned int i = 0; i < s->nexpand; i++)
+			if (s->on_expand)
+				s->on_expand(s->caller_ctx, s->expand[i]);
+		s->nexpand = 0;
 		if (stop_signal || (t_end && mono_ns() >= t_end))
 			break;
 		if (had_child && child_done(s))

@@ -54,9 +54,12 @@ struct session {
 	 */
 	struct discover *discover;
 	void (*on_caller)(void *ctx, const struct ksym *caller);
+	void (*on_expand)(void *ctx, uint32_t func);
 	void *caller_ctx;
 	const struct ksym *pending[64];
 	unsigned int npending;
+	uint32_t expand[64];
+	unsigned int nexpand;
 	uint64_t duration_ms; /* 0: until a signal or the command ends */
 	pid_t child; /* started by session__spawn, released by session__go */
 	int go_fd; /* write end of the child's start pipe */

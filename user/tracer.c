@@ -125,12 +125,17 @@ struct live {
 	unsigned int attached, failed, skipped;
 };
 
-/* 1: attached now, 0: known already or cannot be, -errno. */
-static int attach_live(struct live *l, const struct ksym *s, bool report)
+/*
+ * 1: attached now, 0: known already or cannot be (*why says which),
+ * -errno.
+ */
+static int attach_live(struct live *l, const struct ksym *s, bool report,
+		       enum plan_skip *why)
 {
-	enum plan_skip why = PS_NONE;
-	int idx = plan__add_live(l->p, &l->po, s, &why);
+	int idx;
 
+	*why = PS_NONE;
+	idx = plan__add_live(l->p, &l->po, s, why);
 	if (idx == -EEXIST)
 		return 0;
 	if (idx < 0) {
@@ -139,7 +144,7 @@ static int attach_live(struct live *l, const struct ksym *s, bool report)
 		l->skipped++;
 		if (l->verbose)
 			fprintf(stderr, "bpfgraph: traced calls pass through untraced '%s' (%s)\n",
-				s->name, plan__skip_text(why));
+				s->name, plan__skip_text(*why));
 		return 0;
 	}
 	if (attach__one(l->a, (uint32_t)idx)) {
@@ -156,17 +161,48 @@ static int attach_live(struct live *l, const struct ksym *s, bool report)
 /* Live discovery goes one level down from what it finds, too. */
 #define LIVE_CALLEES 64
 
-static void on_caller(void *ctx, const struct ksym *s)
+/*
+ * Attach the direct callees of s; through a callee that cannot be
+ * attached for want of BTF (a compiler clone), one level further, since
+ * its callees show in its place.
+ */
+static void attach_callees(struct live *l, const struct ksym *s, bool through)
 {
 	const struct ksym *callees[LIVE_CALLEES];
-	struct live *l = ctx;
-	int n;
+	enum plan_skip why;
+	int n = plan__callees(&l->po, s, callees, LIVE_CALLEES);
 
-	if (attach_live(l, s, true) <= 0)
+	for (int i = 0; i < n; i++) {
+		attach_live(l, callees[i], false, &why);
+		if (through && why == PS_NO_BTF)
+			attach_callees(l, callees[i], false);
+	}
+}
+
+static void on_caller(void *ctx, const struct ksym *s)
+{
+	struct live *l = ctx;
+	enum plan_skip why;
+
+	int idx;
+
+	if (attach_live(l, s, true, &why) <= 0)
 		return;
-	n = plan__callees(&l->po, s, callees, LIVE_CALLEES);
-	for (int i = 0; i < n; i++)
-		attach_live(l, callees[i], false);
+	attach_callees(l, s, true);
+	idx = functab__find(&l->p->funcs, s->name, s->module);
+	if (idx >= 0)
+		l->p->funcs.f[idx].flags |= BG_FN_EXPANDED;
+}
+
+/* A traced function at the edge of what is traced was entered. */
+static void on_expand(void *ctx, uint32_t func)
+{
+	struct live *l = ctx;
+	const struct bg_func *f = &l->p->funcs.f[func];
+	const struct ksym *s = ksyms__find_name(l->po.ks, f->name, f->module);
+
+	if (s)
+		attach_callees(l, s, true);
 }
 
 static int configure_skel(struct graph_bpf *skel, const struct bg_opts *o)
@@ -442,6 +478,7 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	if (ki->kt && !o->thresh_ns) {
 		s.discover = discover__new(&p->funcs, ki->ks);
 		s.on_caller = on_caller;
+		s.on_expand = on_expand;
 		s.caller_ctx = &live;
 	}
 	a.skel->bss->bg_enabled = 1;

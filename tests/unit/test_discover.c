@@ -125,6 +125,22 @@ static void test_other_records_ignored(void **state)
 	assert_int_equal(discover__stats(fx->d)->checked, 0);
 }
 
+static void test_expand_once(void **state)
+{
+	struct fixture *fx = *state;
+	struct bg_rec a = entry(13, 1, 0, 0);
+
+	fx->ft.f[0].flags |= BG_FN_EXPANDED;
+	assert_int_equal(discover__expand(fx->d, &a), 1);
+	assert_int_equal(discover__expand(fx->d, &a), -1);
+	a.func = 0; /* already expanded by the plan */
+	assert_int_equal(discover__expand(fx->d, &a), -1);
+	fx->ft.f[1].flags &= ~BG_FN_EXPANDED;
+	fx->ft.f[1].flags |= BG_FN_NOTRACE; /* hidden subtrees never grow */
+	a.func = 1;
+	assert_int_equal(discover__expand(fx->d, &a), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -133,6 +149,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tasks_apart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_records_ignored, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_expand_once, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

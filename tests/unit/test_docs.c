@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "cli.h"
+#include "diff.h"
 
 #ifndef BG_SRCDIR
 #error "BG_SRCDIR (the repository root) must be defined"
@@ -35,9 +36,11 @@ struct words {
 
 struct docs {
 	char help[16384];
+	char diff_help[8192]; /* "bpfgraph diff --help" */
 	char *man; /* roff with escapes and font changes removed */
 	char *compl;
 	struct words longs, shorts, onames, groups;
+	struct words diff_longs;
 };
 
 static struct docs docs;
@@ -197,9 +200,15 @@ static int setup(void **state __maybe_unused)
 	cli__usage(f);
 	assert_true(ftell(f) < (long)sizeof(docs.help) - 1);
 	fclose(f);
+	f = fmemopen(docs.diff_help, sizeof(docs.diff_help), "w");
+	assert_non_null(f);
+	diff__usage(f);
+	assert_true(ftell(f) < (long)sizeof(docs.diff_help) - 1);
+	fclose(f);
 	docs.man = roff_plain(slurp("man/bpfgraph.1"));
 	docs.compl = slurp("tools/bpfgraph.bash-completion");
 	scan_longs(docs.help, &docs.longs);
+	scan_longs(docs.diff_help, &docs.diff_longs);
 	scan_shorts(docs.help, &docs.shorts);
 	scan_onames(docs.help, &docs.onames);
 	scan_groups(docs.help, &docs.groups);
@@ -211,6 +220,7 @@ static int teardown(void **state __maybe_unused)
 	free(docs.man);
 	free(docs.compl);
 	words_free(&docs.longs);
+	words_free(&docs.diff_longs);
 	words_free(&docs.shorts);
 	words_free(&docs.onames);
 	words_free(&docs.groups);
@@ -276,6 +286,7 @@ static void test_help_longs_parse(void **state __maybe_unused)
 static void test_man_options(void **state __maybe_unused)
 {
 	expect_all(&docs.longs, docs.man, "man/bpfgraph.1");
+	expect_all(&docs.diff_longs, docs.man, "man/bpfgraph.1");
 	expect_all(&docs.shorts, docs.man, "man/bpfgraph.1");
 	expect_all(&docs.onames, docs.man, "man/bpfgraph.1");
 }
@@ -285,8 +296,15 @@ static void test_completion_options(void **state __maybe_unused)
 	const char *f = "tools/bpfgraph.bash-completion";
 
 	expect_all(&docs.longs, docs.compl, f);
+	expect_all(&docs.diff_longs, docs.compl, f);
 	expect_all(&docs.shorts, docs.compl, f);
 	expect_all(&docs.onames, docs.compl, f);
+}
+
+/* An option of "bpfgraph --help" or of "bpfgraph diff --help". */
+static bool known_long(const char *word)
+{
+	return words_has(&docs.longs, word) || words_has(&docs.diff_longs, word);
 }
 
 /* Nor do they document options that do not exist (any more). */
@@ -298,11 +316,11 @@ static void test_no_stale_options(void **state __maybe_unused)
 	scan_longs(docs.man, &man);
 	scan_longs(docs.compl, &compl);
 	for (i = 0; i < man.n; i++)
-		if (!words_has(&docs.longs, man.v[i]) && ++stale)
+		if (!known_long(man.v[i]) && ++stale)
 			print_error("man/bpfgraph.1: '%s' is not in --help\n",
 				    man.v[i]);
 	for (i = 0; i < compl.n; i++)
-		if (!words_has(&docs.longs, compl.v[i]) && ++stale)
+		if (!known_long(compl.v[i]) && ++stale)
 			print_error("completion: '%s' is not in --help\n",
 				    compl.v[i]);
 	words_free(&man);

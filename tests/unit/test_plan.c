@@ -101,7 +101,7 @@ static void test_deny_list(void **state)
 {
 	assert_non_null(plan__denied("bpf_ringbuf_reserve"));
 	assert_non_null(plan__denied("__rcu_read_lock"));
-	assert_non_null(plan__denied("_raw_spin_lock_irqsave"));
+	assert_null(plan__denied("_raw_spin_lock_irqsave"));
 	assert_non_null(plan__denied("migrate_disable"));
 	assert_null(plan__denied("do_sys_openat2"));
 	assert_null(plan__denied("_raw_spin_lock"));

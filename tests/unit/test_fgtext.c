@@ -1,0 +1,818 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * function_graph text reader tests: the real captures of
+ * tests/golden/seeds/ (copies of ../shared/seeds/) read and written back
+ * byte for byte, small inputs of every dialect of
+ * function-graph-format.md likewise, what the reader makes of them, and
+ * the line numbers of malformed input.
+ */
+#include <errno.h>
+#include <inttypes.h>
+
+#include "golden.h"
+
+#include "fgtext.h"
+
+#define SEED_000 "seeds/000_552e225c0d5c94bb.txt"
+#define SEED_001 "seeds/001_42a8f16914de080a.txt"
+#define SEED_002 "seeds/002_76c6522b3146f63d.txt"
+#define SEED_003 "seeds/003_9ac0de771dae3076.txt"
+#define SEED_004 "seeds/004_cf19708d00924ebb.txt"
+
+/* --- helpers ------------------------------------------------------------- */
+
+static FILE *open_text(const char *text, size_t len)
+{
+	/* fmemopen() refuses a zero size */
+	FILE *f = len ? fmemopen((void *)text, len, "r") : fopen("/dev/null", "r");
+
+	assert_non_null(f);
+	return f;
+}
+
+static struct fgtext_doc *load_opts(const char *text, size_t len, const struct fgtext_opts *o,
+				    uint32_t *errline)
+{
+	FILE *f = open_text(text, len);
+	struct fgtext_doc *d = fgtext__load(f, o, errline);
+
+	fclose(f);
+	return d;
+}
+
+static struct fgtext_doc *load(const char *text)
+{
+	struct fgtext_opts o = { .name = "test" };
+	struct fgtext_doc *d = load_opts(text, strlen(text), &o, NULL);
+
+	assert_non_null(d);
+	return d;
+}
+
+/* What fgtext__write() prints for d; free() it. */
+static char *write_doc(const struct fgtext_doc *d, size_t *len)
+{
+	char *buf = NULL;
+	FILE *m = open_memstream(&buf, len);
+
+	assert_non_null(m);
+	assert_int_equal(fgtext__write(d, m), 0);
+	assert_int_equal(fclose(m), 0);
+	return buf;
+}
+
+/* Read, write back, same bytes; verbatim = events the writer could not print. */
+static void check_roundtrip(const char *name, const char *text, size_t len, uint64_t verbatim)
+{
+	struct fgtext_opts o = { .name = name, .err = stderr };
+	struct fgtext_doc *d = load_opts(text, len, &o, NULL);
+	size_t olen;
+	char *out;
+
+	if (!d)
+		fail_msg("%s: not read", name);
+	out = write_doc(d, &olen);
+	if (olen != len || memcmp(out, text, len)) {
+		struct golden_lines a, b;
+
+		fprintf(stderr, "%s: written text differs\n", name);
+		golden_split(text, len, &a);
+		golden_split(out, olen, &b);
+		golden_diff(&a, &b);
+		free(a.s);
+		free(a.len);
+		free(b.s);
+		free(b.len);
+		fail();
+	}
+	if (d->stats->verbatim != verbatim)
+		fail_msg("%s: %" PRIu64 " events kept verbatim, expected %" PRIu64, name,
+			 d->stats->verbatim, verbatim);
+	assert_int_equal(d->stats->unparsed, 0);
+	free(out);
+	fgtext__doc_free(d);
+}
+
+static const struct gev *nth_event(const struct fgtext_doc *d, size_t n)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->ev[i].kind == FGT_EVENT && !n--)
+			return &d->ev[i].ev;
+	fail_msg("no event %zu", n);
+	return NULL;
+}
+
+static const char *fname(const struct fgtext_doc *d, uint32_t func)
+{
+	assert_true(func < d->funcs->n);
+	return d->funcs->f[func].display;
+}
+
+/* --- seeds ------------------------------------------------------------------ */
+
+static char *slurp_golden(const char *rel, size_t *len)
+{
+	char *path = golden_path(rel);
+	char *buf = golden_slurp(path, len);
+
+	if (!buf)
+		fail_msg("cannot read %s", path);
+	free(path);
+	return buf;
+}
+
+/* The copies are the captures of ../shared/seeds when that folder exists. */
+static void test_seed_copies(void **state)
+{
+	static const char *const seeds[] = { SEED_000, SEED_001, SEED_002, SEED_003, SEED_004 };
+
+	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		char shared[4096];
+		size_t a, b;
+		char *copy = slurp_golden(seeds[i], &a), *orig;
+
+		snprintf(shared, sizeof(shared), "%s/../shared/%s", BG_SRCDIR, seeds[i]);
+		orig = golden_slurp(shared, &b);
+		if (orig) {
+			assert_int_equal(a, b);
+			assert_memory_equal(copy, orig, a);
+		}
+		free(orig);
+		free(copy);
+	}
+}
+
+static struct fgtext_doc *roundtrip_seed(const char *rel, char **text)
+{
+	struct fgtext_opts o = { .name = rel, .err = stderr };
+	size_t len;
+	struct fgtext_doc *d;
+
+	*text = slurp_golden(rel, &len);
+	check_roundtrip(rel, *text, len, 0);
+	d = load_opts(*text, len, &o, NULL);
+	assert_non_null(d);
+	return d;
+}
+
+/* 3.x tracefs "trace": header, modules, an irq at the same depth, an orphan "}". */
+static void test_seed_000(void **state)
+{
+	char *text;
+	struct fgtext_doc *d = roundtrip_seed(SEED_000, &text);
+	const struct fgtext_layout *l = d->layout;
+
+	assert_int_equal(d->stats->lines, 457);
+	assert_int_equal(d->stats->calls, 307);
+	assert_int_equal(d->stats->other, 0);
+	assert_true(l->header);
+	assert_int_equal(l->cpu_width, 3);
+	assert_int_equal(l->dialect, BG_DIALECT_6_1);
+	assert_int_equal(l->flags & (BG_O_CPU | BG_O_DURATION | BG_O_PROC | BG_O_ABSTIME),
+			 BG_O_CPU | BG_O_DURATION);
+	assert_true(l->flags & BG_O_OVERHEAD);
+	assert_true(l->known & BG_O_OVERHEAD);
+	assert_true(l->final_newline);
+	/* line 5: "  15)               |  SyS_write() {" */
+	assert_int_equal(d->ev[4].line, 5);
+	assert_int_equal(d->ev[4].ev.type, GEV_ENTER);
+	assert_int_equal(d->ev[4].ev.cpu, 15);
+	assert_string_equal(fname(d, d->ev[4].ev.func), "SyS_write");
+	/* module functions are split into name and module */
+	assert_true(functab__find(d->funcs, "nf_conntrack_in", "nf_conntrack") >= 0);
+	/* line 122: "} / * __local_bh_enable_ip * /" after an irq at its depth */
+	for (size_t i = 0; i < d->n; i++) {
+		if (d->ev[i].line != 122)
+			continue;
+		assert_int_equal(d->ev[i].ev.type, GEV_EXIT);
+		assert_true(d->ev[i].ev.tail);
+		assert_int_equal(d->ev[i].ev.dur, 35);
+		assert_string_equal(fname(d, d->ev[i].ev.func), "__local_bh_enable_ip");
+	}
+	fgtext__doc_free(d);
+	free(text);
+}
+
+/* perf ftrace with funcgraph-retval (6.5 form) after a shell prompt. */
+static void test_seed_001(void **state)
+{
+	char *text;
+	struct fgtext_doc *d = roundtrip_seed(SEED_001, &text);
+
+	assert_int_equal(d->ev[0].kind, FGT_TEXT);
+	assert_int_equal(d->ev[1].kind, FGT_HEADER);
+	assert_int_equal(d->layout->dialect, BG_DIALECT_6_5);
+	assert_true(d->layout->flags & BG_O_RETVAL);
+	assert_false(d->layout->flags & BG_O_RETVAL_HEX);
+	assert_true(d->layout->known & BG_O_RETVAL_HEX);
+	assert_int_equal(d->layout->cpu_width, 2);
+	assert_int_equal(d->stats->calls, 169);
+	for (size_t i = 0; i < d->n; i++) {
+		const struct fgtext_ev *e = &d->ev[i];
+
+		if (e->line == 31) { /* tcp_stream_memory_free(); / * = -255 * / */
+			assert_true(e->has_ret);
+			assert_int_equal((int64_t)e->ev.ret, -255);
+		}
+		if (e->line == 11) { /* } / * sockfd_lookup_light = 0xffff8de84145a100 * / */
+			assert_int_equal(e->ev.type, GEV_EXIT);
+			assert_int_equal(e->ev.ret, 0xffff8de84145a100ULL);
+			assert_false(e->ev.tail); /* its entry was seen */
+		}
+	}
+	fgtext__doc_free(d);
+	free(text);
+}
+
+/* perf-tools funcgraph: "Tracing ..." line, 3-digit CPU column, no final newline. */
+static void test_seed_002_003(void **state)
+{
+	char *text;
+	struct fgtext_doc *d = roundtrip_seed(SEED_002, &text);
+
+	assert_int_equal(d->stats->other, 2);
+	assert_string_equal(d->ev[1].text, "Tracing \"udp_sendmsg\"... Ctrl-C to end.");
+	assert_false(d->layout->final_newline);
+	assert_false(d->layout->header);
+	assert_int_equal(d->layout->cpu_width, 3);
+	assert_int_equal(nth_event(d, 0)->cpu, 4);
+	fgtext__doc_free(d);
+	free(text);
+	d = roundtrip_seed(SEED_003, &text);
+	assert_int_equal(d->ev[0].kind, FGT_HEADER); /* "# ./funcgraph udp_sendmsg" */
+	assert_int_equal(nth_event(d, 0)->cpu, 6);
+	assert_false(d->layout->final_newline);
+	fgtext__doc_free(d);
+	free(text);
+}
+
+/* Lines joined by spaces with commentary: read, counted, and readable again. */
+static void test_seed_004(void **state)
+{
+	struct fgtext_opts o = { .name = SEED_004, .err = stderr };
+	size_t len, olen, olen2;
+	char *text = slurp_golden(SEED_004, &len), *out, *out2;
+	struct fgtext_doc *d = load_opts(text, len, &o, NULL), *d2;
+
+	assert_non_null(d);
+	assert_int_equal(d->stats->lines, 1);
+	assert_int_equal(d->stats->joined, 1);
+	assert_int_equal(d->stats->recovered, 3535);
+	assert_int_equal(d->stats->events, 3535);
+	assert_int_equal(d->stats->unparsed, 5);
+	assert_true(d->stats->calls > 2400);
+	assert_true(d->ev[0].recovered);
+	assert_string_equal(fname(d, d->ev[0].ev.func), "__do_softirq");
+	assert_int_equal(d->ev[1].ev.depth, 1);
+	assert_int_equal(d->ev[2].ev.depth, 2); /* __usecs_to_jiffies(); under net_rx_action */
+	assert_int_equal(d->ev[2].ev.dur, 154);
+	/* written back as proper lines, which read back into the same text */
+	out = write_doc(d, &olen);
+	d2 = load_opts(out, olen, &o, NULL);
+	assert_non_null(d2);
+	assert_int_equal(d2->stats->verbatim, 0);
+	assert_int_equal(d2->stats->unparsed, 0);
+	assert_int_equal(d2->stats->calls, d->stats->calls);
+	out2 = write_doc(d2, &olen2);
+	assert_int_equal(olen, olen2);
+	assert_memory_equal(out, out2, olen);
+	free(out);
+	free(out2);
+	fgtext__doc_free(d2);
+	fgtext__doc_free(d);
+	free(text);
+}
+
+/* --- dialects: read then written back, same bytes ------------------------- */
+
+static const struct {
+	const char *name, *text;
+	uint64_t verbatim; /* events out_text cannot print (kept as read) */
+} dialects[] = {
+	{ "default with header",
+	  "# tracer: function_graph\n"
+	  "#\n"
+	  "# CPU  DURATION                  FUNCTION CALLS\n"
+	  "# |     |   |                     |   |   |   |\n"
+	  " 0)               |  do_sys_openat2() {\n"
+	  " 0)               |    getname() {\n"
+	  " 0)               |      getname_flags.part.0() {\n"
+	  " 0)               |        kmem_cache_alloc() {\n"
+	  " 0)   2.896 us    |          __cond_resched();\n"
+	  " 0)   1.504 us    |          should_failslab();\n"
+	  " 0) + 16.317 us   |        }\n"
+	  " 0) + 21.971 us   |      }\n"
+	  " 0) + 25.000 us   |    }\n"
+	  " 0) ! 140.417 us  |  }\n",
+	  0 },
+	{ "retval 6.5",
+	  " 1)               |  cpu_cgroup_can_attach() {\n"
+	  " 1)   0.732 us    |    cgroup_taskset_next(); /* = 0xffff93fc8fb20000 */\n"
+	  " 1)   0.100 us    |    capable(); /* = 0x1 */\n"
+	  " 1)   2.335 us    |  } /* cpu_cgroup_can_attach = -22 */\n",
+	  0 },
+	{ "retval 6.13",
+	  " 0)               |  vfs_read() {\n"
+	  " 0)   0.301 us    |    rw_verify_area(); /* ret=0x0 */\n"
+	  " 0)   0.200 us    |    security_file_permission(); /* ret=-13 */\n"
+	  " 0) + 12.345 us   |  } /* vfs_read ret=0x5 */\n",
+	  0 },
+	{ "retval hex",
+	  " 0)               |  do_sys_openat2() {\n"
+	  " 0)   1.000 us    |    getname(); /* = 0xffff888103a2c000 */\n"
+	  " 0)   2.000 us    |  } /* do_sys_openat2 = 0xfffffffffffffffe */\n",
+	  0 },
+	{ "abstime",
+	  "# tracer: function_graph\n"
+	  "#\n"
+	  "#     TIME        CPU  DURATION                  FUNCTION CALLS\n"
+	  "#      |          |     |   |                     |   |   |   |\n"
+	  "   10.574150 |   0)               |  do_sys_openat2() {\n"
+	  "   10.574160 |   0)   2.346 us    |    __cond_resched();\n"
+	  "   10.574170 |   0)   5.000 us    |  }\n",
+	  0 },
+	{ "proc",
+	  " 0)     wl-102     |               |  do_sys_openat2() {\n"
+	  " 0)     wl-102     |   2.346 us    |    __cond_resched();\n"
+	  " 0)   rcu_pre-15   |   0.500 us    |  rcu_note_context_switch();\n"
+	  " 0)    <idle>-0    |   0.500 us    |  cpuidle_enter();\n"
+	  " 0) systemd-4194304 |   0.500 us    |  do_epoll_wait();\n"
+	  " 0)     wl-102     |   5.000 us    |  }\n",
+	  0 },
+	{ "abstime proc banner",
+	  "# tracer: function_graph\n"
+	  "#\n"
+	  "#     TIME        CPU  TASK/PID         DURATION                  FUNCTION CALLS\n"
+	  "#      |          |     |    |           |   |                     |   |   |   |\n"
+	  "    5.495943 |   0)   rcu_pre-15   |   1.000 us    |  rcu_gp_kthread();\n"
+	  " ------------------------------------------\n"
+	  " 0)   rcu_pre-15   =>    <idle>-0   \n"
+	  " ------------------------------------------\n"
+	  "\n"
+	  "    5.496000 |   0)    <idle>-0    |   0.500 us    |  cpuidle_enter();\n",
+	  0 },
+	{ "nocpu",
+	  "#  DURATION                  FUNCTION CALLS\n"
+	  "#   |   |                     |   |   |   |\n"
+	  "+ 15.174 us   |  mutex_unlock();\n"
+	  "              |  do_sys_openat2() {\n"
+	  "  2.415 us    |    __cond_resched();\n"
+	  "  3.000 us    |  }\n",
+	  0 },
+	{ "noduration",
+	  "# CPU               FUNCTION CALLS\n"
+	  "# |                 |   |   |   |\n"
+	  " 1) do_sys_openat2() {\n"
+	  " 1)   getname() {\n"
+	  " 1)     __cond_resched();\n"
+	  " 1)   }\n"
+	  " 1) }\n",
+	  0 },
+	{ "nooverhead",
+	  " 0)               |  do_sys_openat2() {\n"
+	  " 0)   16.588 us   |    getname();\n"
+	  " 0)   20.000 us   |  }\n",
+	  0 },
+	{ "tail",
+	  " 1)               |      kmem_cache_alloc() {\n"
+	  " 1)   1.000 us    |        should_failslab();\n"
+	  " 1) + 21.971 us   |      } /* kmem_cache_alloc */\n",
+	  0 },
+	{ "tracing_thresh",
+	  " 1) + 32.445 us   |            } /* mm_init */\n"
+	  " 1) + 49.273 us   |          } /* mm_alloc */\n"
+	  " 1) + 84.795 us   |        } /* alloc_bprm */\n"
+	  " 0) # 6002.767 us |      } /* schedule */\n",
+	  0 },
+	{ "durations",
+	  " 0) * 33998.59 us |  a();\n"
+	  " 0) @ 119760.2 us |  b();\n"
+	  " 0) $ 3594274 us  |  c();\n"
+	  " 0) $ 10000000 us |  d();\n"
+	  " 0) $ 123456789 us |  e();\n"
+	  " 0)   10.000 us   |  f();\n",
+	  0 },
+	{ "lost",
+	  " 0)   1.000 us    |  foo();\n"
+	  "CPU:0 [LOST 12 EVENTS]\n"
+	  " 0)   1.000 us    |  bar();\n"
+	  "CPU:1 [LOST EVENTS]\n",
+	  0 },
+	{ "nocontext-info",
+	  "# tracer: function_graph\n"
+	  "#\n"
+	  "do_sys_openat2() {\n"
+	  "  getname() {\n"
+	  "        __cond_resched();\n"
+	  "  }\n"
+	  "}\n",
+	  0 },
+	{ "comments irq overruns",
+	  " 1)               |    vfs_write() {\n"
+	  " 1)   5.944 us    |      rw_verify_area();\n"
+	  " 1)   1.934 us    |      __cond_resched();\n"
+	  " 1)               |      /* hello-marker */\n"
+	  " 1) + 68.188 us   |      copy_from_user_nofault();\n"
+	  " 1)   ==========> |\n"
+	  " 1)   2.000 us    |      irq_handler();\n"
+	  " 1)   <========== |\n"
+	  " 1) + 90.000 us   |    }\n"
+	  " (Overruns: 3)\n",
+	  0 },
+	{ "perf-tools framing",
+	  "Tracing \"vfs_read\" for PID 5363... Ctrl-C to end.\n"
+	  " 0)   1.000 us    |  vfs_read();\n"
+	  "##### CPU 1 buffer started ####\n"
+	  "\n"
+	  "Ending tracing...\n",
+	  0 },
+	{ "modules",
+	  " 0)               |    bm_status_read [binfmt_misc]() {\n"
+	  " 0)   1.000 us    |      bm_helper [binfmt_misc]();\n"
+	  " 0)   1.000 us    |      0xffffffffc0a01234();\n"
+	  " 0)   2.000 us    |    } /* bm_status_read [binfmt_misc] */\n",
+	  0 },
+	{ "no final newline", " 0)   1.000 us    |  foo();\n 0)   1.000 us    |  bar();", 0 },
+	{ "empty", "", 0 },
+	{ "blank lines only", "\n\n", 0 },
+	/* what out_text does not print: kept as read */
+	{ "retaddr and args",
+	  " 0)               |  vfs_read() { /* <-ksys_read+0x6d/0xf0 */\n"
+	  " 0)   0.301 us    |    rw_verify_area(); /* <-vfs_read+0x9a/0x1a0 ret=0x0 */\n"
+	  " 0) + 12.345 us   |  } /* vfs_read ret=0x5 */\n"
+	  " 0)               |  vfs_read(file=0xffff8881030a2c00, buf=0x7ffd5d3c1a70, count=0x20000, pos=0xffffc90001f3bf08) {\n"
+	  " 0)   0.301 us    |    rw_verify_area(read_write=0, file=0xffff8881030a2c00, ppos=0xffffc90001f3bf08, count=0x20000); /* ret=0x0 */\n"
+	  " 0)   0.100 us    |    f(x=(STRUCT)[0x1:0x2], ...); /* ret=0x0 */\n"
+	  " 0)   1.000 us    |  } /* vfs_read ret=0x10 */\n",
+	  5 },
+	{ "latency-format",
+	  "#     TIME        CPU  TASK/PID       ||||     DURATION                  FUNCTION CALLS\n"
+	  "#      |          |     |    |        ||||      |   |                     |   |   |   |\n"
+	  "    5.495943 |   1)     wl-102     |  ...1. |               |  do_sys_openat2() {\n"
+	  "    5.495990 |   1)     wl-102     |  d..1. |   1.000 us    |  }\n",
+	  2 },
+	{ "crlf", " 0)   1.000 us    |  foo();\r\n", 1 },
+	{ "3.x padding", " 0)   1000131 us |  foo();\n", 1 },
+};
+
+static void test_dialects_roundtrip(void **state)
+{
+	for (size_t i = 0; i < sizeof(dialects) / sizeof(dialects[0]); i++)
+		check_roundtrip(dialects[i].name, dialects[i].text, strlen(dialects[i].text),
+				dialects[i].verbatim);
+}
+
+static struct fgtext_doc *dialect(const char *name)
+{
+	for (size_t i = 0; i < sizeof(dialects) / sizeof(dialects[0]); i++)
+		if (!strcmp(dialects[i].name, name))
+			return load(dialects[i].text);
+	fail_msg("no dialect sample '%s'", name);
+	return NULL;
+}
+
+/* --- what was read ------------------------------------------------------- */
+
+static void test_default_events(void **state)
+{
+	struct fgtext_doc *d = dialect("default with header");
+	static const struct {
+		enum gev_type type;
+		uint32_t depth;
+		const char *name;
+		uint64_t dur;
+	} want[] = {
+		{ GEV_ENTER, 0, "do_sys_openat2", 0 },	 { GEV_ENTER, 1, "getname", 0 },
+		{ GEV_ENTER, 2, "getname_flags.part.0", 0 }, { GEV_ENTER, 3, "kmem_cache_alloc", 0 },
+		{ GEV_LEAF, 4, "__cond_resched", 2896 },   { GEV_LEAF, 4, "should_failslab", 1504 },
+		{ GEV_EXIT, 3, "kmem_cache_alloc", 16317 }, { GEV_EXIT, 2, "getname_flags.part.0", 21971 },
+		{ GEV_EXIT, 1, "getname", 25000 },	 { GEV_EXIT, 0, "do_sys_openat2", 140417 },
+	};
+
+	assert_int_equal(d->stats->events, 10);
+	assert_int_equal(d->stats->calls, 6);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct gev *ev = nth_event(d, i);
+
+		assert_int_equal(ev->type, want[i].type);
+		assert_int_equal(ev->depth, want[i].depth);
+		assert_string_equal(fname(d, ev->func), want[i].name);
+		assert_int_equal(ev->dur, want[i].dur);
+		assert_false(ev->tail);
+		assert_int_equal(ev->cpu, 0);
+		assert_null(ev->comm);
+	}
+	assert_int_equal(d->ev[0].kind, FGT_HEADER);
+	assert_int_equal(d->ev[4].line, 5);
+	assert_true(d->layout->known & BG_O_OVERHEAD);
+	assert_false(d->layout->known & BG_O_TAIL ? d->layout->flags & BG_O_TAIL : 0);
+	fgtext__doc_free(d);
+}
+
+static void test_retval_read(void **state)
+{
+	struct fgtext_doc *d = dialect("retval 6.5");
+
+	assert_int_equal(d->layout->dialect, BG_DIALECT_6_5);
+	assert_true(d->ev[1].has_ret);
+	assert_int_equal(d->ev[1].ev.ret, 0xffff93fc8fb20000ULL);
+	assert_int_equal(d->ev[3].ev.ret, (uint64_t)-22);
+	assert_false(d->ev[3].ev.tail);
+	assert_false(d->ev[0].has_ret);
+	fgtext__doc_free(d);
+	d = dialect("retval 6.13");
+	assert_int_equal(d->layout->dialect, BG_DIALECT_6_13);
+	assert_int_equal(d->ev[2].ev.ret, (uint64_t)-13);
+	assert_int_equal(d->ev[3].ev.ret, 5);
+	fgtext__doc_free(d);
+	d = dialect("retval hex");
+	assert_true(d->layout->flags & BG_O_RETVAL_HEX);
+	assert_int_equal(d->ev[2].ev.ret, 0xfffffffffffffffeULL);
+	fgtext__doc_free(d);
+	d = dialect("retaddr and args");
+	assert_int_equal(d->layout->cols, FGT_L_ARGS | FGT_L_RETADDR);
+	assert_string_equal(fname(d, d->ev[3].ev.func), "vfs_read");
+	assert_string_equal(fname(d, d->ev[5].ev.func), "f");
+	assert_int_equal(d->ev[1].ev.ret, 0);
+	assert_true(d->ev[1].has_ret);
+	assert_null(d->ev[2].text);
+	assert_non_null(d->ev[3].text);
+	fgtext__doc_free(d);
+}
+
+static void test_columns_read(void **state)
+{
+	struct fgtext_doc *d = dialect("abstime");
+
+	assert_int_equal(d->layout->flags & (BG_O_ABSTIME | BG_O_CPU | BG_O_PROC),
+			 BG_O_ABSTIME | BG_O_CPU);
+	assert_int_equal(nth_event(d, 1)->ts, 10574160000ULL);
+	fgtext__doc_free(d);
+
+	d = dialect("proc");
+	assert_true(d->layout->flags & BG_O_PROC);
+	assert_string_equal(nth_event(d, 0)->comm, "wl");
+	assert_int_equal(nth_event(d, 0)->pid, 102);
+	assert_string_equal(nth_event(d, 2)->comm, "rcu_pre");
+	assert_string_equal(nth_event(d, 3)->comm, "<idle>");
+	assert_int_equal(nth_event(d, 3)->pid, 0);
+	assert_int_equal(nth_event(d, 4)->pid, 4194304);
+	fgtext__doc_free(d);
+
+	d = dialect("abstime proc banner");
+	assert_int_equal(nth_event(d, 1)->type, GEV_BANNER);
+	assert_int_equal(nth_event(d, 1)->prev_pid, 15);
+	assert_string_equal(nth_event(d, 1)->prev_comm, "rcu_pre");
+	assert_int_equal(nth_event(d, 1)->pid, 0);
+	assert_string_equal(nth_event(d, 1)->comm, "<idle>");
+	fgtext__doc_free(d);
+
+	d = dialect("nocpu");
+	assert_int_equal(d->layout->flags & (BG_O_CPU | BG_O_DURATION), BG_O_DURATION);
+	assert_int_equal(nth_event(d, 2)->depth, 1);
+	fgtext__doc_free(d);
+
+	d = dialect("noduration");
+	assert_int_equal(d->layout->flags & (BG_O_CPU | BG_O_DURATION), BG_O_CPU);
+	assert_int_equal(nth_event(d, 2)->type, GEV_LEAF);
+	assert_int_equal(nth_event(d, 2)->depth, 2);
+	assert_string_equal(fname(d, nth_event(d, 3)->func), "getname");
+	fgtext__doc_free(d);
+
+	d = dialect("nooverhead");
+	assert_false(d->layout->flags & BG_O_OVERHEAD);
+	assert_true(d->layout->known & BG_O_OVERHEAD);
+	fgtext__doc_free(d);
+
+	d = dialect("nocontext-info");
+	assert_false(d->layout->flags & BG_O_CONTEXT_INFO);
+	assert_int_equal(nth_event(d, 2)->depth, 4);
+	fgtext__doc_free(d);
+}
+
+static void test_tail_thresh_lost(void **state)
+{
+	struct fgtext_doc *d = dialect("tail");
+
+	assert_true(d->layout->flags & BG_O_TAIL);
+	assert_true(d->layout->known & BG_O_TAIL);
+	fgtext__doc_free(d);
+
+	d = dialect("tracing_thresh");
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(nth_event(d, i)->type, GEV_EXIT);
+		assert_true(nth_event(d, i)->tail);
+	}
+	assert_int_equal(nth_event(d, 3)->cpu, 0);
+	assert_int_equal(nth_event(d, 3)->dur, 6002767);
+	assert_string_equal(fname(d, nth_event(d, 3)->func), "schedule");
+	fgtext__doc_free(d);
+
+	d = dialect("lost");
+	assert_int_equal(nth_event(d, 1)->type, GEV_LOST);
+	assert_int_equal(nth_event(d, 1)->count, 12);
+	assert_int_equal(nth_event(d, 3)->cpu, 1);
+	assert_int_equal(nth_event(d, 3)->count, 0);
+	fgtext__doc_free(d);
+
+	d = dialect("durations");
+	assert_int_equal(nth_event(d, 0)->dur, 33998590);
+	assert_int_equal(nth_event(d, 1)->dur, 119760200);
+	assert_int_equal(nth_event(d, 2)->dur, 3594274000ULL);
+	assert_int_equal(nth_event(d, 4)->dur, 123456789000ULL);
+	fgtext__doc_free(d);
+}
+
+static void test_kinds(void **state)
+{
+	struct fgtext_doc *d = dialect("comments irq overruns");
+
+	assert_int_equal(d->ev[3].kind, FGT_COMMENT);
+	assert_int_equal(d->ev[5].kind, FGT_IRQ);
+	assert_int_equal(d->ev[7].kind, FGT_IRQ);
+	assert_int_equal(d->ev[9].kind, FGT_TEXT);
+	assert_string_equal(d->ev[9].text, " (Overruns: 3)");
+	assert_int_equal(d->stats->calls, 5);
+	fgtext__doc_free(d);
+
+	d = dialect("modules");
+	assert_int_equal(functab__find(d->funcs, "bm_status_read", "binfmt_misc"), 0);
+	assert_string_equal(d->funcs->f[0].module, "binfmt_misc");
+	assert_string_equal(d->funcs->f[2].name, "0xffffffffc0a01234");
+	assert_int_equal(nth_event(d, 3)->func, 0);
+	fgtext__doc_free(d);
+
+	d = dialect("latency-format");
+	assert_true(d->layout->cols & FGT_L_LATENCY);
+	assert_int_equal(nth_event(d, 0)->pid, 102);
+	assert_int_equal(nth_event(d, 1)->type, GEV_EXIT);
+	assert_string_equal(fname(d, nth_event(d, 1)->func), "do_sys_openat2");
+	fgtext__doc_free(d);
+
+	d = dialect("crlf");
+	assert_int_equal(nth_event(d, 0)->type, GEV_LEAF);
+	assert_string_equal(fname(d, nth_event(d, 0)->func), "foo");
+	fgtext__doc_free(d);
+}
+
+/* --- streaming ----------------------------------------------------------- */
+
+struct counter {
+	size_t kinds[FGT_TEXT + 1];
+	size_t stop_at, seen;
+	uint32_t last_line;
+};
+
+static int count_ev(void *ctx, const struct fgtext_ev *e, const struct functab *ft)
+{
+	struct counter *c = ctx;
+
+	assert_true(e->line >= c->last_line);
+	c->last_line = e->line;
+	c->kinds[e->kind]++;
+	if (e->kind == FGT_EVENT && e->ev.type != GEV_LOST && e->ev.type != GEV_BANNER &&
+	    e->ev.func != FGTEXT_NOFUNC)
+		assert_true(e->ev.func < ft->n);
+	/* without keep_text, events carry no text */
+	if (e->kind == FGT_EVENT)
+		assert_null(e->text);
+	return ++c->seen == c->stop_at ? -ECANCELED : 0;
+}
+
+static void test_streaming(void **state)
+{
+	size_t len;
+	char *text = slurp_golden(SEED_001, &len);
+	struct counter c = {};
+	struct fgtext_opts o = { .emit = count_ev, .ctx = &c };
+	struct fgtext *r = fgtext__new(&o);
+	FILE *f = open_text(text, len);
+
+	assert_non_null(r);
+	assert_int_equal(fgtext__read(r, f), 0);
+	assert_int_equal(c.kinds[FGT_EVENT], fgtext__stats(r)->events);
+	assert_int_equal(c.kinds[FGT_HEADER], 4);
+	assert_int_equal(c.kinds[FGT_TEXT], 1);
+	assert_int_equal(fgtext__stats(r)->verbatim, 0);
+	fgtext__free(r);
+	fclose(f);
+
+	/* the callback's error stops the read */
+	memset(&c, 0, sizeof(c));
+	c.stop_at = 10;
+	r = fgtext__new(&o);
+	f = open_text(text, len);
+	assert_int_equal(fgtext__read(r, f), -ECANCELED);
+	assert_int_equal(c.seen, 10);
+	fgtext__free(r);
+	fclose(f);
+	free(text);
+}
+
+/* --- malformed input ---------------------------------------------------- */
+
+static void expect_error(const char *text, size_t len, size_t max_line, int err,
+			 uint32_t line)
+{
+	struct fgtext_opts o = { .name = "bad", .max_line = max_line };
+	uint32_t got = 0;
+	struct fgtext_doc *d = load_opts(text, len, &o, &got);
+	int e = errno;
+
+	if (d)
+		fail_msg("'%.40s' was read without error", text);
+	assert_int_equal(e, -err);
+	assert_int_equal(got, line);
+}
+
+/* Literal strings: their length includes embedded NULs, not the last one. */
+#define EXPECT_ERROR(lit, max_line, err, line) expect_error(lit, sizeof(lit) - 1, max_line, err, line)
+#define ROUNDTRIP(name, lit, verbatim) check_roundtrip(name, lit, sizeof(lit) - 1, verbatim)
+
+static void test_malformed(void **state)
+{
+	char deep[700];
+
+	EXPECT_ERROR(" 0)               |  foo() {\n 0)   1.000 us    |    bar(\n", 0, -EINVAL, 2);
+	EXPECT_ERROR("# tracer: function_graph\n#\n 0)   1.2345 us   |  foo();\n", 0, -EINVAL, 3);
+	EXPECT_ERROR(" 0)   1.000 us    |  foo(); trailing\n", 0, -EINVAL, 1);
+	EXPECT_ERROR("\n 0)   1.000 us    |  } /* two words */\n", 0, -EINVAL, 2);
+	EXPECT_ERROR(" 0)   1.000 us    |  } /* foo() */\n", 0, -EINVAL, 1);
+	EXPECT_ERROR(" 0)   \n", 0, -EINVAL, 1);
+	EXPECT_ERROR("# tracer: function_graph\n 0)   1.000 us    |  f\0o();\n", 0, -EINVAL, 2);
+	EXPECT_ERROR(" 99999) foo();\n", 0, -EINVAL, 1);
+	EXPECT_ERROR("x\ny\nz\nCPU:4096 [LOST 3 EVENTS]\n", 0, -EINVAL, 4);
+	snprintf(deep, sizeof(deep), "ok\n 0)   1.000 us    |  %600sfoo();\n", "");
+	expect_error(deep, strlen(deep), 0, -EINVAL, 2);
+	EXPECT_ERROR("a\nbb\n0123456789012345678901234567890123456789\n", 32, -E2BIG, 3);
+	EXPECT_ERROR("a\nbb\n0123456789012345678901234567890123456789", 32, -E2BIG, 3);
+}
+
+/* Lenient: the same lines are counted, kept as text, and reading goes on. */
+static void test_lenient(void **state)
+{
+	static const char text[] = " 0)               |  foo() {\n"
+				   " 0)   1.000 us    |    bar(\n"
+				   " 0)   1.000 us    |    b\0z();\n"
+				   " 0)   1.000 us    |  }\n";
+	struct fgtext_opts o = { .name = "lenient", .lenient = true };
+	struct fgtext_doc *d = load_opts(text, sizeof(text) - 1, &o, NULL);
+
+	assert_non_null(d);
+	assert_int_equal(d->stats->unparsed, 2);
+	assert_int_equal(d->stats->events, 2);
+	assert_int_equal(d->ev[1].kind, FGT_TEXT);
+	assert_string_equal(fname(d, nth_event(d, 1)->func), "foo");
+	fgtext__doc_free(d);
+}
+
+/* A "}" whose entry was never seen and that names nothing. */
+static void test_unknown_exit(void **state)
+{
+	struct fgtext_doc *d = load(" 0)   1.000 us    |    }\n 0)   2.000 us    |  }\n");
+
+	assert_int_equal(nth_event(d, 0)->func, FGTEXT_NOFUNC);
+	assert_false(nth_event(d, 0)->tail);
+	assert_int_equal(d->stats->verbatim, 0);
+	fgtext__doc_free(d);
+}
+
+/* Banners that break off are passed on as they were. */
+static void test_broken_banner(void **state)
+{
+	ROUNDTRIP("rule only", " ------------------------------------------\n 0)   1.000 us    |  f();\n", 0);
+	ROUNDTRIP("no blank line",
+		  " ------------------------------------------\n"
+		  " 0)   rcu_pre-15   =>    <idle>-0   \n"
+		  " ------------------------------------------\n"
+		  " 0)   1.000 us    |  f();\n",
+		  1);
+	ROUNDTRIP("at the end",
+		  " ------------------------------------------\n"
+		  " 0)   rcu_pre-15   =>    <idle>-0   \n",
+		  0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_seed_copies),
+		cmocka_unit_test(test_seed_000),
+		cmocka_unit_test(test_seed_001),
+		cmocka_unit_test(test_seed_002_003),
+		cmocka_unit_test(test_seed_004),
+		cmocka_unit_test(test_dialects_roundtrip),
+		cmocka_unit_test(test_default_events),
+		cmocka_unit_test(test_retval_read),
+		cmocka_unit_test(test_columns_read),
+		cmocka_unit_test(test_tail_thresh_lost),
+		cmocka_unit_test(test_kinds),
+		cmocka_unit_test(test_streaming),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_lenient),
+		cmocka_unit_test(test_unknown_exit),
+		cmocka_unit_test(test_broken_banner),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
