@@ -90,7 +90,8 @@ static int remember(struct discover *d, const struct ksym *s)
 	return 1;
 }
 
-int discover__feed(struct discover *d, const struct bg_rec *r, const struct ksym **caller)
+int discover__feed(struct discover *d, const struct bg_rec *r, const struct ksym **caller,
+		   int want)
 {
 	struct task_stack *t;
 	const struct bg_func *parent;
@@ -118,7 +119,7 @@ int discover__feed(struct discover *d, const struct bg_rec *r, const struct ksym
 		return 0;
 	}
 	d->st.between++;
-	if (remember(d, s) <= 0)
+	if (!want || remember(d, s) <= 0)
 		return 0;
 	*caller = s;
 	return 1;

@@ -30,9 +30,12 @@ struct discover *discover__new(struct functab *funcs, const struct ksyms *ks);
 void discover__free(struct discover *d);
 /*
  * Looks at one record. Returns 1 and sets *caller the first time an
- * untraced function is seen between two traced ones, 0 otherwise.
+ * untraced function is seen between two traced ones, 0 otherwise. With
+ * want 0 (the caller has no room for it now) nothing is reported and the
+ * function will be reported on a later call.
  */
-int discover__feed(struct discover *d, const struct bg_rec *r, const struct ksym **caller);
+int discover__feed(struct discover *d, const struct bg_rec *r, const struct ksym **caller,
+		   int want);
 /*
  * A traced function whose callees were never considered (it sat at the
  * edge of static discovery, or was attached while tracing) and that was

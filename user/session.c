@@ -118,9 +118,8 @@ static int on_record(void *ctx, void *data, size_t len)
 		const struct ksym *c;
 		int f;
 
-		/* Past 64 new callers in one poll interval, the rest are not acted on. */
-		if (discover__feed(s->discover, data, &c) == 1 &&
-		    s->npending < sizeof(s->pending) / sizeof(s->pending[0]))
+		if (discover__feed(s->discover, data, &c,
+				   s->npending < sizeof(s->pending) / sizeof(s->pending[0])) == 1)
 			s->pending[s->npending++] = c;
 		/* With the queue full, a function waits for its next call. */
 		if (s->nexpand < sizeof(s->expand) / sizeof(s->expand[0]) &&
@@ -154,6 +153,29 @@ static int child_done(struct session *s)
 	return 1;
 }
 
+/*
+ * Attaching takes milliseconds per function (tens under emulation): a few
+ * callers and expansions per poll, the rest at the next ones, so records
+ * keep being read and a signal is not kept waiting.
+ */
+#define GROW_PER_POLL 8
+
+static void grow_traced_set(struct session *s)
+{
+	unsigned int n;
+
+	n = s->npending < GROW_PER_POLL ? s->npending : GROW_PER_POLL;
+	for (unsigned int i = 0; i < n && s->on_caller; i++)
+		s->on_caller(s->caller_ctx, s->pending[i]);
+	memmove(s->pending, s->pending + n, (s->npending - n) * sizeof(s->pending[0]));
+	s->npending -= n;
+	n = s->nexpand < GROW_PER_POLL ? s->nexpand : GROW_PER_POLL;
+	for (unsigned int i = 0; i < n && s->on_expand; i++)
+		s->on_expand(s->caller_ctx, s->expand[i]);
+	memmove(s->expand, s->expand + n, (s->nexpand - n) * sizeof(s->expand[0]));
+	s->nexpand -= n;
+}
+
 int session__run(struct session *s)
 {
 	struct ring_buffer *rb;
@@ -176,14 +198,7 @@ int session__run(struct session *s)
 			break;
 		}
 		s->sink.drain(s->sink.ctx, mono_ns() - REORDER_NS);
-		for (unsigned int i = 0; i < s->npending; i++)
-			if (s->on_caller)
-				s->on_caller(s->caller_ctx, s->pending[i]);
-		s->npending = 0;
-		for (unsigned int i = 0; i < s->nexpand; i++)
-			if (s->on_expand)
-				s->on_expand(s->caller_ctx, s->expand[i]);
-		s->nexpand = 0;
+		grow_traced_set(s);
 		if (stop_signal || (t_end && mono_ns() >= t_end))
 			break;
 		if (had_child && child_done(s))

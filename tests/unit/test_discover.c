@@ -62,8 +62,8 @@ static void test_direct_call(void **state)
 	struct bg_rec a = entry(7, 0, 0, 0xffffffff81000010ULL);
 	struct bg_rec b = entry(7, 1, 1, 0xffffffff81001020ULL); /* inside alpha */
 
-	assert_int_equal(discover__feed(fx->d, &a, &c), 0);
-	assert_int_equal(discover__feed(fx->d, &b, &c), 0);
+	assert_int_equal(discover__feed(fx->d, &a, &c, 1), 0);
+	assert_int_equal(discover__feed(fx->d, &b, &c, 1), 0);
 	assert_int_equal(discover__stats(fx->d)->direct, 1);
 	assert_int_equal(discover__stats(fx->d)->between, 0);
 }
@@ -76,15 +76,22 @@ static void test_untraced_between(void **state)
 	/* delta returns into gamma.part.0: untraced, between alpha and delta. */
 	struct bg_rec b = entry(8, 1, 1, 0xffffffff81001090ULL);
 
-	assert_int_equal(discover__feed(fx->d, &a, &c), 0);
-	assert_int_equal(discover__feed(fx->d, &b, &c), 1);
+	assert_int_equal(discover__feed(fx->d, &a, &c, 1), 0);
+	assert_int_equal(discover__feed(fx->d, &b, &c, 1), 1);
 	assert_non_null(c);
 	assert_string_equal(c->name, "gamma.part.0");
 	/* Reported once. */
 	c = NULL;
-	assert_int_equal(discover__feed(fx->d, &b, &c), 0);
+	assert_int_equal(discover__feed(fx->d, &b, &c, 1), 0);
 	assert_null(c);
-	assert_int_equal(discover__stats(fx->d)->between, 2);
+	/* No room now: not reported, and not forgotten for later. */
+	b.val = 0xffffffff81002010ULL; /* inside delta, not alpha */
+	assert_int_equal(discover__feed(fx->d, &b, &c, 0), 0);
+	assert_int_equal(discover__feed(fx->d, &b, &c, 1), 1);
+	assert_string_equal(c->name, "delta");
+	c = NULL;
+	assert_null(c);
+	assert_int_equal(discover__stats(fx->d)->between, 4);
 }
 
 static void test_tasks_apart(void **state)
@@ -96,9 +103,9 @@ static void test_tasks_apart(void **state)
 	/* pid 9's child returns into delta: direct, whatever pid 10 did. */
 	struct bg_rec c9 = entry(9, 0, 1, 0xffffffff81002010ULL);
 
-	discover__feed(fx->d, &a, &c);
-	discover__feed(fx->d, &b, &c);
-	assert_int_equal(discover__feed(fx->d, &c9, &c), 0);
+	discover__feed(fx->d, &a, &c, 1);
+	discover__feed(fx->d, &b, &c, 1);
+	assert_int_equal(discover__feed(fx->d, &c9, &c, 1), 0);
 	assert_int_equal(discover__stats(fx->d)->direct, 1);
 }
 
@@ -109,8 +116,8 @@ static void test_not_text(void **state)
 	struct bg_rec a = entry(11, 0, 0, 0);
 	struct bg_rec b = entry(11, 1, 1, 0x1234);
 
-	discover__feed(fx->d, &a, &c);
-	assert_int_equal(discover__feed(fx->d, &b, &c), 0);
+	discover__feed(fx->d, &a, &c, 1);
+	assert_int_equal(discover__feed(fx->d, &b, &c, 1), 0);
 	assert_int_equal(discover__stats(fx->d)->unknown, 1);
 }
 
@@ -121,7 +128,7 @@ static void test_other_records_ignored(void **state)
 	struct bg_rec x = entry(12, 1, 1, 0xffffffff81001090ULL);
 
 	x.type = BG_REC_EXIT;
-	assert_int_equal(discover__feed(fx->d, &x, &c), 0);
+	assert_int_equal(discover__feed(fx->d, &x, &c, 1), 0);
 	assert_int_equal(discover__stats(fx->d)->checked, 0);
 }
 
