@@ -164,59 +164,6 @@ void attach__explain_load_error(FILE *err, int errnum)
 	}
 }
 
-int attach__all(struct attach *a)
-{
-	struct clone_src src[2];
-	struct modcache mc = { NULL, 0 };
-	const struct bg_func *f0 = &a->funcs->f[0];
-	double t0 = now_s(), last = 0;
-	int err;
-
-	a->links = malloc(2 * a->funcs->n * sizeof(int));
-	if (!a->links)
-		return -ENOMEM;
-	a->links_cap = 2 * a->funcs->n;
-	memset(a->links, 0xff, 2 * a->funcs->n * sizeof(int));
-	bpf_program__set_attach_target(a->skel->progs.bg_entry, 0, f0->name);
-	bpf_program__set_attach_target(a->skel->progs.bg_exit, 0, f0->name);
-	err = graph_bpf__load(a->skel);
-	if (err) {
-		attach__explain_load_error(a->err, err);
-		return err;
-	}
-	src[0] = (struct clone_src){ bpf_program__insns(a->skel->progs.bg_entry),
-				     bpf_program__insn_cnt(a->skel->progs.bg_entry),
-				     BPF_TRACE_FENTRY, "bg_entry" };
-	src[1] = (struct clone_src){ bpf_program__insns(a->skel->progs.bg_exit),
-				     bpf_program__insn_cnt(a->skel->progs.bg_exit),
-				     BPF_TRACE_FEXIT, "bg_exit" };
-	for (uint32_t i = 0; i < a->funcs->n; i++) {
-		err = attach_func(a, i, src, &mc);
-		if (err) {
-			a->st.failed++;
-			if (a->verbose || (a->funcs->f[i].flags & BG_FN_GRAPH))
-				fprintf(a->err, "bpfgraph: failed to attach to '%s': %s\n",
-					a->funcs->f[i].display, strerror(-err));
-			/* Half-attached: drop the entry link so depths stay sane. */
-			for (int k = 0; k < 2; k++) {
-				if (a->links[2 * i + k] >= 0)
-					close(a->links[2 * i + k]);
-				a->links[2 * i + k] = -1;
-			}
-			continue;
-		}
-		a->st.attached++;
-		show_progress(a, i + 1, t0, &last);
-	}
-	if (last > 0)
-		fprintf(a->err, "\n");
-	if (mc.fd > 0)
-		close(mc.fd);
-	free(mc.module);
-	a->st.attach_s = now_s() - t0;
-	return a->st.attached ? 0 : -ENOENT;
-}
-
 static int grow_links(struct attach *a, size_t need)
 {
 	size_t cap = a->links_cap ? a->links_cap : 64;
@@ -235,14 +182,81 @@ static int grow_links(struct attach *a, size_t need)
 	return 0;
 }
 
+/* The loaded templates' final instructions, for cloning. */
+static void template_srcs(const struct attach *a, struct clone_src src[2])
+{
+	src[0] = (struct clone_src){ bpf_program__insns(a->skel->progs.bg_entry),
+				     bpf_program__insn_cnt(a->skel->progs.bg_entry),
+				     BPF_TRACE_FENTRY, "bg_entry" };
+	src[1] = (struct clone_src){ bpf_program__insns(a->skel->progs.bg_exit),
+				     bpf_program__insn_cnt(a->skel->progs.bg_exit),
+				     BPF_TRACE_FEXIT, "bg_exit" };
+}
+
+static void modcache_free(struct modcache *mc)
+{
+	if (mc->fd > 0)
+		close(mc->fd);
+	free(mc->module);
+}
+
+/* attach_func() with the counting; a failure leaves no link behind. */
+static int attach_counted(struct attach *a, uint32_t i, const struct clone_src src[2],
+			  struct modcache *mc)
+{
+	int err = attach_func(a, i, src, mc);
+
+	if (!err) {
+		a->st.attached++;
+		return 0;
+	}
+	a->st.failed++;
+	/* Half-attached: drop the other link so depths stay sane. */
+	for (int k = 0; k < 2; k++) {
+		if (a->links[2 * i + k] >= 0)
+			close(a->links[2 * i + k]);
+		a->links[2 * i + k] = -1;
+	}
+	return err;
+}
+
+int attach__all(struct attach *a)
+{
+	struct clone_src src[2];
+	struct modcache mc = { NULL, 0 };
+	const struct bg_func *f0 = &a->funcs->f[0];
+	double t0 = now_s(), last = 0;
+	int err;
+
+	err = grow_links(a, 2 * a->funcs->n);
+	if (err)
+		return err;
+	bpf_program__set_attach_target(a->skel->progs.bg_entry, 0, f0->name);
+	bpf_program__set_attach_target(a->skel->progs.bg_exit, 0, f0->name);
+	err = graph_bpf__load(a->skel);
+	if (err) {
+		attach__explain_load_error(a->err, err);
+		return err;
+	}
+	template_srcs(a, src);
+	for (uint32_t i = 0; i < a->funcs->n; i++) {
+		err = attach_counted(a, i, src, &mc);
+		if (err && (a->verbose || (a->funcs->f[i].flags & BG_FN_GRAPH)))
+			fprintf(a->err, "bpfgraph: failed to attach to '%s': %s\n",
+				a->funcs->f[i].display, strerror(-err));
+		if (!err)
+			show_progress(a, i + 1, t0, &last);
+	}
+	if (last > 0)
+		fprintf(a->err, "\n");
+	modcache_free(&mc);
+	a->st.attach_s = now_s() - t0;
+	return a->st.attached ? 0 : -ENOENT;
+}
+
 int attach__one(struct attach *a, uint32_t idx)
 {
-	struct clone_src src[2] = {
-		{ bpf_program__insns(a->skel->progs.bg_entry),
-		  bpf_program__insn_cnt(a->skel->progs.bg_entry), BPF_TRACE_FENTRY, "bg_entry" },
-		{ bpf_program__insns(a->skel->progs.bg_exit),
-		  bpf_program__insn_cnt(a->skel->progs.bg_exit), BPF_TRACE_FEXIT, "bg_exit" },
-	};
+	struct clone_src src[2];
 	struct modcache mc = { NULL, 0 };
 	int err;
 
@@ -251,21 +265,10 @@ int attach__one(struct attach *a, uint32_t idx)
 	err = grow_links(a, 2 * (size_t)a->funcs->n);
 	if (err)
 		return err;
-	err = attach_func(a, idx, src, &mc);
-	if (mc.fd > 0)
-		close(mc.fd);
-	free(mc.module);
-	if (err) {
-		for (int k = 0; k < 2; k++) {
-			if (a->links[2 * idx + k] >= 0)
-				close(a->links[2 * idx + k]);
-			a->links[2 * idx + k] = -1;
-		}
-		a->st.failed++;
-		return err;
-	}
-	a->st.attached++;
-	return 0;
+	template_srcs(a, src);
+	err = attach_counted(a, idx, src, &mc);
+	modcache_free(&mc);
+	return err;
 }
 
 void attach__count_misses(struct attach *a)

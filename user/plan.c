@@ -188,32 +188,50 @@ static int add_cand(struct plan *p, const struct plan_opts *o, struct symset *se
 	return 1;
 }
 
+/*
+ * The functions s calls directly (or tail-jumps to), up to max, using the
+ * caller's buffers: code (MAX_CODE bytes), targets (MAX_TARGETS). Code
+ * that cannot be read has no callees; -errno when decoding fails.
+ */
+static int callees_of(const struct plan_opts *o, const struct ksym *s, uint8_t *code,
+		      uint64_t *targets, const struct ksym **out, size_t max)
+{
+	struct kcode_info ci;
+	size_t len, n = 0;
+	int err;
+
+	if (!o->kt || read_code(o, s, code, &len))
+		return 0;
+	err = kcode__scan(code, len, s->addr, targets, MAX_TARGETS, &ci);
+	if (err)
+		return err;
+	for (size_t k = 0; k < ci.ncalls && k < MAX_TARGETS && n < max; k++) {
+		const struct ksym *t = ksyms__find_addr(o->ks, targets[k]);
+
+		if (t && t->addr == targets[k])
+			out[n++] = t;
+	}
+	return (int)n;
+}
+
 /* Callees of cands[i], one level below it. */
 static int discover(struct plan *p, const struct plan_opts *o, struct symset *seen,
-		    size_t i, uint8_t *code, uint64_t *targets)
+		    size_t i, uint8_t *code, uint64_t *targets, const struct ksym **callees)
 {
 	struct plan_cand c = p->cands[i];
-	struct kcode_info ci;
-	size_t len;
-	int err;
+	int n, err;
 
 	if (c.notrace || c.skip == PS_DENIED || c.depth >= o->callee_depth)
 		return 0;
-	if (read_code(o, c.sym, code, &len))
-		return 0;
-	err = kcode__scan(code, len, c.sym->addr, targets, MAX_TARGETS, &ci);
-	if (err)
-		return err;
+	n = callees_of(o, c.sym, code, targets, callees, MAX_TARGETS);
+	if (n < 0)
+		return n;
 	if (c.func >= 0)
 		p->funcs.f[c.func].flags |= BG_FN_EXPANDED;
-	for (size_t k = 0; k < ci.ncalls && k < MAX_TARGETS; k++) {
-		const struct ksym *t = ksyms__find_addr(o->ks, targets[k]);
-		struct plan_cand nc = { .why = PW_CALLEE, .depth = c.depth + 1,
-					.parent = c.sym->name };
+	for (int k = 0; k < n; k++) {
+		struct plan_cand nc = { .sym = callees[k], .why = PW_CALLEE,
+					.depth = c.depth + 1, .parent = c.sym->name };
 
-		if (!t || t->addr != targets[k])
-			continue;
-		nc.sym = t;
 		err = add_cand(p, o, seen, nc, code + MAX_CODE);
 		if (err < 0)
 			return err;
@@ -329,25 +347,13 @@ int plan__callees(const struct plan_opts *o, const struct ksym *s, const struct 
 {
 	uint8_t *code = malloc(MAX_CODE);
 	uint64_t *targets = malloc(MAX_TARGETS * sizeof(*targets));
-	struct kcode_info ci;
-	size_t len, n = 0;
-	int err = -ENOMEM;
+	int n = -ENOMEM;
 
-	if (!code || !targets)
-		goto out;
-	err = o->kt ? read_code(o, s, code, &len) : -ENOENT;
-	if (!err)
-		err = kcode__scan(code, len, s->addr, targets, MAX_TARGETS, &ci);
-	for (size_t k = 0; !err && k < ci.ncalls && k < MAX_TARGETS && n < max; k++) {
-		const struct ksym *t = ksyms__find_addr(o->ks, targets[k]);
-
-		if (t && t->addr == targets[k])
-			out[n++] = t;
-	}
-out:
+	if (code && targets)
+		n = callees_of(o, s, code, targets, out, max);
 	free(code);
 	free(targets);
-	return err ? err : (int)n;
+	return n;
 }
 
 int plan__add_live(struct plan *p, const struct plan_opts *o, const struct ksym *s,
@@ -374,11 +380,12 @@ int plan__build(struct plan *p, const struct plan_opts *o)
 	struct symset seen = {};
 	uint8_t *code = malloc(2 * MAX_CODE);
 	uint64_t *targets = malloc(MAX_TARGETS * sizeof(*targets));
+	const struct ksym **callees = malloc(MAX_TARGETS * sizeof(*callees));
 	int err = 0, i;
 
 	memset(p, 0, sizeof(*p));
 	functab__init(&p->funcs);
-	if (!code || !targets) {
+	if (!code || !targets || !callees) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -390,7 +397,7 @@ int plan__build(struct plan *p, const struct plan_opts *o)
 		err = add_glob(p, o, &seen, irq_globs[i], PW_IRQ, code);
 	/* Breadth first: the queue is the candidate list itself. */
 	for (size_t k = 0; !err && o->kt && k < p->ncands; k++)
-		err = discover(p, o, &seen, k, code, targets);
+		err = discover(p, o, &seen, k, code, targets, callees);
 	if (!err && o->max_funcs > 0 && p->nattach >= (size_t)o->max_funcs) {
 		size_t over = 0;
 
@@ -411,6 +418,7 @@ out:
 		free(seen.slot);
 	free(code);
 	free(targets);
+	free(callees);
 	return err;
 }
 

@@ -126,8 +126,8 @@ struct live {
 };
 
 /*
- * 1: attached now, 0: known already or cannot be (*why says which),
- * -errno.
+ * The functab index of s when it was attached now; -1 when it was known
+ * already or cannot be (*why says which) or its attach failed.
  */
 static int attach_live(struct live *l, const struct ksym *s, bool report,
 		       enum plan_skip *why)
@@ -137,25 +137,25 @@ static int attach_live(struct live *l, const struct ksym *s, bool report,
 	*why = PS_NONE;
 	idx = plan__add_live(l->p, &l->po, s, why);
 	if (idx == -EEXIST)
-		return 0;
+		return -1;
 	if (idx < 0) {
 		if (!report)
-			return 0;
+			return -1;
 		l->skipped++;
 		if (l->verbose)
 			fprintf(stderr, "bpfgraph: traced calls pass through untraced '%s' (%s)\n",
 				s->name, plan__skip_text(*why));
-		return 0;
+		return -1;
 	}
 	if (attach__one(l->a, (uint32_t)idx)) {
 		l->failed++;
-		return -EINVAL;
+		return -1;
 	}
 	l->attached++;
 	if (l->verbose)
 		fprintf(stderr, "bpfgraph: attached '%s' while tracing%s\n", s->name,
 			report ? ": it calls traced functions" : "");
-	return 1;
+	return idx;
 }
 
 /* Live discovery goes one level down from what it finds, too. */
@@ -183,15 +183,13 @@ static void on_caller(void *ctx, const struct ksym *s)
 {
 	struct live *l = ctx;
 	enum plan_skip why;
+	int idx = attach_live(l, s, true, &why);
 
-	int idx;
-
-	if (attach_live(l, s, true, &why) <= 0)
+	if (idx < 0)
 		return;
+	/* Expanded here and now: no need to wait for its next call. */
+	l->p->funcs.f[idx].flags |= BG_FN_EXPANDED;
 	attach_callees(l, s, true);
-	idx = functab__find(&l->p->funcs, s->name, s->module);
-	if (idx >= 0)
-		l->p->funcs.f[idx].flags |= BG_FN_EXPANDED;
 }
 
 /* A traced function at the edge of what is traced was entered. */
