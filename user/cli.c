@@ -125,12 +125,14 @@ static const struct cli_opt cli_opts[] = {
 	{ "output", 'o', "FILE", G_OUTPUT, set_output, 0, 0, 0,
 	  "write the trace to FILE, not stdout\n(record: the recording, required)", CM_ALL },
 	{ "format", K_FORMAT, "NAME", G_OUTPUT, set_format, 0, 0, 0,
-	  "text (default), json (JSON lines),\nchrome (Perfetto), folded (flame graphs)",
+	  "text (default), json (JSON lines),\nchrome (Perfetto), folded (flame graphs),\n"
+	  "svg (interactive flame graph)",
 	  CM_ALL },
 	{ "folded-weight", K_FOLDED_WEIGHT, "WHAT", G_OUTPUT, set_folded_weight, 0, 0,
-	  0, "folded stacks weigh self time in ns\n(time, default) or calls (count)", CM_ALL },
+	  0, "folded stacks and svg frames weigh self\ntime in ns (time, default) or calls (count)",
+	  CM_ALL },
 	{ "input", 'i', "FILE", G_OUTPUT, set_input, 0, 0, 0,
-	  "report: the recording to print", CM_REPORT },
+	  "report: the recording, or function_graph\ntext, to print", CM_REPORT },
 	{ "tee", K_TEE, NULL, G_OUTPUT, set_flag, OFF(tee), 0, 0,
 	  "record: print the trace on stdout too", CM_RECORD },
 
@@ -223,7 +225,8 @@ static const char usage_examples[] =
 	"  bpfgraph -G do_sys_openat2 --compat=6.1 -O nofuncgraph-irqs -o out.txt\n"
 	"  bpfgraph -G 'ext4_*' --callee-depth=0 --dry-run\n"
 	"  bpfgraph record -o t.bgr -G do_sys_openat2 -- cat /etc/hostname\n"
-	"  bpfgraph report -i t.bgr --format=chrome -o t.json\n";
+	"  bpfgraph report -i t.bgr --format=chrome -o t.json\n"
+	"  bpfgraph report -i trace.txt --format=svg -o t.svg\n";
 
 #define LEFT_W 27 /* width of the "-G, --graph-function=GLOB" column */
 #define HELP_COL (2 + LEFT_W + 2)
@@ -383,7 +386,7 @@ static int set_format(struct cli_ctx *c,
 	int f = render__parse_format(arg);
 
 	if (f < 0)
-		return usage_err(c->err, "invalid %s '%s': expected text, json, chrome or folded",
+		return usage_err(c->err, "invalid %s '%s': expected text, json, chrome, folded or svg",
 				 c->name, arg);
 	c->o->format = (enum bg_format)f;
 	return 0;

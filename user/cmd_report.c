@@ -3,16 +3,31 @@
  * bpfgraph report -i FILE [output options]: replays a recording through
  * the graph builder and writers of live tracing. The recorded output
  * options are the defaults; those given here override them.
+ *
+ * FILE may also be function_graph text of any dialect the text reader
+ * knows (tracefs trace or trace_pipe, perf ftrace, perf-tools funcgraph,
+ * bpfgraph): its events go straight to the writers, and the options the
+ * text shows (columns, return values) are the defaults instead. What the
+ * file is, is decided by its first bytes, the record file magic or not.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "cmd.h"
+#include "fgtext.h"
 #include "record.h"
 #include "render.h"
+
+struct input {
+	FILE *f;
+	const char *path; /* for messages */
+	bool record; /* starts with RECORD_MAGIC */
+	bool spooled; /* f is a copy of a pipe in a temporary file */
+};
 
 /* Recorded options, overridden by the ones set on this command line. */
 static void merge_opts(struct render_opts *ro, const struct record_meta *m,
@@ -49,6 +64,85 @@ static void print_info(const struct record_info *in, const char *path, int verbo
 			t->recursion_misses, t->unmatched_exits, t->unmatched_entries);
 }
 
+/* Copies the rest of a pipe, after the n bytes already read, to a temporary file. */
+static FILE *spool(FILE *f, const char *head, size_t n)
+{
+	FILE *t = tmpfile();
+	char buf[65536];
+	size_t k;
+
+	if (!t)
+		return NULL;
+	if (n && fwrite(head, 1, n, t) != n)
+		goto fail;
+	while ((k = fread(buf, 1, sizeof(buf), f)) > 0)
+		if (fwrite(buf, 1, k, t) != k)
+			goto fail;
+	if (ferror(f) || fflush(t) || fseek(t, 0, SEEK_SET))
+		goto fail;
+	return t;
+fail:
+	fclose(t);
+	return NULL;
+}
+
+/*
+ * Opens in->path and tells a record file from text. Text is read twice
+ * (report_text), so input that cannot seek is copied first. 0 or -errno,
+ * with its message.
+ */
+static int open_input(struct input *in)
+{
+	char head[sizeof(RECORD_MAGIC) - 1];
+	size_t n;
+	FILE *t;
+
+	in->f = fopen(in->path, "rbe");
+	if (!in->f) {
+		fprintf(stderr, "bpfgraph: cannot open '%s': %s\n", in->path, strerror(errno));
+		return -errno;
+	}
+	n = fread(head, 1, sizeof(head), in->f);
+	in->record = n == sizeof(head) && !memcmp(head, RECORD_MAGIC, n);
+	if (!ferror(in->f) && !fseek(in->f, 0, SEEK_SET))
+		return 0;
+	t = ferror(in->f) ? NULL : spool(in->f, head, n);
+	if (!t) {
+		fprintf(stderr, "bpfgraph: cannot read '%s': %s\n", in->path,
+			strerror(errno ?: EIO));
+		return -EIO;
+	}
+	fclose(in->f);
+	in->f = t;
+	in->spooled = true;
+	return 0;
+}
+
+static FILE *open_output(const struct bg_opts *o)
+{
+	FILE *out = o->output ? fopen(o->output, "we") : stdout;
+
+	if (!out)
+		fprintf(stderr, "bpfgraph: cannot open '%s': %s\n", o->output, strerror(errno));
+	return out;
+}
+
+/* Closes out (unless stdout); err, or -EIO if that failed. */
+static int close_output(FILE *out, const struct bg_opts *o, int err)
+{
+	if (out && out != stdout && fclose(out) && !err) {
+		fprintf(stderr, "bpfgraph: cannot write '%s': %s\n", o->output, strerror(errno));
+		err = -EIO;
+	}
+	return err;
+}
+
+static void write_error(const struct bg_opts *o)
+{
+	fprintf(stderr, "bpfgraph: cannot write '%s': %s\n", o->output ?: "stdout",
+		strerror(EIO));
+}
+
 static int replay(struct record_reader *r, const struct bg_opts *o, FILE *out)
 {
 	const struct record_info *in = record__info(r);
@@ -69,33 +163,293 @@ static int replay(struct record_reader *r, const struct bg_opts *o, FILE *out)
 		err = render__finish(rd);
 	render__free(rd);
 	if (err == -EIO)
-		fprintf(stderr, "bpfgraph: cannot write '%s': %s\n", o->output ?: "stdout",
-			strerror(EIO));
+		write_error(o);
+	return err;
+}
+
+static int report_record(struct input *in, const struct bg_opts *o)
+{
+	char fdpath[64];
+	const char *path = in->path;
+	struct record_reader *r;
+	FILE *out;
+	int err;
+
+	/* the reader opens by name: the copy of a pipe has one under /proc */
+	if (in->spooled) {
+		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fileno(in->f));
+		path = fdpath;
+	}
+	r = record__open(path, stderr);
+	if (!r)
+		return -EINVAL;
+	out = open_output(o);
+	err = out ? replay(r, o, out) : -EINVAL;
+	err = close_output(out, o, err);
+	if (!err)
+		print_info(record__info(r), in->path, o->verbosity);
+	record__close_reader(r);
+	return err;
+}
+
+/* --- function_graph text ------------------------------------------------- */
+
+/*
+ * Text without the abstime column has no timestamps. The JSON and Chrome
+ * timelines need some: calls are laid end to end from 0, in the order of
+ * the text, each entry where the clock is, each exit at its entry plus
+ * its duration, so that durations and nesting hold.
+ */
+struct clock_cpu {
+	uint64_t entry[FGTEXT_MAX_DEPTH];
+	bool open[FGTEXT_MAX_DEPTH];
+};
+
+struct text_clock {
+	uint64_t now;
+	struct clock_cpu **cpus; /* by CPU number, NULL until seen */
+	uint32_t ncpus;
+};
+
+static struct clock_cpu *clock_cpu(struct text_clock *c, uint32_t cpu)
+{
+	if (cpu >= BG_MAX_CPUS)
+		return NULL;
+	if (cpu >= c->ncpus) {
+		struct clock_cpu **v = realloc(c->cpus, (cpu + 1) * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		memset(v + c->ncpus, 0, (cpu + 1 - c->ncpus) * sizeof(*v));
+		c->cpus = v;
+		c->ncpus = cpu + 1;
+	}
+	if (!c->cpus[cpu])
+		c->cpus[cpu] = calloc(1, sizeof(**c->cpus));
+	return c->cpus[cpu];
+}
+
+static void clock_free(struct text_clock *c)
+{
+	for (uint32_t i = 0; i < c->ncpus; i++)
+		free(c->cpus[i]);
+	free(c->cpus);
+}
+
+static int stamp(struct text_clock *c, struct gev *ev)
+{
+	struct clock_cpu *cc = clock_cpu(c, ev->cpu);
+	uint32_t d = ev->depth < FGTEXT_MAX_DEPTH ? ev->depth : FGTEXT_MAX_DEPTH - 1;
+
+	if (!cc)
+		return -ENOMEM;
+	ev->ts = c->now;
+	if (ev->type == GEV_ENTER) {
+		cc->entry[d] = c->now;
+		cc->open[d] = true;
+	} else if (ev->type == GEV_LEAF) {
+		c->now += ev->dur;
+	} else if (ev->type == GEV_EXIT) {
+		ev->ts = (cc->open[d] ? cc->entry[d] : c->now) + ev->dur;
+		cc->open[d] = false;
+		if (ev->ts > c->now)
+			c->now = ev->ts;
+	}
+	return 0;
+}
+
+/*
+ * The writers' function table: the reader's names, and a return type
+ * that says what the text showed. Text has no BTF: a call printed
+ * without a value (a void function, or a text without return values)
+ * is void for the writers, one printed with a value has it shown raw.
+ */
+struct text_replay {
+	struct gsink events;
+	struct functab funcs;
+	FILE *out; /* non-NULL for the text format: comments are copied */
+	struct text_clock *clock; /* non-NULL: make timestamps up */
+};
+
+static int sync_funcs(struct text_replay *t, const struct fgtext_ev *e, const struct functab *ft)
+{
+	const struct gev *ev = &e->ev;
+
+	while (t->funcs.n < ft->n) {
+		const struct bg_func *f = &ft->f[t->funcs.n];
+
+		if (functab__add(&t->funcs, f->name, f->module, 0, 0) < 0)
+			return -ENOMEM;
+	}
+	if ((ev->type == GEV_LEAF || ev->type == GEV_EXIT) && ev->func < t->funcs.n)
+		t->funcs.f[ev->func].ret_kind = e->has_ret ? BG_RET_UNKNOWN : BG_RET_VOID;
+	return 0;
+}
+
+static int text_emit(void *ctx, const struct fgtext_ev *e, const struct functab *ft)
+{
+	struct text_replay *t = ctx;
+	struct gev ev;
+
+	if (e->kind == FGT_EVENT) {
+		ev = e->ev;
+		if (sync_funcs(t, e, ft) || (t->clock && stamp(t->clock, &ev)))
+			return -ENOMEM;
+		t->events.emit(t->events.ctx, &ev);
+	} else if (t->out && e->text && (e->kind == FGT_COMMENT || e->kind == FGT_IRQ)) {
+		fprintf(t->out, "%s\n", e->text);
+	}
+	return 0;
+}
+
+/* One message for a failed read of text: where, and what. */
+static void text_error(const struct fgtext *r, const char *path, int err)
+{
+	uint32_t line;
+	const char *msg = fgtext__error(r, &line);
+
+	if (msg && line)
+		fprintf(stderr, "bpfgraph: %s:%u: %s\n", path, line, msg);
+	else if (msg)
+		fprintf(stderr, "bpfgraph: %s: %s\n", path, msg);
+	else
+		fprintf(stderr, "bpfgraph: cannot read '%s': %s\n", path, strerror(-err));
+}
+
+static struct fgtext *text_reader(const struct input *in, fgtext_emit_fn emit, void *ctx)
+{
+	struct fgtext *r = fgtext__new(&(struct fgtext_opts){ .emit = emit, .ctx = ctx,
+							     .name = in->path });
+
+	if (!r)
+		fprintf(stderr, "bpfgraph: out of memory\n");
+	return r;
+}
+
+/* All of in, from its start, into r. */
+static int text_read(const struct input *in, struct fgtext *r)
+{
+	int err;
+
+	if (fseek(in->f, 0, SEEK_SET)) {
+		err = -errno;
+		fprintf(stderr, "bpfgraph: cannot read '%s': %s\n", in->path, strerror(errno));
+		return err;
+	}
+	err = fgtext__read(r, in->f);
+	if (err)
+		text_error(r, in->path, err);
+	return err;
+}
+
+/* The options the text shows, overridden by the ones set on this command line. */
+static void text_opts(struct render_opts *ro, const struct fgtext_layout *l,
+		      const struct bg_opts *o)
+{
+	struct out_text_opts to = { 0 };
+	struct record_meta m = { 0 };
+
+	fgtext__out_opts(l, &to);
+	m.flags = to.flags;
+	m.dialect = to.dialect;
+	m.nr_cpu_ids = to.nr_cpu_ids;
+	m.header = l->header;
+	merge_opts(ro, &m, o);
+	/* no values to print where the text showed none, unless asked for */
+	if (!(l->flags & BG_O_RETVAL) && !(o->flags_set & BG_O_RETVAL & o->flags))
+		ro->flags &= ~(BG_O_RETVAL | BG_O_RETVAL_HEX);
+}
+
+static void text_info(const struct fgtext *r, const char *path, int verbosity)
+{
+	const struct fgtext_stats *st = fgtext__stats(r);
+
+	if (verbosity > 0)
+		fprintf(stderr, "bpfgraph: %s: function_graph text: %" PRIu64 " lines, %" PRIu64
+			" calls, %zu functions, %" PRIu64 " lines recovered from joined ones\n",
+			path, st->lines, st->calls, fgtext__funcs(r)->n, st->recovered);
+}
+
+/*
+ * Two passes: the first learns what the text shows (columns, dialect,
+ * hex values: the first return value may come late), so that the writer
+ * is made with the options of the whole text; the second feeds it. Both
+ * stream, so memory does not grow with the length of the text.
+ */
+static int report_text(struct input *in, const struct bg_opts *o)
+{
+	struct text_replay t = { 0 };
+	struct text_clock clock = { 0 };
+	struct render_opts ro = { 0 };
+	struct fgtext *r1, *r2 = NULL;
+	struct render *rd = NULL;
+	FILE *out = NULL;
+	int err = -ENOMEM;
+
+	functab__init(&t.funcs);
+	r1 = text_reader(in, NULL, NULL);
+	if (!r1)
+		goto out;
+	err = text_read(in, r1);
+	if (err)
+		goto out;
+	if (!fgtext__stats(r1)->events && !fgtext__layout(r1)->header) {
+		fprintf(stderr, "bpfgraph: %s: neither a bpfgraph record file nor "
+			"function_graph text\n", in->path);
+		err = -EINVAL;
+		goto out;
+	}
+	out = open_output(o);
+	r2 = out ? text_reader(in, text_emit, &t) : NULL;
+	if (!r2) {
+		err = out ? -ENOMEM : -EINVAL;
+		goto out;
+	}
+	ro.out = out;
+	ro.funcs = &t.funcs; /* grows as the second pass reads */
+	text_opts(&ro, fgtext__layout(r1), o);
+	rd = render__new(&ro);
+	if (!rd) {
+		fprintf(stderr, "bpfgraph: out of memory\n");
+		err = -ENOMEM;
+		goto out;
+	}
+	t.events = render__events(rd);
+	t.out = o->format == BG_FMT_TEXT ? out : NULL;
+	if (o->format != BG_FMT_TEXT && !(fgtext__layout(r1)->flags & BG_O_ABSTIME))
+		t.clock = &clock;
+	err = text_read(in, r2);
+	if (!err)
+		err = render__finish(rd);
+	if (err == -EIO)
+		write_error(o);
+out:
+	render__free(rd);
+	err = close_output(out, o, err);
+	if (!err)
+		text_info(r1, in->path, o->verbosity);
+	fgtext__free(r1);
+	fgtext__free(r2);
+	clock_free(&clock);
+	functab__free(&t.funcs);
 	return err;
 }
 
 int cmd_report(int argc, char **argv)
 {
-	struct record_reader *r;
+	struct input in = { 0 };
 	struct bg_opts o;
-	FILE *out;
 	int err;
 
 	err = cli__parse_cmd(&o, BG_CMD_REPORT, argc, argv, stderr);
 	if (err)
 		return cli__exit_status(err);
-	r = record__open(o.input, stderr);
-	out = r && o.output ? fopen(o.output, "we") : stdout;
-	if (!out)
-		fprintf(stderr, "bpfgraph: cannot open '%s': %s\n", o.output, strerror(errno));
-	err = r && out ? replay(r, &o, out) : -EINVAL;
-	if (out && out != stdout && fclose(out) && !err) {
-		fprintf(stderr, "bpfgraph: cannot write '%s': %s\n", o.output, strerror(errno));
-		err = -EIO;
-	}
-	if (r && !err)
-		print_info(record__info(r), o.input, o.verbosity);
-	record__close_reader(r);
+	in.path = o.input;
+	err = open_input(&in);
+	if (!err)
+		err = in.record ? report_record(&in, &o) : report_text(&in, &o);
+	if (in.f)
+		fclose(in.f);
 	cli__free(&o);
 	return err ? BG_EXIT_FAILURE : BG_EXIT_OK;
 }

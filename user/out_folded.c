@@ -4,7 +4,8 @@
  * builder's own state is per CPU) names the callers of each completed
  * call; self time is a call's duration minus that of its completed
  * children. Missing callers (exits whose entry was not seen) show as
- * "[unknown]", the word flame graph tools use.
+ * "[unknown]", the word flame graph tools use. The writer only sorts and
+ * prints what struct folded summed; out_svg lays the same sums out.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -24,36 +25,27 @@ struct fcpu {
 	struct frame d[BG_MAX_DEPTH];
 };
 
-struct stack {
-	char *key;
-	uint64_t weight;
-};
-
-struct out_folded {
-	struct out_folded_opts o;
+struct folded {
+	struct folded_opts o;
 	struct fcpu **cpus;
 	uint32_t ncpus;
-	struct stack *tab; /* open addressing, cap a power of two */
+	struct folded_stack *tab; /* open addressing, cap a power of two */
 	size_t n, cap;
 	bool nomem;
+	bool frozen; /* the table was handed out by folded__stacks() */
 	char name_buf[32];
 };
 
-struct out_folded *out_folded__new(const struct out_folded_opts *opts)
+struct folded *folded__new(const struct folded_opts *opts)
 {
-	struct out_folded *w;
+	struct folded *w = calloc(1, sizeof(*w));
 
-	if (!opts || !opts->out) {
-		errno = EINVAL;
-		return NULL;
-	}
-	w = calloc(1, sizeof(*w));
-	if (w)
+	if (w && opts)
 		w->o = *opts;
 	return w;
 }
 
-void out_folded__free(struct out_folded *w)
+void folded__free(struct folded *w)
 {
 	if (!w)
 		return;
@@ -75,10 +67,10 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
-static int tab_grow(struct out_folded *w)
+static int tab_grow(struct folded *w)
 {
 	size_t cap = w->cap ? w->cap * 2 : 256;
-	struct stack *t = calloc(cap, sizeof(*t));
+	struct folded_stack *t = calloc(cap, sizeof(*t));
 
 	if (!t)
 		return -ENOMEM;
@@ -97,7 +89,7 @@ static int tab_grow(struct out_folded *w)
 	return 0;
 }
 
-static void tab_add(struct out_folded *w, const char *key, uint64_t weight)
+static void tab_add(struct folded *w, const char *key, uint64_t weight)
 {
 	size_t k;
 
@@ -122,15 +114,18 @@ static void tab_add(struct out_folded *w, const char *key, uint64_t weight)
 	w->n++;
 }
 
-static const char *name_of(struct out_folded *w, uint32_t func)
+static const char *name_of(struct folded *w, uint32_t func)
 {
 	if (w->o.funcs && func < w->o.funcs->n && w->o.funcs->f[func].display)
 		return w->o.funcs->f[func].display;
+	/* the text reader's "}" of a function it never saw enter */
+	if (func == UINT32_MAX)
+		return FOLDED_UNKNOWN;
 	snprintf(w->name_buf, sizeof(w->name_buf), "func#%u", func);
 	return w->name_buf;
 }
 
-static struct fcpu *cpu_get(struct out_folded *w, uint32_t cpu)
+static struct fcpu *cpu_get(struct folded *w, uint32_t cpu)
 {
 	if (cpu >= BG_MAX_CPUS)
 		return NULL;
@@ -149,7 +144,7 @@ static struct fcpu *cpu_get(struct out_folded *w, uint32_t cpu)
 }
 
 /* "caller;...;func" for a call at depth d. */
-static void add_stack(struct out_folded *w, const struct fcpu *fc, uint32_t d, uint32_t func,
+static void add_stack(struct folded *w, const struct fcpu *fc, uint32_t d, uint32_t func,
 		      uint64_t weight)
 {
 	char *key = NULL;
@@ -161,7 +156,7 @@ static void add_stack(struct out_folded *w, const struct fcpu *fc, uint32_t d, u
 		return;
 	}
 	for (uint32_t i = 0; i < d; i++)
-		fprintf(m, "%s;", fc->d[i].valid ? name_of(w, fc->d[i].func) : "[unknown]");
+		fprintf(m, "%s;", fc->d[i].valid ? name_of(w, fc->d[i].func) : FOLDED_UNKNOWN);
 	fputs(name_of(w, func), m);
 	if (fclose(m))
 		w->nomem = true;
@@ -170,7 +165,7 @@ static void add_stack(struct out_folded *w, const struct fcpu *fc, uint32_t d, u
 	free(key);
 }
 
-static void on_end(struct out_folded *w, struct fcpu *fc, const struct gev *ev)
+static void on_end(struct folded *w, struct fcpu *fc, const struct gev *ev)
 {
 	uint32_t d = ev->depth;
 	uint64_t self = ev->dur;
@@ -186,11 +181,13 @@ static void on_end(struct out_folded *w, struct fcpu *fc, const struct gev *ev)
 	}
 }
 
-void out_folded__emit(void *ctx, const struct gev *ev)
+void folded__emit(void *ctx, const struct gev *ev)
 {
-	struct out_folded *w = ctx;
+	struct folded *w = ctx;
 	struct fcpu *fc;
 
+	if (w->frozen)
+		return;
 	if (ev->type != GEV_ENTER && ev->type != GEV_LEAF && ev->type != GEV_EXIT)
 		return;
 	fc = cpu_get(w, ev->cpu);
@@ -210,32 +207,80 @@ void out_folded__emit(void *ctx, const struct gev *ev)
 	fc->d[ev->depth].func = ev->func;
 }
 
+int folded__stacks(struct folded *w, struct folded_stack **v, size_t *n)
+{
+	size_t k = 0;
+
+	/* compact the table to its used slots: no hash table any more */
+	for (size_t i = 0; i < w->cap; i++)
+		if (w->tab[i].key)
+			w->tab[k++] = w->tab[i];
+	for (size_t i = k; i < w->cap; i++)
+		w->tab[i].key = NULL;
+	w->n = k;
+	w->frozen = true;
+	*v = w->tab;
+	*n = k;
+	return w->nomem ? -ENOMEM : 0;
+}
+
+struct out_folded {
+	struct out_folded_opts o;
+	struct folded *f;
+};
+
+struct out_folded *out_folded__new(const struct out_folded_opts *opts)
+{
+	struct out_folded *w;
+
+	if (!opts || !opts->out) {
+		errno = EINVAL;
+		return NULL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->o = *opts;
+	w->f = folded__new(&(struct folded_opts){ opts->funcs, opts->count });
+	if (!w->f) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+void out_folded__free(struct out_folded *w)
+{
+	if (!w)
+		return;
+	folded__free(w->f);
+	free(w);
+}
+
+void out_folded__emit(void *ctx, const struct gev *ev)
+{
+	struct out_folded *w = ctx;
+
+	folded__emit(w->f, ev);
+}
+
 static int cmp_stack(const void *a, const void *b)
 {
-	const struct stack *x = a, *y = b;
+	const struct folded_stack *x = a, *y = b;
 
 	return strcmp(x->key, y->key);
 }
 
 int out_folded__end(struct out_folded *w)
 {
-	size_t n = 0;
+	struct folded_stack *v;
+	size_t n;
+	int err = folded__stacks(w->f, &v, &n);
 
-	/* compact the table to its used slots, then sort for stable output */
-	for (size_t i = 0; i < w->cap; i++)
-		if (w->tab[i].key)
-			w->tab[n++] = w->tab[i];
-	for (size_t i = n; i < w->cap; i++)
-		w->tab[i].key = NULL;
+	/* sorted for stable output */
 	if (n)
-		qsort(w->tab, n, sizeof(*w->tab), cmp_stack);
+		qsort(v, n, sizeof(*v), cmp_stack);
 	for (size_t i = 0; i < n; i++)
-		fprintf(w->o.out, "%s %" PRIu64 "\n", w->tab[i].key, w->tab[i].weight);
-	/* the table is no hash table any more */
-	for (size_t i = 0; i < n; i++)
-		free(w->tab[i].key);
-	free(w->tab);
-	w->tab = NULL;
-	w->n = w->cap = 0;
-	return w->nomem ? -ENOMEM : 0;
+		fprintf(w->o.out, "%s %" PRIu64 "\n", v[i].key, v[i].weight);
+	return err;
 }

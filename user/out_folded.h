@@ -2,16 +2,48 @@
 /*
  * Folded stacks ("root;child;leaf weight" lines) for flamegraph.pl,
  * inferno and speedscope, weighted by self time in ns or by call count.
- * Stacks are summed in memory and written, sorted, by out_folded__end().
+ *
+ * struct folded sums the stacks of graph events in memory; the folded
+ * writer prints them sorted, the SVG flame graph lays them out. Both
+ * weigh calls the same way because they share this one aggregation.
  */
 #ifndef BG_OUT_FOLDED_H
 #define BG_OUT_FOLDED_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "functab.h"
 #include "graph.h"
+
+/* Name of a frame whose function is not known (an exit without entry). */
+#define FOLDED_UNKNOWN "[unknown]"
+
+struct folded_opts {
+	const struct functab *funcs;
+	bool count; /* weight = number of calls, not self time */
+};
+
+/* One distinct stack: "caller;...;func", never a weight of 0. */
+struct folded_stack {
+	char *key;
+	uint64_t weight;
+};
+
+struct folded;
+
+struct folded *folded__new(const struct folded_opts *opts);
+void folded__free(struct folded *f);
+/* gsink.emit-compatible. */
+void folded__emit(void *f, const struct gev *ev);
+/*
+ * The stacks summed so far, in no particular order, owned by f (valid
+ * until folded__free(); f takes no more events after this). 0, or
+ * -ENOMEM if some stacks were lost to memory (the others are there).
+ */
+int folded__stacks(struct folded *f, struct folded_stack **v, size_t *n);
 
 struct out_folded_opts {
 	FILE *out;
@@ -25,7 +57,7 @@ struct out_folded *out_folded__new(const struct out_folded_opts *opts);
 void out_folded__free(struct out_folded *w);
 /* gsink.emit-compatible. */
 void out_folded__emit(void *w, const struct gev *ev);
-/* Writes the stacks; -ENOMEM if some were lost to memory. */
+/* Writes the stacks, sorted; -ENOMEM if some were lost to memory. */
 int out_folded__end(struct out_folded *w);
 
 #endif

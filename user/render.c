@@ -11,6 +11,7 @@
 #include "out_chrome.h"
 #include "out_folded.h"
 #include "out_json.h"
+#include "out_svg.h"
 #include "render.h"
 
 static const char *const format_names[] = {
@@ -18,6 +19,7 @@ static const char *const format_names[] = {
 	[BG_FMT_JSON] = "json",
 	[BG_FMT_CHROME] = "chrome",
 	[BG_FMT_FOLDED] = "folded",
+	[BG_FMT_SVG] = "svg",
 };
 
 struct render {
@@ -27,6 +29,8 @@ struct render {
 	struct out_json *json;
 	struct out_chrome *chrome;
 	struct out_folded *folded;
+	struct out_svg *svg;
+	struct gsink writer;
 };
 
 int render__parse_format(const char *name)
@@ -60,6 +64,9 @@ static struct gsink make_writer(struct render *r)
 		r->folded = out_folded__new(
 			&(struct out_folded_opts){ o->out, o->funcs, o->folded_count });
 		return (struct gsink){ out_folded__emit, r->folded };
+	case BG_FMT_SVG:
+		r->svg = out_svg__new(&(struct out_svg_opts){ o->out, o->funcs, o->folded_count });
+		return (struct gsink){ out_svg__emit, r->svg };
 	default:
 		r->text = out_text__new(&(struct out_text_opts){
 			.out = o->out, .funcs = o->funcs, .flags = o->flags,
@@ -76,7 +83,7 @@ struct render *render__new(const struct render_opts *o)
 	if (!r)
 		return NULL;
 	r->o = *o;
-	go.sink = make_writer(r);
+	go.sink = r->writer = make_writer(r);
 	if (go.sink.ctx)
 		r->graph = graph__new(&go);
 	if (!r->graph) {
@@ -96,6 +103,11 @@ struct rec_sink render__sink(struct render *r)
 	return session__graph_sink(r->graph);
 }
 
+struct gsink render__events(struct render *r)
+{
+	return r->writer;
+}
+
 int render__finish(struct render *r)
 {
 	int err = 0;
@@ -106,6 +118,8 @@ int render__finish(struct render *r)
 		out_chrome__end(r->chrome);
 	if (r->folded)
 		err = out_folded__end(r->folded);
+	if (r->svg)
+		err = out_svg__end(r->svg);
 	if (fflush(r->o.out) || ferror(r->o.out))
 		err = -EIO;
 	return err;
@@ -120,5 +134,6 @@ void render__free(struct render *r)
 	out_json__free(r->json);
 	out_chrome__free(r->chrome);
 	out_folded__free(r->folded);
+	out_svg__free(r->svg);
 	free(r);
 }

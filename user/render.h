@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "functab.h"
+#include "graph.h"
 #include "out_text.h"
 #include "session.h"
 
@@ -21,6 +22,7 @@ enum bg_format {
 	BG_FMT_JSON, /* JSON lines, one object per call */
 	BG_FMT_CHROME, /* Chrome Trace Event JSON (Perfetto, chrome://tracing) */
 	BG_FMT_FOLDED, /* folded stacks for flame graphs */
+	BG_FMT_SVG, /* interactive flame graph, one SVG document */
 };
 
 struct render_opts {
@@ -31,7 +33,7 @@ struct render_opts {
 	enum bg_dialect dialect;
 	uint32_t nr_cpu_ids;
 	bool header;
-	bool folded_count; /* folded: weight by count, not self time */
+	bool folded_count; /* folded, svg: weight by count, not self time */
 };
 
 struct render;
@@ -40,6 +42,11 @@ struct render;
 struct render *render__new(const struct render_opts *o);
 /* Records in: feed, drain and flush of the graph builder. */
 struct rec_sink render__sink(struct render *r);
+/*
+ * Or graph events in, for sources that already give them (function_graph
+ * text): the writer itself, the graph builder left out.
+ */
+struct gsink render__events(struct render *r);
 /* After the sink's flush: what can only be written at the end. 0 or -EIO. */
 int render__finish(struct render *r);
 void render__free(struct render *r);

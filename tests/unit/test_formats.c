@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * JSON lines, Chrome Trace Event and folded writers: the canned records
- * of tests/golden/formats/<case>.in rendered in each format against the
- * golden files next to them; jq (when installed) must parse the JSON ones
- * and find the structure the man page promises.
+ * JSON lines, Chrome Trace Event, folded and SVG writers: the canned
+ * records of tests/golden/formats/<case>.in rendered in each format
+ * against the golden files next to them; jq (when installed) must parse
+ * the JSON ones and find the structure the man page promises, xmllint the
+ * SVG ones. tests/browser/svg.sh shows the SVG to a browser.
  */
 #include <errno.h>
 #include <unistd.h>
@@ -27,6 +28,8 @@ static const struct variant variants[] = {
 	{ BG_FMT_FOLDED, false, "folded" },
 	{ BG_FMT_FOLDED, true, "count.folded" },
 	{ BG_FMT_TEXT, false, "txt" },
+	{ BG_FMT_SVG, false, "svg" },
+	{ BG_FMT_SVG, true, "count.svg" },
 };
 
 static char *render_case(const char *name, const struct variant *v, size_t *len)
@@ -146,12 +149,88 @@ static void test_folded_sums(void **state)
 	free(out);
 }
 
+static bool have_xmllint(void)
+{
+	return system("command -v xmllint >/dev/null 2>&1") == 0;
+}
+
+static void test_svg_xml(void **state)
+{
+	static const char *const files[] = { "basic.svg", "basic.count.svg", "orphans.svg",
+					     "orphans.count.svg" };
+	char rel[64], *cmd, *path;
+
+	if (!have_xmllint()) {
+		fprintf(stderr, "xmllint not installed: skipped\n");
+		skip();
+	}
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(rel, sizeof(rel), "formats/%s", files[i]);
+		path = golden_path(rel);
+		assert_true(asprintf(&cmd, "xmllint --noout '%s'", path) > 0);
+		if (system(cmd) != 0)
+			fail_msg("not well-formed XML: %s", path);
+		free(cmd);
+		free(path);
+	}
+}
+
+static uint64_t attr_u64(const char *s, const char *name)
+{
+	char key[64];
+	const char *p;
+
+	snprintf(key, sizeof(key), " %s=\"", name);
+	p = strstr(s, key);
+	assert_non_null(p);
+	return strtoull(p + strlen(key), NULL, 10);
+}
+
+/*
+ * SVG: the root frame weighs what the folded stacks add up to, each frame
+ * as much as the stacks through it, and frames nest inside their parents.
+ */
+static void test_svg_weights(void **state)
+{
+	const struct variant v = { BG_FMT_SVG, false, "svg" };
+	const struct variant c = { BG_FMT_SVG, true, "count.svg" };
+	size_t len;
+	char *out = render_case("basic", &v, &len), *p;
+	uint64_t prev_o = 0, prev_w = 0;
+	unsigned int frames = 0;
+
+	assert_int_equal(attr_u64(out, "data-total"), 4850);
+	assert_non_null(strstr(out, "<title>all (4.850 us, 100.00%)</title>"));
+	/* two root calls of 3000 and 1000 ns, with their children */
+	assert_non_null(strstr(out, "<title>do_sys_openat2 (4.000 us, 82.47%)</title>"));
+	assert_non_null(strstr(out, ">bm_status_read [binfmt_mi..</text>"));
+	for (p = strstr(out, "<g class=\"f\""); p; p = strstr(p + 1, "<g class=\"f\"")) {
+		uint64_t o = attr_u64(p, "data-o"), w = attr_u64(p, "data-w");
+
+		assert_true(w > 0 && o + w <= 4850);
+		prev_o = o;
+		prev_w = w;
+		frames++;
+	}
+	/* the root comes last, over everything */
+	assert_int_equal(prev_o, 0);
+	assert_int_equal(prev_w, 4850);
+	assert_true(frames >= 5);
+	free(out);
+	out = render_case("basic", &c, &len);
+	assert_int_equal(attr_u64(out, "data-total"), 11);
+	assert_non_null(strstr(out, "data-unit=\"calls\""));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden),
 		cmocka_unit_test(test_jq),
 		cmocka_unit_test(test_folded_sums),
+		cmocka_unit_test(test_svg_xml),
+		cmocka_unit_test(test_svg_weights),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,8 +3,11 @@
 # file; bpfgraph report of that file must print the same bytes. Twice:
 # default options (live.txt / report.txt), and funcgraph-proc,
 # funcgraph-abstime in the 6.13 dialect (live2.txt / report2.txt). Then
-# json, chrome and folded from the first recording, a report with
-# overridden options, and a report of a recording cut in the middle.
+# json, chrome, folded and svg from the first recording, svg straight
+# from live tracing, a report with overridden options, and a report of a
+# recording cut in the middle. Last, report of text: bpfgraph's live text
+# and the kernel's own function_graph of the same workload (the oracle)
+# in every format.
 # bench-timeout: 400
 set -u
 . /bench/lib/guest.sh
@@ -26,6 +29,18 @@ run_cmd json bpfgraph report -i t.bgr --format=json
 run_cmd chrome bpfgraph report -i t.bgr --format=chrome -o t.chrome.json
 run_cmd folded bpfgraph report -i t.bgr --format=folded
 run_cmd count bpfgraph report -i t.bgr --format=folded --folded-weight=count
+run_cmd svg bpfgraph report -i t.bgr --format=svg -o t.svg
+run_cmd countsvg bpfgraph report -i t.bgr --format=svg --folded-weight=count
+progress "live svg"
+run_cmd livesvg bpfgraph --format=svg $G -- /bin/wl openmiss 3
+progress "report of text"
+for f in text json chrome folded svg; do
+	run_cmd "txt_$f" bpfgraph report -i live.txt --format=$f
+done
+oracle_capture -o oracle.txt do_sys_openat2 -- wl --stop openmiss 3
+for f in text json chrome folded svg; do
+	run_cmd "ora_$f" bpfgraph report -i oracle.txt --format=$f
+done
 # A writer killed mid-way: the first half of the file.
 size=$(wc -c <t.bgr)
 head -c $((size / 2)) t.bgr >cut.bgr
