@@ -39,6 +39,11 @@ const volatile __u64 bg_cpumask[BG_MAX_CPUS / 64] = {};
  * wakes the reader on top of the traced task; the reader polls anyway.
  */
 const volatile __u64 bg_wakeup_bytes = 1 << 20;
+/*
+ * The command bpfgraph started (0: none, or --no-pause): stopped when a
+ * new indirect target is found in it, until user space has attached it.
+ */
+const volatile __u32 bg_pause_tgid = 0;
 
 /*
  * Set by user space once every program is attached, so that no task
@@ -329,7 +334,11 @@ static __always_inline void on_exit(void *ctx)
  * Runs the entry or exit work unless this thread is already inside one
  * of our programs on this CPU (see bg_busy).
  */
-static __always_inline void guarded(void *ctx, bool exit)
+enum bg_run { BG_RUN_ENTRY, BG_RUN_EXIT, BG_RUN_ICALL };
+
+static __always_inline void on_icall(struct pt_regs *regs);
+
+static __always_inline void guarded(void *ctx, enum bg_run what)
 {
 	__u32 zero = 0, me = (__u32)bpf_get_current_pid_tgid() + 1, prev;
 	__u32 *busy = bpf_map_lookup_elem(&bg_busy, &zero);
@@ -342,23 +351,105 @@ static __always_inline void guarded(void *ctx, bool exit)
 		return;
 	}
 	*busy = me;
-	if (exit)
+	if (what == BG_RUN_EXIT)
 		on_exit(ctx);
-	else
+	else if (what == BG_RUN_ENTRY)
 		on_entry(ctx);
+	else
+		on_icall(ctx);
 	*busy = prev;
 }
 
 SEC("fentry")
 int BPF_PROG(bg_entry)
 {
-	guarded(ctx, false);
+	guarded(ctx, BG_RUN_ENTRY);
 	return 0;
 }
 
 SEC("fexit")
 int BPF_PROG(bg_exit)
 {
-	guarded(ctx, true);
+	guarded(ctx, BG_RUN_EXIT);
+	return 0;
+}
+
+/*
+ * Indirect calls out of traced functions (function pointers: VFS and
+ * socket ops, LSM hooks): a kprobe just before each call site of a traced
+ * function reads the register holding the target, or the pointer the
+ * target is about to be loaded from. Each new target met inside a
+ * graph is reported once, and user space attaches it, so the calls after
+ * this one show the function and what it calls.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, __u8);
+} bg_targets SEC(".maps");
+
+/* Offset of register reg in struct pt_regs, or -1. */
+static __always_inline int reg_offset(__u32 reg)
+{
+	switch (reg) {
+	case BG_REG_AX: return __builtin_offsetof(struct pt_regs, ax);
+	case BG_REG_CX: return __builtin_offsetof(struct pt_regs, cx);
+	case BG_REG_DX: return __builtin_offsetof(struct pt_regs, dx);
+	case BG_REG_BX: return __builtin_offsetof(struct pt_regs, bx);
+	case BG_REG_BP: return __builtin_offsetof(struct pt_regs, bp);
+	case BG_REG_SI: return __builtin_offsetof(struct pt_regs, si);
+	case BG_REG_DI: return __builtin_offsetof(struct pt_regs, di);
+	case BG_REG_R8: return __builtin_offsetof(struct pt_regs, r8);
+	case BG_REG_R9: return __builtin_offsetof(struct pt_regs, r9);
+	case BG_REG_R10: return __builtin_offsetof(struct pt_regs, r10);
+	case BG_REG_R11: return __builtin_offsetof(struct pt_regs, r11);
+	case BG_REG_R12: return __builtin_offsetof(struct pt_regs, r12);
+	case BG_REG_R13: return __builtin_offsetof(struct pt_regs, r13);
+	case BG_REG_R14: return __builtin_offsetof(struct pt_regs, r14);
+	case BG_REG_R15: return __builtin_offsetof(struct pt_regs, r15);
+	default: return -1;
+	}
+}
+
+static __always_inline void on_icall(struct pt_regs *regs)
+{
+	__u64 ck = bpf_get_attach_cookie(regs), target = 0;
+	int off = reg_offset(BG_IC_REG(ck));
+	struct task_state *st;
+	__u8 one = 1;
+	long err;
+
+	st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0, 0);
+	if (!st || !st->depth || st->skip)
+		return;
+	/* The verifier refuses ctx loads at a computed offset: read it. */
+	if (off < 0 || bpf_probe_read_kernel(&target, sizeof(target), (char *)regs + off))
+		return;
+	if ((ck & BG_IC_LOAD) &&
+	    bpf_probe_read_kernel(&target, sizeof(target), (char *)target + BG_IC_DISP(ck)))
+		return;
+	if (!target || bpf_map_lookup_elem(&bg_targets, &target))
+		return;
+	err = bpf_map_update_elem(&bg_targets, &target, &one, BPF_NOEXIST);
+	if (err) {
+		if (err != -17 /* EEXIST: reported by another CPU */)
+			stat_inc(BG_ST_TARGETS_FULL, 1);
+		return;
+	}
+	emit(BG_REC_TARGET, bpf_ktime_get_ns(), target, 0, BG_IC_FUNC(ck), st->depth);
+	/* Delivered on the way back to user space, not here. */
+	if (bg_pause_tgid && (bpf_get_current_pid_tgid() >> 32) == bg_pause_tgid)
+		bpf_send_signal(19 /* SIGSTOP */);
+}
+
+/*
+ * Guarded like the others: the ring buffer's lock and the map's are
+ * traced functions too, and their programs must not run inside this one.
+ */
+SEC("kprobe")
+int bg_icall(struct pt_regs *regs)
+{
+	guarded(regs, BG_RUN_ICALL);
 	return 0;
 }

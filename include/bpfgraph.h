@@ -24,6 +24,12 @@
 #define BG_REC_EXIT 2 /* ... and returned; dur and val (return value) valid */
 #define BG_REC_SWITCH 3 /* a task inside the graph was switched out or in */
 #define BG_REC_COMM 4 /* pid's comm: 16 bytes in place of ts and val */
+/*
+ * An indirect call site in traced function func was passed, inside a
+ * graph, with a target not seen before: val is the target address. Only
+ * for the tracer's discovery; never shown, never recorded.
+ */
+#define BG_REC_TARGET 5
 
 /* Flags share the type byte: type in the low nibble, flags above. */
 #define BG_REC_TYPE_MASK 0x0f
@@ -90,6 +96,27 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
 #define BG_CK_NREGS_SHIFT 40
 #define BG_CK_NREGS(ck) ((__u32)((ck) >> BG_CK_NREGS_SHIFT) & 0xff)
 
+/*
+ * Indirect call sites (kprobes on the instruction before the call, see
+ * user/ktext.h): the cookie holds the caller's function index, the
+ * register holding the target (or the base it is loaded from) and the
+ * load's displacement. Registers in x86 encoding order.
+ */
+#define BG_IC_FUNC(ck) ((__u32)(ck) & 0xffffff)
+#define BG_IC_REG_SHIFT 24
+#define BG_IC_REG(ck) ((__u32)((ck) >> BG_IC_REG_SHIFT) & 0xf)
+#define BG_IC_LOAD (1ULL << 28) /* target = *(u64 *)(reg + disp) */
+#define BG_IC_DISP_SHIFT 32
+#define BG_IC_DISP(ck) ((__s32)((ck) >> BG_IC_DISP_SHIFT))
+#define BG_IC_MAX_FUNCS (1U << 24)
+enum bg_reg {
+	BG_REG_AX, BG_REG_CX, BG_REG_DX, BG_REG_BX, BG_REG_SP, BG_REG_BP,
+	BG_REG_SI, BG_REG_DI, BG_REG_R8, BG_REG_R9, BG_REG_R10, BG_REG_R11,
+	BG_REG_R12, BG_REG_R13, BG_REG_R14, BG_REG_R15,
+	BG_REG_NR,
+	BG_REG_NONE = 0xff,
+};
+
 /* Counters in the bg_stats per-CPU array (index). */
 #define BG_ST_DROPS 0 /* ring buffer reserve failed */
 #define BG_ST_DEEP 1 /* deeper than BG_MAX_DEPTH: not recorded */
@@ -97,6 +124,7 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
 #define BG_ST_UNMATCHED_EXIT 3 /* exit that did not match the task's stack */
 #define BG_ST_UNWOUND 4 /* frames popped without their exit */
 #define BG_ST_NESTED 5 /* calls inside one of our own program runs */
+#define BG_ST_TARGETS_FULL 6 /* indirect targets not reported: set full */
 #define BG_ST_NR 8
 
 #endif /* BPFGRAPH_H */

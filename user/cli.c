@@ -63,6 +63,7 @@ enum {
 	K_FORMAT,
 	K_FOLDED_WEIGHT,
 	K_TEE,
+	K_NO_PAUSE,
 };
 
 static int set_glob(struct cli_ctx *c, const struct cli_opt *d, char *arg);
@@ -97,6 +98,9 @@ static const struct cli_opt cli_opts[] = {
 	  "trace these functions too (repeatable)" },
 	{ "notrace", 'x', "GLOB", G_SELECT, set_glob, OFF(notrace), 0, 0,
 	  "never trace these nor what they call\n(repeatable)" },
+	{ "no-pause", K_NO_PAUSE, NULL, G_SELECT, set_flag, OFF(no_pause), 0, 0,
+	  "let COMMAND run on while functions found\nwhile tracing are attached (default:\n"
+	  "stop it meanwhile, so its next calls\nare complete)" },
 	{ "max-funcs", K_MAX_FUNCS, "N", G_SELECT, set_u32, OFF(max_funcs), 1,
 	  BG_MAX_MAX_FUNCS, "refuse plans of more than N functions\n(default 2000)" },
 

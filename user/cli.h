@@ -76,6 +76,7 @@ struct bg_opts {
 	uint64_t duration_ms; /* -d; 0 = until interrupted */
 	char **command; /* after "--": NULL-terminated (argv's NULL) */
 	int command_argc; /* 0 = no command */
+	bool no_pause; /* --no-pause: COMMAND runs on during live discovery */
 
 	/* Output */
 	uint32_t flags; /* BG_O_*, for out_text_opts.flags */

@@ -9,6 +9,7 @@
 
 #include <capstone/capstone.h>
 
+#include "bpfgraph.h"
 #include "ktext.h"
 
 struct kseg {
@@ -163,4 +164,151 @@ int kcode__scan(const uint8_t *code, size_t len, uint64_t addr, uint64_t *target
 	cs_free(insn, 1);
 	cs_close(&h);
 	return 0;
+}
+
+/* The 64-bit register a (sub-)register belongs to, as BG_REG_*. */
+static uint8_t bg_reg_of(csh h, unsigned int r)
+{
+	static const char *const names[BG_REG_NR][5] = {
+		{ "rax", "eax", "ax", "al", "ah" }, { "rcx", "ecx", "cx", "cl", "ch" },
+		{ "rdx", "edx", "dx", "dl", "dh" }, { "rbx", "ebx", "bx", "bl", "bh" },
+		{ "rsp", "esp", "sp", "spl" }, { "rbp", "ebp", "bp", "bpl" },
+		{ "rsi", "esi", "si", "sil" }, { "rdi", "edi", "di", "dil" },
+		{ "r8", "r8d", "r8w", "r8b" }, { "r9", "r9d", "r9w", "r9b" },
+		{ "r10", "r10d", "r10w", "r10b" }, { "r11", "r11d", "r11w", "r11b" },
+		{ "r12", "r12d", "r12w", "r12b" }, { "r13", "r13d", "r13w", "r13b" },
+		{ "r14", "r14d", "r14w", "r14b" }, { "r15", "r15d", "r15w", "r15b" },
+	};
+	const char *n = cs_reg_name(h, r);
+
+	for (int i = 0; n && i < BG_REG_NR; i++)
+		for (int k = 0; k < 5 && names[i][k]; k++)
+			if (!strcmp(n, names[i][k]))
+				return (uint8_t)i;
+	return BG_REG_NONE;
+}
+
+/* The BG_REG_* whose retpoline thunk is at t, or BG_REG_NONE. */
+static uint8_t thunk_reg(const uint64_t *thunks, uint64_t t)
+{
+	for (int r = 0; thunks && r < BG_REG_NR; r++)
+		if (thunks[r] && thunks[r] == t)
+			return (uint8_t)r;
+	return BG_REG_NONE;
+}
+
+/* Control leaves or enters here: no place to read a register from. */
+static int changes_flow(csh h, const cs_insn *in)
+{
+	return cs_insn_group(h, in, CS_GRP_JUMP) || cs_insn_group(h, in, CS_GRP_CALL) ||
+	       cs_insn_group(h, in, CS_GRP_RET) || cs_insn_group(h, in, CS_GRP_INT) ||
+	       cs_insn_group(h, in, CS_GRP_IRET) || in->id == X86_INS_UD2 ||
+	       in->id == X86_INS_INT3 || in->id == X86_INS_NOP;
+}
+
+static int writes_reg(csh h, const cs_insn *in, uint8_t reg)
+{
+	cs_regs rr, rw;
+	uint8_t nr = 0, nw = 0;
+
+	if (cs_regs_access(h, in, rr, &nr, rw, &nw))
+		return 1; /* cannot tell: assume it does */
+	for (int i = 0; i < nw; i++)
+		if (bg_reg_of(h, rw[i]) == reg)
+			return 1;
+	return 0;
+}
+
+/*
+ * Where the target of the call or jmp in (through reg) can be read: on
+ * prev, the instruction before it. Unusable when prev changes the flow,
+ * or writes reg other than by a plain 64-bit load.
+ */
+static void place_probe(csh h, const cs_insn *prev, uint64_t addr, uint8_t reg,
+			struct kcode_isite *s)
+{
+	const cs_x86 *x;
+
+	if (!prev || reg == BG_REG_NONE || reg == BG_REG_SP || changes_flow(h, prev))
+		return;
+	s->probe_off = (uint32_t)(prev->address - addr);
+	if (!writes_reg(h, prev, reg)) {
+		s->mode = KSITE_REG;
+		s->reg = reg;
+		s->usable = 1;
+		return;
+	}
+	x = &prev->detail->x86;
+	if (prev->id != X86_INS_MOV || x->op_count != 2 || x->operands[0].type != X86_OP_REG ||
+	    x->operands[0].size != 8 || x->operands[1].type != X86_OP_MEM)
+		return;
+	if (x->operands[1].mem.index != X86_REG_INVALID ||
+	    x->operands[1].mem.segment != X86_REG_INVALID)
+		return;
+	s->reg = bg_reg_of(h, x->operands[1].mem.base);
+	if (s->reg == BG_REG_NONE || s->reg == BG_REG_SP)
+		return; /* rip-relative or stack: not worth it */
+	s->mode = KSITE_LOAD;
+	s->disp = (int32_t)x->operands[1].mem.disp;
+	s->usable = 1;
+}
+
+int kcode__indirect(const uint8_t *code, size_t len, uint64_t addr,
+		    const uint64_t *thunks, struct kcode_isite *sites, size_t max)
+{
+	const uint8_t *p = code;
+	uint64_t pc = addr;
+	size_t left = len, n = 0;
+	csh h;
+	cs_insn *in[2], *cur, *prev = NULL;
+	int k = 0;
+
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+		return -EINVAL;
+	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	in[0] = cs_malloc(h);
+	in[1] = cs_malloc(h);
+	if (!in[0] || !in[1]) {
+		if (in[0])
+			cs_free(in[0], 1);
+		cs_close(&h);
+		return -ENOMEM;
+	}
+	while (left) {
+		const cs_x86_op *op;
+		struct kcode_isite s;
+		uint8_t reg;
+
+		cur = in[k];
+		if (!cs_disasm_iter(h, &p, &left, &pc, cur)) {
+			p++, left--, pc++;
+			prev = NULL;
+			continue;
+		}
+		if (!is_branch(cur->id) || cur->detail->x86.op_count != 1)
+			goto next;
+		op = &cur->detail->x86.operands[0];
+		if (op->type == X86_OP_REG)
+			reg = bg_reg_of(h, op->reg);
+		else if (op->type == X86_OP_MEM)
+			reg = BG_REG_NONE;
+		else if (op->type == X86_OP_IMM &&
+			 (reg = thunk_reg(thunks, (uint64_t)op->imm)) != BG_REG_NONE)
+			;
+		else
+			goto next; /* a direct call: kcode__scan's business */
+		s = (struct kcode_isite){ .off = (uint32_t)(cur->address - addr),
+					  .tail = cur->id == X86_INS_JMP };
+		place_probe(h, prev, addr, reg, &s);
+		if (n < max)
+			sites[n] = s;
+		n++;
+next:
+		prev = cur;
+		k ^= 1;
+	}
+	cs_free(in[0], 1);
+	cs_free(in[1], 1);
+	cs_close(&h);
+	return n > INT32_MAX ? -E2BIG : (int)n;
 }

@@ -33,4 +33,36 @@ struct kcode_info {
 int kcode__scan(const uint8_t *code, size_t len, uint64_t addr, uint64_t *targets,
 		size_t max, struct kcode_info *info);
 
+/*
+ * Where to read the target of an indirect call or jump. A kprobe on the
+ * call itself is not safe (6.1 emulates a probed call with a fixed 5-byte
+ * length and returns into the middle of a prefixed one), so the probe
+ * goes on the instruction just before it, which is single-stepped:
+ * - KSITE_REG: reg (BG_REG_*) already holds the target there;
+ * - KSITE_LOAD: that instruction loads the target, from disp(reg).
+ */
+enum kcode_site_mode { KSITE_REG, KSITE_LOAD };
+
+struct kcode_isite {
+	uint32_t off; /* offset of the call or jmp in the function */
+	uint32_t probe_off; /* offset of the instruction to probe */
+	uint8_t mode; /* enum kcode_site_mode */
+	uint8_t reg; /* BG_REG_* (KSITE_LOAD: the base register) */
+	uint8_t tail; /* a jmp: the target returns to our caller */
+	uint8_t usable; /* 0: no safe place to read the target from */
+	int32_t disp; /* KSITE_LOAD */
+};
+
+/*
+ * Finds the indirect calls and jumps in code (len bytes at addr): call or
+ * jmp through a register or memory, and direct calls or jumps to a
+ * retpoline thunk, whose addresses thunks[BG_REG_*] gives (0: unknown),
+ * and for each where its target can be read (see above). Stores up to max
+ * sites; returns how many there are (unusable ones included) or -errno. A
+ * jmp may be a switch table rather than a tail call: the target then
+ * lies inside the function, which whoever reads it can tell.
+ */
+int kcode__indirect(const uint8_t *code, size_t len, uint64_t addr,
+		    const uint64_t *thunks, struct kcode_isite *sites, size_t max);
+
 #endif

@@ -107,12 +107,36 @@ void session__abort(struct session *s)
 	s->child = 0;
 }
 
+/*
+ * The kernel reports each indirect target once: keep them all (the queue
+ * grows) rather than lose one for good.
+ */
+static int queue_target(struct session *s, const struct bg_rec *r)
+{
+	if (!s->on_target)
+		return 0;
+	if (s->ntargets == s->targets_cap) {
+		size_t cap = s->targets_cap ? s->targets_cap * 2 : 64;
+		struct bg_rec *n = realloc(s->targets, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->targets = n;
+		s->targets_cap = cap;
+	}
+	s->targets[s->ntargets++] = *r;
+	return 0;
+}
+
 static int on_record(void *ctx, void *data, size_t len)
 {
 	struct session *s = ctx;
 
 	if (len < sizeof(struct bg_rec))
 		return 0;
+	/* Discovery's business only: not a record of the trace. */
+	if (bg_rec_type(data) == BG_REC_TARGET)
+		return queue_target(s, data);
 	s->st.records++;
 	if (s->discover) {
 		const struct ksym *c;
@@ -160,20 +184,100 @@ static int child_done(struct session *s)
  */
 #define GROW_PER_POLL 8
 
+static bool growing(const struct session *s)
+{
+	return s->npending || s->nexpand || s->ntargets;
+}
+
+/* Takes up to GROW_PER_POLL of n queued items (each size bytes) at q. */
+static unsigned int take(void *q, unsigned int *n, size_t size,
+			 void (*fn)(struct session *, const void *), struct session *s)
+{
+	unsigned int k = *n < GROW_PER_POLL ? *n : GROW_PER_POLL;
+
+	for (unsigned int i = 0; i < k; i++)
+		fn(s, (char *)q + i * size);
+	memmove(q, (char *)q + k * size, (*n - k) * size);
+	*n -= k;
+	return k;
+}
+
+static void do_caller(struct session *s, const void *item)
+{
+	if (s->on_caller)
+		s->on_caller(s->caller_ctx, *(const struct ksym *const *)item);
+}
+
+static void do_expand(struct session *s, const void *item)
+{
+	if (s->on_expand)
+		s->on_expand(s->caller_ctx, *(const uint32_t *)item);
+}
+
+static void do_target(struct session *s, const void *item)
+{
+	const struct bg_rec *r = item;
+
+	if (s->on_target)
+		s->on_target(s->caller_ctx, r->val, r->func);
+}
+
 static void grow_traced_set(struct session *s)
 {
-	unsigned int n;
+	unsigned int nt = (unsigned int)s->ntargets;
 
-	n = s->npending < GROW_PER_POLL ? s->npending : GROW_PER_POLL;
-	for (unsigned int i = 0; i < n && s->on_caller; i++)
-		s->on_caller(s->caller_ctx, s->pending[i]);
-	memmove(s->pending, s->pending + n, (s->npending - n) * sizeof(s->pending[0]));
-	s->npending -= n;
-	n = s->nexpand < GROW_PER_POLL ? s->nexpand : GROW_PER_POLL;
-	for (unsigned int i = 0; i < n && s->on_expand; i++)
-		s->on_expand(s->caller_ctx, s->expand[i]);
-	memmove(s->expand, s->expand + n, (s->nexpand - n) * sizeof(s->expand[0]));
-	s->nexpand -= n;
+	take(s->pending, &s->npending, sizeof(s->pending[0]), do_caller, s);
+	take(s->expand, &s->nexpand, sizeof(s->expand[0]), do_expand, s);
+	take(s->targets, &nt, sizeof(s->targets[0]), do_target, s);
+	s->ntargets = nt;
+}
+
+static void set_paused(struct session *s, bool on)
+{
+	if (s->child <= 0 || s->paused == on)
+		return;
+	if (!kill(s->child, on ? SIGSTOP : SIGCONT))
+		s->paused = on;
+}
+
+/*
+ * A probe stops the child and reports the target; should that report be
+ * lost (ring buffer full), nobody would let the child go on: do it when
+ * nothing is left to attach.
+ */
+static void resume_if_stopped(struct session *s)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	if (s->child <= 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)s->child);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* "pid (comm) S ...": comm may hold spaces and parentheses. */
+	p = strrchr(buf, ')');
+	if (p && p[1] == ' ' && p[2] == 'T')
+		kill(s->child, SIGCONT);
+}
+
+/*
+ * While the child is stopped nothing new comes from it: attach all that
+ * was found, read what was left in the buffer, and let it go on.
+ */
+static void grow_paused(struct session *s, struct ring_buffer *rb)
+{
+	while (growing(s) && !stop_signal) {
+		grow_traced_set(s);
+		if (!growing(s))
+			ring_buffer__consume(rb);
+	}
+	set_paused(s, false);
 }
 
 int session__run(struct session *s)
@@ -198,7 +302,15 @@ int session__run(struct session *s)
 			break;
 		}
 		s->sink.drain(s->sink.ctx, mono_ns() - REORDER_NS);
-		grow_traced_set(s);
+		if (s->pause_child && growing(s)) {
+			/* A probe that found a target stopped it already. */
+			set_paused(s, true);
+			grow_paused(s, rb);
+		} else {
+			grow_traced_set(s);
+			if (s->pause_child && !growing(s))
+				resume_if_stopped(s);
+		}
 		if (stop_signal || (t_end && mono_ns() >= t_end))
 			break;
 		if (had_child && child_done(s))
@@ -208,6 +320,10 @@ int session__run(struct session *s)
 	ring_buffer__consume(rb);
 	s->sink.flush(s->sink.ctx);
 	ring_buffer__free(rb);
+	set_paused(s, false);
+	free(s->targets);
+	s->targets = NULL;
+	s->ntargets = s->targets_cap = 0;
 	if (s->child > 0) {
 		kill(s->child, SIGTERM);
 		waitpid(s->child, &s->st.cmd_status, 0);

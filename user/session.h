@@ -55,13 +55,24 @@ struct session {
 	struct discover *discover;
 	void (*on_caller)(void *ctx, const struct ksym *caller);
 	void (*on_expand)(void *ctx, uint32_t func);
+	/* An indirect call from traced func reached target (BG_REC_TARGET). */
+	void (*on_target)(void *ctx, uint64_t target, uint32_t func);
 	void *caller_ctx;
 	const struct ksym *pending[64];
 	unsigned int npending;
 	uint32_t expand[64];
 	unsigned int nexpand;
+	/* BG_REC_TARGET records waiting for on_target (each comes once). */
+	struct bg_rec *targets;
+	size_t ntargets, targets_cap;
 	uint64_t duration_ms; /* 0: until a signal or the command ends */
 	pid_t child; /* started by session__spawn, released by session__go */
+	/*
+	 * Stop the child (SIGSTOP) while what was found is attached, then
+	 * let it go on (SIGCONT): its next calls are then complete.
+	 */
+	bool pause_child;
+	bool paused;
 	int go_fd; /* write end of the child's start pipe */
 	struct session_stats st;
 };

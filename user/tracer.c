@@ -27,6 +27,7 @@
 #include "record.h"
 #include "render.h"
 #include "discover.h"
+#include "icall.h"
 #include "session.h"
 #include "tracer.h"
 
@@ -121,8 +122,11 @@ struct live {
 	struct plan *p;
 	struct plan_opts po;
 	struct attach *a;
+	struct icall *ic; /* NULL: indirect calls are not probed */
 	int verbose;
 	unsigned int attached, failed, skipped;
+	unsigned int targets; /* indirect targets reported */
+	unsigned int targets_new; /* ... that were not traced yet */
 };
 
 /*
@@ -152,6 +156,8 @@ static int attach_live(struct live *l, const struct ksym *s, bool report,
 		return -1;
 	}
 	l->attached++;
+	if (l->ic)
+		icall__probe(l->ic, (uint32_t)idx, &l->p->funcs.f[idx]);
 	if (l->verbose)
 		fprintf(stderr, "bpfgraph: attached '%s' while tracing%s\n", s->name,
 			report ? ": it calls traced functions" : "");
@@ -192,6 +198,33 @@ static void on_caller(void *ctx, const struct ksym *s)
 	attach_callees(l, s, true);
 }
 
+/*
+ * Traced function func called target through a pointer. A target without
+ * BTF (a compiler clone) cannot be attached: what it calls can.
+ */
+static void on_target(void *ctx, uint64_t target, uint32_t func)
+{
+	struct live *l = ctx;
+	const struct ksym *s = ksyms__find_addr(l->po.ks, target);
+	enum plan_skip why;
+	int idx;
+
+	l->targets++;
+	/* Not a function's start: a jump within one (a switch table). */
+	if (!s || s->addr != target)
+		return;
+	idx = attach_live(l, s, false, &why);
+	if (idx < 0 && why != PS_NO_BTF)
+		return;
+	l->targets_new++;
+	if (l->verbose && func < l->p->funcs.n)
+		fprintf(stderr, "bpfgraph: '%s' calls '%s' through a pointer\n",
+			l->p->funcs.f[func].name, s->name);
+	if (idx >= 0)
+		l->p->funcs.f[idx].flags |= BG_FN_EXPANDED;
+	attach_callees(l, s, true);
+}
+
 /* A traced function at the edge of what is traced was entered. */
 static void on_expand(void *ctx, uint32_t func)
 {
@@ -201,6 +234,19 @@ static void on_expand(void *ctx, uint32_t func)
 
 	if (s)
 		attach_callees(l, s, true);
+}
+
+/* Kprobes on the indirect call sites of everything attached so far. */
+static void probe_indirect(struct live *l, const struct kernel_info *ki)
+{
+	l->ic = icall__new(l->a->skel->progs.bg_icall, ki->ks, ki->kt, l->verbose, stderr);
+	if (!l->ic) {
+		fprintf(stderr, "bpfgraph: indirect calls are not followed: %s\n",
+			strerror(errno));
+		return;
+	}
+	for (size_t i = 0; i < l->p->funcs.n; i++)
+		icall__probe(l->ic, (uint32_t)i, &l->p->funcs.f[i]);
 }
 
 static int configure_skel(struct graph_bpf *skel, const struct bg_opts *o)
@@ -217,6 +263,7 @@ static int configure_skel(struct graph_bpf *skel, const struct bg_opts *o)
 	memcpy((void *)ro->bg_comm, o->comm, sizeof(ro->bg_comm));
 	ro->bg_noirqs = !(o->flags & BG_O_IRQS);
 	ro->bg_wakeup_bytes = o->buffer_size / 4;
+	/* bg_pause_tgid is set once the command exists (trace()). */
 	return bpf_map__set_max_entries(skel->maps.bg_events, o->buffer_size);
 }
 
@@ -416,6 +463,15 @@ static void print_summary(const struct plan *p, const struct attach *a,
 
 static void print_discovery(const struct live *l, const struct discover_stats *d)
 {
+	if (l->ic) {
+		const struct icall_stats *is = icall__stats(l->ic);
+
+		fprintf(stderr, "bpfgraph: %u indirect call sites in %u functions: %u probed, "
+			"%u not probeable, %u refused; %u targets met, %u newly traced; "
+			"probes %.2f s, removal %.2f s\n",
+			is->sites, is->funcs, is->probes, is->unusable, is->failed, l->targets,
+			l->targets_new, is->attach_s, is->detach_s);
+	}
 	if (!d->checked)
 		return;
 	fprintf(stderr, "bpfgraph: %llu of %llu calls came through untraced functions; "
@@ -457,6 +513,9 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	err = configure_skel(a.skel, o);
 	if (!err && o->command_argc)
 		err = session__spawn(&s, o->command);
+	s.pause_child = s.child > 0 && !o->no_pause && ki->kt && !o->thresh_ns;
+	if (s.pause_child)
+		a.skel->rodata->bg_pause_tgid = (uint32_t)s.child;
 	if (!err)
 		err = attach__all(&a);
 	if (!err)
@@ -477,7 +536,9 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		s.discover = discover__new(&p->funcs, ki->ks);
 		s.on_caller = on_caller;
 		s.on_expand = on_expand;
+		s.on_target = on_target;
 		s.caller_ctx = &live;
+		probe_indirect(&live, ki);
 	}
 	a.skel->bss->bg_enabled = 1;
 	if (s.child > 0)
@@ -486,12 +547,14 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		err = session__run(&s);
 	session__read_stats(&s);
 	attach__count_misses(&a);
+	icall__detach(live.ic);
 	attach__detach(&a);
 	cerr = close_output(&out, &a, &s, ts->record);
 	print_summary(p, &a, &s);
 	if (s.discover)
 		print_discovery(&live, discover__stats(s.discover));
 	discover__free(s.discover);
+	icall__free(live.ic);
 	if (!err && s.st.cmd_status > 0)
 		fprintf(stderr, "bpfgraph: command exited with status %d\n",
 			WIFEXITED(s.st.cmd_status) ? WEXITSTATUS(s.st.cmd_status) : 128 + WTERMSIG(s.st.cmd_status));
