@@ -245,9 +245,12 @@ static __always_inline struct task_state *enter_state(__u64 ck)
 }
 
 
-static __always_inline void on_entry(void *ctx)
+/*
+ * One call entered. frame pairs it with its exit (see task_state);
+ * caller_at is where the return address into the caller can be read.
+ */
+static __always_inline void on_entry(__u64 ck, __u64 frame, const void *caller_at)
 {
-	__u64 ck = bpf_get_attach_cookie(ctx);
 	__u32 limit = bg_max_depth ? bg_max_depth : BG_MAX_DEPTH;
 	struct task_state *st;
 	__u32 d;
@@ -265,11 +268,10 @@ static __always_inline void on_entry(void *ctx)
 		return;
 	}
 	if (!bg_thresh_ns)
-		bpf_probe_read_kernel(&caller, sizeof(caller),
-				      (char *)ctx + (BG_CK_NREGS(ck) + 3) * 8);
+		bpf_probe_read_kernel(&caller, sizeof(caller), caller_at);
 	now = bpf_ktime_get_ns();
 	st->calltime[d & BG_DEPTH_MASK] = now;
-	st->frame[d & BG_DEPTH_MASK] = (__u64)ctx;
+	st->frame[d & BG_DEPTH_MASK] = frame;
 	st->func[d & BG_DEPTH_MASK] = BG_CK_INDEX(ck);
 	st->depth = d + 1;
 	if (!bg_thresh_ns)
@@ -281,18 +283,18 @@ static __always_inline void on_entry(void *ctx)
 #define BG_UNWIND_MAX 4
 
 static __always_inline bool frame_is(struct task_state *st, __u32 i, __u32 idx,
-				     void *ctx)
+				     __u64 frame)
 {
 	return st->func[i & BG_DEPTH_MASK] == idx &&
-	       st->frame[i & BG_DEPTH_MASK] == (__u64)ctx;
+	       st->frame[i & BG_DEPTH_MASK] == frame;
 }
 
-static __always_inline void on_exit(void *ctx)
+/* The call of frame returned ret. */
+static __always_inline void on_exit(__u64 ck, __u64 frame, __u64 ret)
 {
-	__u64 ck = bpf_get_attach_cookie(ctx);
 	__u32 idx = BG_CK_INDEX(ck);
 	struct task_state *st;
-	__u64 now, ret = 0, dur;
+	__u64 now, dur;
 	__u32 top;
 	int i;
 
@@ -308,9 +310,9 @@ static __always_inline void on_exit(void *ctx)
 	top = st->depth - 1;
 	if (top >= BG_MAX_DEPTH)
 		return;
-	if (!frame_is(st, top, idx, ctx)) {
+	if (!frame_is(st, top, idx, frame)) {
 		for (i = 1; i <= BG_UNWIND_MAX; i++) {
-			if (i > top || frame_is(st, top - i, idx, ctx))
+			if (i > top || frame_is(st, top - i, idx, frame))
 				break;
 		}
 		if (i > top || i > BG_UNWIND_MAX) {
@@ -326,7 +328,6 @@ static __always_inline void on_exit(void *ctx)
 	st->depth = top;
 	if (bg_thresh_ns && dur < bg_thresh_ns)
 		return;
-	bpf_get_func_ret(ctx, &ret);
 	emit(BG_REC_EXIT, now, ret, dur, idx, top);
 }
 
@@ -334,14 +335,26 @@ static __always_inline void on_exit(void *ctx)
  * Runs the entry or exit work unless this thread is already inside one
  * of our programs on this CPU (see bg_busy).
  */
-enum bg_run { BG_RUN_ENTRY, BG_RUN_EXIT, BG_RUN_ICALL };
-
 static __always_inline void on_icall(struct pt_regs *regs);
 
+/*
+ * A kprobe's pairing frame: kretprobes run in no frame of their entry, and
+ * such functions are matched by index alone (the frame value is fixed).
+ */
+#define BG_FRAME_KPROBE 1
+
+enum bg_run { BG_RUN_ENTRY, BG_RUN_EXIT, BG_RUN_KENTRY, BG_RUN_KEXIT, BG_RUN_ICALL };
+
+/*
+ * Runs the work of program kind what unless this thread is already inside
+ * one of our programs on this CPU (see bg_busy).
+ */
 static __always_inline void guarded(void *ctx, enum bg_run what)
 {
 	__u32 zero = 0, me = (__u32)bpf_get_current_pid_tgid() + 1, prev;
 	__u32 *busy = bpf_map_lookup_elem(&bg_busy, &zero);
+	struct pt_regs *regs = ctx;
+	__u64 ck, ret = 0;
 
 	if (!busy)
 		return;
@@ -351,12 +364,27 @@ static __always_inline void guarded(void *ctx, enum bg_run what)
 		return;
 	}
 	*busy = me;
-	if (what == BG_RUN_EXIT)
-		on_exit(ctx);
-	else if (what == BG_RUN_ENTRY)
-		on_entry(ctx);
-	else
-		on_icall(ctx);
+	ck = bpf_get_attach_cookie(ctx);
+	switch (what) {
+	case BG_RUN_ENTRY:
+		/* The trampoline frame: see BG_CK_NREGS. */
+		on_entry(ck, (__u64)ctx, (char *)ctx + (BG_CK_NREGS(ck) + 3) * 8);
+		break;
+	case BG_RUN_EXIT:
+		bpf_get_func_ret(ctx, &ret);
+		on_exit(ck, (__u64)ctx, ret);
+		break;
+	case BG_RUN_KENTRY:
+		/* At the function's first instruction: sp points at the return address. */
+		on_entry(ck, BG_FRAME_KPROBE, (void *)PT_REGS_SP(regs));
+		break;
+	case BG_RUN_KEXIT:
+		on_exit(ck, BG_FRAME_KPROBE, PT_REGS_RC(regs));
+		break;
+	case BG_RUN_ICALL:
+		on_icall(regs);
+		break;
+	}
 	*busy = prev;
 }
 
@@ -371,6 +399,24 @@ SEC("fexit")
 int BPF_PROG(bg_exit)
 {
 	guarded(ctx, BG_RUN_EXIT);
+	return 0;
+}
+
+/*
+ * Functions fentry cannot attach to (no BTF: compiler clones such as
+ * name.part.0; variadic; refused by the kernel) are kprobed instead.
+ */
+SEC("kprobe")
+int bg_kentry(struct pt_regs *regs)
+{
+	guarded(regs, BG_RUN_KENTRY);
+	return 0;
+}
+
+SEC("kretprobe")
+int bg_kexit(struct pt_regs *regs)
+{
+	guarded(regs, BG_RUN_KEXIT);
 	return 0;
 }
 

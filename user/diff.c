@@ -618,6 +618,18 @@ static int select_invs(struct diff *d, struct side *sd, uint32_t *map)
 					   .root_name = sd->node[root].name };
 		map[i] = (uint32_t)k++;
 	}
+	/* --last: the steady state, after what came first (warm-up). */
+	if (d->o.last && k > d->o.last) {
+		size_t drop = k - d->o.last;
+
+		for (size_t i = 0; i < sd->ninv; i++) {
+			if (map[i] == NONE)
+				continue;
+			map[i] = map[i] < drop ? NONE : (uint32_t)(map[i] - drop);
+		}
+		memmove(sd->inv, sd->inv + drop, d->o.last * sizeof(*sd->inv));
+		k = d->o.last;
+	}
 	sd->ninvs = k;
 	return 0;
 }
@@ -1678,6 +1690,9 @@ static const char usage_text[] =
 	"                        (default: every depth-0 function)\n"
 	"      --ignore=GLOB     drop these functions and what they call before\n"
 	"                        comparing (repeatable)\n"
+	"      --last=N          compare only the last N invocations of each side\n"
+	"                        (the warm ones, after a first call that loaded\n"
+	"                        caches or let bpfgraph find functions)\n"
 	"      --max-lines=N     list at most N differences of each kind (default 20)\n"
 	"      --ratio=R         count a function whose mean duration grew or shrank\n"
 	"                        R times or more as changed (default 2)\n"
@@ -1696,12 +1711,13 @@ void diff__usage(FILE *f)
 	fputs(usage_text, f);
 }
 
-enum { OPT_ROOT = 256, OPT_IGNORE, OPT_MAX_LINES, OPT_RATIO };
+enum { OPT_ROOT = 256, OPT_IGNORE, OPT_MAX_LINES, OPT_RATIO, OPT_LAST };
 
 static const struct option long_opts[] = {
 	{ "root", required_argument, NULL, OPT_ROOT },
 	{ "ignore", required_argument, NULL, OPT_IGNORE },
 	{ "max-lines", required_argument, NULL, OPT_MAX_LINES },
+	{ "last", required_argument, NULL, OPT_LAST },
 	{ "ratio", required_argument, NULL, OPT_RATIO },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -1759,6 +1775,12 @@ static int parse_value(struct diff_cmd *c, int opt, const char *arg)
 		c->o.max_lines = strtoul(arg, &end, 10);
 		if (!is_digit_str(arg) || *end || errno || c->o.max_lines > 1000000)
 			return usage_err("invalid --max-lines '%s': a number from 0 to 1000000", arg);
+		return 0;
+	case OPT_LAST:
+		errno = 0;
+		c->o.last = strtoul(arg, &end, 10);
+		if (!is_digit_str(arg) || *end || errno || !c->o.last || c->o.last > 1000000)
+			return usage_err("invalid --last '%s': a number from 1 to 1000000", arg);
 		return 0;
 	case OPT_RATIO:
 		errno = 0;

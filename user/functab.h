@@ -27,6 +27,7 @@ enum bg_ret_kind {
 #define BG_FN_NOTRACE 0x2 /* -x: hidden with its subtree */
 #define BG_FN_INFERRED 0x4 /* not attached: seen only as a caller */
 #define BG_FN_EXPANDED 0x8 /* its direct callees were considered */
+#define BG_FN_KPROBE 0x10 /* attached by kprobe/kretprobe, not fentry/fexit */
 
 struct bg_func {
 	char *name; /* kallsyms name, e.g. "getname_flags.part.0" */

@@ -45,6 +45,9 @@ static const char *const irq_globs[] = {
 
 const char *plan__denied(const char *name)
 {
+	/* The BPF LSM's hook stubs: called by the LSM layer, not by us. */
+	if (!fnmatch("bpf_lsm_*", name, 0))
+		return NULL;
 	for (int i = 0; deny_globs[i]; i++)
 		if (!fnmatch(deny_globs[i], name, 0))
 			return deny_globs[i];
@@ -111,24 +114,35 @@ static int read_code(const struct plan_opts *o, const struct ksym *s, uint8_t *b
 }
 
 static enum plan_skip classify(const struct plan_opts *o, const struct ksym *s,
-			       const char **deny, struct kbtf_func *bf, uint8_t *code)
+			       enum plan_why why, const char **deny, struct kbtf_func *bf,
+			       int *kprobe, uint8_t *code)
 {
 	struct kcode_info ci;
 	size_t len;
 
+	enum plan_skip btf = PS_NONE;
+
 	*deny = plan__denied(s->name);
 	if (*deny)
 		return PS_DENIED;
+	memset(bf, 0, sizeof(*bf));
 	if (ksyms__find_name(o->ks, s->name, s->module) != s)
-		return PS_DUPLICATE;
-	if (kbtf__func(o->kb, s->name, s->module, bf))
-		return PS_NO_BTF;
+		btf = PS_DUPLICATE; /* BTF names one of them: which? */
+	else if (kbtf__func(o->kb, s->name, s->module, bf))
+		btf = PS_NO_BTF;
 	if (o->kt && !read_code(o, s, code, &len)) {
 		kcode__scan(code, len < 16 ? len : 16, s->addr, NULL, 0, &ci);
 		if (!ci.fentry_site)
 			return PS_NOT_TRACEABLE;
+	} else if (btf != PS_NONE) {
+		return btf; /* kprobes need a known fentry site */
 	}
-	return PS_NONE;
+	/* A kprobe on the function's address needs neither BTF nor a name. */
+	if (btf != PS_NONE && o->kprobes && why != PW_ENTRY) {
+		*kprobe = 1;
+		return PS_NONE;
+	}
+	return btf;
 }
 
 static int add_func(struct plan *p, const struct plan_cand *c, const struct kbtf_func *bf)
@@ -147,6 +161,8 @@ static int add_func(struct plan *p, const struct plan_cand *c, const struct kbtf
 	f->ret_type = bf->ret_type[0] ? strdup(bf->ret_type) : NULL;
 	if (c->why == PW_ENTRY)
 		f->flags |= BG_FN_GRAPH;
+	if (c->kprobe)
+		f->flags |= BG_FN_KPROBE;
 	if (c->notrace)
 		f->flags |= BG_FN_NOTRACE;
 	return idx;
@@ -171,7 +187,7 @@ static int add_cand(struct plan *p, const struct plan_opts *o, struct symset *se
 		p->cap = cap;
 	}
 	c.notrace = any_glob(o->notrace, o->n_notrace, c.sym->name);
-	c.skip = classify(o, c.sym, &deny, &bf, code);
+	c.skip = classify(o, c.sym, c.why, &deny, &bf, &c.kprobe, code);
 	if (c.skip == PS_NONE && o->max_funcs > 0 && (int)p->funcs.n >= o->max_funcs)
 		c.skip = PS_LIMIT;
 	c.deny = deny;
@@ -440,8 +456,9 @@ void plan__print(const struct plan *p, FILE *out)
 			snprintf(why, sizeof(why), "interrupt entry (funcgraph-irqs)");
 		else
 			snprintf(why, sizeof(why), "callee of %s, depth %d", c->parent, c->depth);
-		fprintf(out, "%-6s %-40s %s%s", c->skip ? "skip" : "attach", name, why,
-			c->notrace && !c->skip ? ", notrace (-x): hidden with its subtree" : "");
+		fprintf(out, "%-6s %-40s %s%s%s", c->skip ? "skip" : "attach", name, why,
+			c->notrace && !c->skip ? ", notrace (-x): hidden with its subtree" : "",
+			c->kprobe ? ", by kprobe (no BTF or an ambiguous name)" : "");
 		if (c->skip == PS_DENIED)
 			fprintf(out, ": denied (%s): on the tracer's own path\n", c->deny);
 		else if (c->skip)

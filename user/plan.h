@@ -41,6 +41,7 @@ struct plan_cand {
 	const char *glob; /* PW_ENTRY/PW_ALLOW: the glob */
 	const char *deny; /* PS_DENIED: the deny-list pattern */
 	int notrace; /* matched a -x glob */
+	int kprobe; /* attached by kprobe/kretprobe: fentry cannot (no BTF...) */
 	int func; /* functab index when attached, else -1 */
 };
 
@@ -54,6 +55,7 @@ struct plan_opts {
 	int callee_depth;
 	int max_funcs;
 	int irqs; /* funcgraph-irqs: also trace what interrupts run */
+	int kprobes; /* attach what fentry cannot by kprobe (not entries) */
 	struct ksyms *ks;
 	struct kbtf *kb;
 	struct ktext *kt; /* NULL: no callee discovery, no traceability check */

@@ -28,6 +28,7 @@
 #include "render.h"
 #include "discover.h"
 #include "icall.h"
+#include "kprobe.h"
 #include "session.h"
 #include "tracer.h"
 
@@ -101,7 +102,7 @@ static struct plan_opts plan_opts_of(const struct bg_opts *o, const struct kerne
 		.notrace = o->notrace.v, .n_notrace = (int)o->notrace.n,
 		.callee_depth = ki->kt ? (int)o->callee_depth : 0,
 		.max_funcs = (int)o->max_funcs,
-		.irqs = !!(o->flags & BG_O_IRQS),
+		.irqs = !!(o->flags & BG_O_IRQS), .kprobes = 1,
 		.ks = ki->ks, .kb = ki->kb, .kt = ki->kt, .err = stderr,
 	};
 }
@@ -123,6 +124,7 @@ struct live {
 	struct plan_opts po;
 	struct attach *a;
 	struct icall *ic; /* NULL: indirect calls are not probed */
+	struct kprobes *kp; /* functions fentry cannot attach to */
 	int verbose;
 	unsigned int attached, failed, skipped;
 	unsigned int targets; /* indirect targets reported */
@@ -151,7 +153,9 @@ static int attach_live(struct live *l, const struct ksym *s, bool report,
 				s->name, plan__skip_text(*why));
 		return -1;
 	}
-	if (attach__one(l->a, (uint32_t)idx)) {
+	if ((l->p->funcs.f[idx].flags & BG_FN_KPROBE) ?
+		    (!l->kp || kprobes__attach(l->kp, (uint32_t)idx, &l->p->funcs.f[idx])) :
+		    attach__one(l->a, (uint32_t)idx)) {
 		l->failed++;
 		return -1;
 	}
@@ -234,6 +238,21 @@ static void on_expand(void *ctx, uint32_t func)
 
 	if (s)
 		attach_callees(l, s, true);
+}
+
+/* kprobe.h: what fentry cannot attach to. */
+static int attach_kprobes(struct live *l)
+{
+	const struct functab *ft = &l->p->funcs;
+
+	l->kp = kprobes__new(l->a->skel->progs.bg_kentry, l->a->skel->progs.bg_kexit,
+			     l->verbose, stderr);
+	if (!l->kp)
+		return -ENOMEM;
+	for (size_t i = 0; i < ft->n; i++)
+		if (ft->f[i].flags & BG_FN_KPROBE)
+			kprobes__attach(l->kp, (uint32_t)i, &ft->f[i]);
+	return 0;
 }
 
 /* Kprobes on the indirect call sites of everything attached so far. */
@@ -463,6 +482,14 @@ static void print_summary(const struct plan *p, const struct attach *a,
 
 static void print_discovery(const struct live *l, const struct discover_stats *d)
 {
+	if (l->kp) {
+		const struct kprobe_stats *ks = kprobes__stats(l->kp);
+
+		if (ks->attached || ks->failed)
+			fprintf(stderr, "bpfgraph: %u functions without BTF or a unique name "
+				"traced by kprobe, %u failed; attach %.2f s, detach %.2f s\n",
+				ks->attached, ks->failed, ks->attach_s, ks->detach_s);
+	}
 	if (l->ic) {
 		const struct icall_stats *is = icall__stats(l->ic);
 
@@ -519,11 +546,14 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	if (!err)
 		err = attach__all(&a);
 	if (!err)
+		err = attach_kprobes(&live);
+	if (!err)
 		err = fill_pids(a.skel, o, s.child);
 	if (!err)
 		err = open_output(&out, o, ts, &p->funcs);
 	if (err) {
 		session__abort(&s);
+		kprobes__free(live.kp);
 		attach__detach(&a);
 		close_output(&out, NULL, NULL, ts->record);
 		return err;
@@ -548,6 +578,7 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	session__read_stats(&s);
 	attach__count_misses(&a);
 	icall__detach(live.ic);
+	kprobes__detach(live.kp);
 	attach__detach(&a);
 	cerr = close_output(&out, &a, &s, ts->record);
 	print_summary(p, &a, &s);
@@ -555,6 +586,7 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		print_discovery(&live, discover__stats(s.discover));
 	discover__free(s.discover);
 	icall__free(live.ic);
+	kprobes__free(live.kp);
 	if (!err && s.st.cmd_status > 0)
 		fprintf(stderr, "bpfgraph: command exited with status %d\n",
 			WIFEXITED(s.st.cmd_status) ? WEXITSTATUS(s.st.cmd_status) : 128 + WTERMSIG(s.st.cmd_status));

@@ -334,6 +334,37 @@ static void test_root(void **state)
 	assert_ratio(st.recall, 1);
 }
 
+/* --last: a cold first invocation (B found functions late) is left out. */
+static void test_last(void **state)
+{
+	static const char warm[] = " 0)               |  do_sys_openat2() {\n"
+				   " 0)   1.000 us    |    getname();\n"
+				   " 0)   1.000 us    |    do_filp_open();\n"
+				   " 0)   3.000 us    |  }\n";
+	static const char cold_then_warm[] = " 0)               |  do_sys_openat2() {\n"
+					     " 0)   1.000 us    |    getname();\n"
+					     " 0)   2.000 us    |  }\n"
+					     " 0)               |  do_sys_openat2() {\n"
+					     " 0)   1.000 us    |    getname();\n"
+					     " 0)   1.000 us    |    do_filp_open();\n"
+					     " 0)   3.000 us    |  }\n";
+	char a[sizeof(warm) * 2];
+	struct diff_opts o = { .max_lines = 20, .last = 1 };
+	struct diff_stats st;
+
+	(void)state;
+	snprintf(a, sizeof(a), "%s%s", warm, warm);
+	st = compare(a, cold_then_warm);
+	assert_int_equal(st.invocations[DIFF_B], 2);
+	assert_true(st.recall < 0.9);
+	st = compare_opts(a, cold_then_warm, &o, NULL);
+	assert_int_equal(st.invocations[DIFF_A], 1);
+	assert_int_equal(st.invocations[DIFF_B], 1);
+	assert_int_equal(st.calls[DIFF_A], 3);
+	assert_ratio(st.recall, 1);
+	assert_ratio(st.precision, 1);
+}
+
 /* Two tasks on one CPU: banners park and bring back their call stacks. */
 static void test_context_switch(void **state)
 {
@@ -573,6 +604,7 @@ int main(void)
 		cmocka_unit_test(test_best_pairing),
 		cmocka_unit_test(test_ignore),
 		cmocka_unit_test(test_root),
+		cmocka_unit_test(test_last),
 		cmocka_unit_test(test_context_switch),
 		cmocka_unit_test(test_thresh),
 		cmocka_unit_test(test_outside),
