@@ -21,6 +21,17 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * Where attach and detach time goes, for -v: program loads (verifier and
+ * JIT) against link creation (trampoline rebuild and text patching), and
+ * per detach the first close of a function (trampoline rebuilt without
+ * that program) against the second (trampoline and ftrace ops removed).
+ */
+static struct {
+	double skel_s, load_s, link_s, close_s[2];
+	uint32_t loads, links, closes[2];
+} cost;
+
 static uint64_t cookie_of(const struct bg_func *f, uint32_t idx)
 {
 	uint64_t ck = idx | (uint64_t)f->nr_regs << BG_CK_NREGS_SHIFT;
@@ -65,18 +76,26 @@ static int load_clone(const struct clone_src *src, const struct bg_func *f, int 
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = src->type,
 		    .attach_btf_id = f->btf_id, .attach_btf_obj_fd = btf_obj_fd);
+	double t0 = now_s();
 	int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, src->name, "GPL", src->insns,
 			       src->cnt, &opts);
+	int err = -errno;
 
-	return fd < 0 ? -errno : fd;
+	cost.load_s += now_s() - t0;
+	cost.loads++;
+	return fd < 0 ? err : fd;
 }
 
 static int link_one(int prog_fd, enum bpf_attach_type type, uint64_t cookie)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, opts, .tracing.cookie = cookie);
+	double t0 = now_s();
 	int fd = bpf_link_create(prog_fd, 0, type, &opts);
+	int err = -errno;
 
-	return fd < 0 ? -errno : fd;
+	cost.link_s += now_s() - t0;
+	cost.links++;
+	return fd < 0 ? err : fd;
 }
 
 /* Cached attach_btf_obj_fd per module of the previous function. */
@@ -233,13 +252,17 @@ int attach__all(struct attach *a)
 		return err;
 	bpf_program__set_attach_target(a->skel->progs.bg_entry, 0, f0->name);
 	bpf_program__set_attach_target(a->skel->progs.bg_exit, 0, f0->name);
+	cost.skel_s = now_s();
 	err = graph_bpf__load(a->skel);
+	cost.skel_s = now_s() - cost.skel_s;
 	if (err) {
 		attach__explain_load_error(a->err, err);
 		return err;
 	}
 	template_srcs(a, src);
 	for (uint32_t i = 0; i < a->funcs->n; i++) {
+		if (a->funcs->f[i].flags & BG_FN_KPROBE)
+			continue; /* kprobe.h: attached by the tracer */
 		err = attach_counted(a, i, src, &mc);
 		if (err && (a->verbose || (a->funcs->f[i].flags & BG_FN_GRAPH)))
 			fprintf(a->err, "bpfgraph: failed to attach to '%s': %s\n",
@@ -260,7 +283,7 @@ int attach__one(struct attach *a, uint32_t idx)
 	struct modcache mc = { NULL, 0 };
 	int err;
 
-	if (idx == 0 || idx >= a->funcs->n)
+	if (idx == 0 || idx >= a->funcs->n || (a->funcs->f[idx].flags & BG_FN_KPROBE))
 		return -EINVAL;
 	err = grow_links(a, 2 * (size_t)a->funcs->n);
 	if (err)
@@ -291,16 +314,33 @@ void attach__count_misses(struct attach *a)
 	}
 }
 
+static void print_cost(const struct attach *a, double destroy_s)
+{
+	fprintf(a->err,
+		"bpfgraph: attach cost: templates %.3f s; %u clones loaded in %.3f s, "
+		"%u links in %.3f s; detach: %u first closes %.3f s, %u second closes %.3f s, "
+		"skeleton %.3f s\n",
+		cost.skel_s, cost.loads, cost.load_s, cost.links, cost.link_s, cost.closes[0],
+		cost.close_s[0], cost.closes[1], cost.close_s[1], destroy_s);
+}
+
 void attach__detach(struct attach *a)
 {
-	double t0 = now_s(), last = 0;
+	double t0 = now_s(), last = 0, t;
 	size_t n = a->links_cap;
 
 	if (a->skel && a->skel->bss)
 		a->skel->bss->bg_enabled = 0;
 	for (size_t i = 0; a->links && i < n; i++) {
-		if (a->links[i] >= 0)
+		/* The second link of a function closes when its pair is gone. */
+		int nth = (i & 1) && a->links[i - 1] != -1;
+
+		if (a->links[i] >= 0) {
+			t = now_s();
 			close(a->links[i]);
+			cost.close_s[nth] += now_s() - t;
+			cost.closes[nth]++;
+		}
 		if (a->progress && now_s() - t0 > 1.0 && now_s() - last > 0.5) {
 			last = now_s();
 			fprintf(a->err, "\rbpfgraph: detaching %zu/%zu programs...", i + 1, n);
@@ -310,7 +350,10 @@ void attach__detach(struct attach *a)
 		fprintf(a->err, "\n");
 	free(a->links);
 	a->links = NULL;
+	t = now_s();
 	graph_bpf__destroy(a->skel);
 	a->skel = NULL;
 	a->st.detach_s = now_s() - t0;
+	if (a->verbose)
+		print_cost(a, now_s() - t);
 }

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * bwl: the performance bench's workload timer (tests/vm/wl.c runs
+ * workloads for traces; this one times them). Static, no loader.
+ *
+ *   bwl [-o FILE] [--stop] [-w WARM] [-s MS] OP N [OP N]...
+ *       time N calls of OP after WARM untimed ones (default N/10) and a
+ *       pause of MS milliseconds (default 300: a tracer attaches what it
+ *       discovered during the warm-up). One line per OP:
+ *       op=OP n=N ns=WALL self_ticks=T parent_ticks=P
+ *       (ticks: USER_HZ CPU time of bwl and of its parent, the tracer
+ *       when run as "bpfgraph -- bwl ...", spent during the timed loop)
+ *   bwl [-o FILE] rate OP PER_SEC MS
+ *       OP paced at PER_SEC calls per second for MS milliseconds
+ *       (PER_SEC 0: as fast as possible). op=OP n=CALLS ns=WALL target=R
+ *   bwl -o FILE exec CMD [ARG]...
+ *       run CMD, write utime_us stime_us maxrss_kb of CMD and the children
+ *       it waited for, and its exit status; exits with CMD's status
+ *   bwl sleep MS
+ *   OP: getpid (a getpid system call), openmiss (open of a missing file),
+ *       pipe (write and read back 1 byte)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static FILE *out;
+static int pipefd[2] = { -1, -1 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int op_getpid(void)
+{
+	syscall(SYS_getpid);
+	return 0;
+}
+
+static int op_openmiss(void)
+{
+	int fd = open("/nonexistent/bpfgraph-bwl", O_RDONLY);
+
+	if (fd >= 0 || errno != ENOENT) {
+		fprintf(stderr, "bwl: open of a missing file did not fail with ENOENT\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int op_pipe(void)
+{
+	char c = 'x';
+
+	if (pipefd[0] < 0 && pipe(pipefd))
+		return -1;
+	if (write(pipefd[1], &c, 1) != 1 || read(pipefd[0], &c, 1) != 1) {
+		fprintf(stderr, "bwl: pipe write/read: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static const struct op {
+	const char *name;
+	int (*fn)(void);
+} ops[] = {
+	{ "getpid", op_getpid },
+	{ "openmiss", op_openmiss },
+	{ "pipe", op_pipe },
+};
+
+static const struct op *find_op(const char *name)
+{
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(ops[i].name, name))
+			return &ops[i];
+	fprintf(stderr, "bwl: unknown op '%s'\n", name);
+	return NULL;
+}
+
+static int parse_long(const char *s, long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	if (errno || end == s || *end || *v < 0) {
+		fprintf(stderr, "bwl: bad number '%s'\n", s);
+		return -1;
+	}
+	return 0;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* utime + stime in USER_HZ ticks from /proc/PID/stat (fields 14, 15). */
+static long cpu_ticks(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long ut, st;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	/* After "comm)": state is field 3, utime field 14. */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return -1;
+	return (long)(ut + st);
+}
+
+static int timed(const struct op *op, long n, long warm, long settle_ms)
+{
+	long self0, par0;
+	uint64_t t0, t;
+
+	for (long i = 0; i < warm; i++)
+		if (op->fn())
+			return -1;
+	if (warm > 0 && settle_ms > 0)
+		sleep_ms(settle_ms);
+	self0 = cpu_ticks(getpid());
+	par0 = cpu_ticks(getppid());
+	t0 = now_ns();
+	for (long i = 0; i < n; i++)
+		if (op->fn())
+			return -1;
+	t = now_ns() - t0;
+	fprintf(out, "op=%s n=%ld ns=%llu self_ticks=%ld parent_ticks=%ld\n", op->name, n,
+		(unsigned long long)t, cpu_ticks(getpid()) - self0, cpu_ticks(getppid()) - par0);
+	return 0;
+}
+
+static int paced(const struct op *op, long per_sec, long ms)
+{
+	uint64_t t0 = now_ns(), end = t0 + ms * 1000000ULL, t;
+	long done = 0;
+
+	while ((t = now_ns()) < end) {
+		long due = per_sec ? (long)((t - t0) * per_sec / 1000000000ULL) + 1 : done + 64;
+
+		if (done >= due) {
+			/* Ahead of schedule: wait for the next slot (~1 ms). */
+			sleep_ms(1);
+			continue;
+		}
+		for (; done < due; done++)
+			if (op->fn())
+				return -1;
+	}
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	fprintf(out, "op=%s n=%ld ns=%llu target=%ld self_utime_us=%ld\n", op->name, done,
+		(unsigned long long)(now_ns() - t0), per_sec,
+		ru.ru_utime.tv_sec * 1000000L + ru.ru_utime.tv_usec);
+	return 0;
+}
+
+static int run_exec(char **argv)
+{
+	struct rusage ru;
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		fprintf(stderr, "bwl: cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (wait4(pid, &status, 0, &ru) < 0)
+		return 1;
+	fprintf(out, "utime_us=%ld stime_us=%ld maxrss_kb=%ld status=%d\n",
+		ru.ru_utime.tv_sec * 1000000L + ru.ru_utime.tv_usec,
+		ru.ru_stime.tv_sec * 1000000L + ru.ru_stime.tv_usec, ru.ru_maxrss,
+		WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: bwl [-o FILE] [--stop] [-w WARM] [-s MS] OP N [OP N]...\n"
+			"       bwl [-o FILE] rate OP PER_SEC MS\n"
+			"       bwl -o FILE exec CMD [ARG]...\n"
+			"       bwl sleep MS\n"
+			"  OP: getpid openmiss pipe\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	long warm = -1, settle = 300, n, ms;
+	const struct op *op;
+	int i = 1, stop = 0;
+
+	out = stdout;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--stop")) {
+			stop = 1;
+		} else if (i + 1 < argc && !strcmp(argv[i], "-o")) {
+			out = fopen(argv[++i], "a");
+			if (!out) {
+				fprintf(stderr, "bwl: cannot open %s: %s\n", argv[i], strerror(errno));
+				return 1;
+			}
+		} else if (i + 1 < argc && !strcmp(argv[i], "-w")) {
+			if (parse_long(argv[++i], &warm))
+				return 2;
+		} else if (i + 1 < argc && !strcmp(argv[i], "-s")) {
+			if (parse_long(argv[++i], &settle))
+				return 2;
+		} else {
+			return usage();
+		}
+	}
+	if (i >= argc)
+		return usage();
+	setvbuf(out, NULL, _IOLBF, 0);
+	if (!strcmp(argv[i], "exec"))
+		return i + 1 < argc ? run_exec(argv + i + 1) : usage();
+	if (!strcmp(argv[i], "sleep")) {
+		if (i + 1 >= argc || parse_long(argv[i + 1], &ms))
+			return usage();
+		sleep_ms(ms);
+		return 0;
+	}
+	if (stop)
+		raise(SIGSTOP);
+	if (!strcmp(argv[i], "rate")) {
+		if (argc - i != 4 || !(op = find_op(argv[i + 1])) ||
+		    parse_long(argv[i + 2], &n) || parse_long(argv[i + 3], &ms))
+			return usage();
+		return paced(op, n, ms) ? 1 : 0;
+	}
+	if ((argc - i) % 2)
+		return usage();
+	for (; i < argc; i += 2) {
+		if (!(op = find_op(argv[i])) || parse_long(argv[i + 1], &n))
+			return 2;
+		if (timed(op, n, warm >= 0 ? warm : n / 10, settle))
+			return 1;
+	}
+	return 0;
+}

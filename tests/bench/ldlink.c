@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * ldlink: the attach baseline. A plain sequential loop that loads one
+ * trivial tracing program per function and links it, then closes the
+ * links: what any fentry tool pays at least, to compare bpfgraph's
+ * attach and detach rates with.
+ *
+ *   ldlink [-m entry|both] [-o FILE] NAMES-FILE [-- CMD [ARG]...]
+ *     entry  one fentry program and link per function (default)
+ *     both   fexit then fentry per function, as bpfgraph does
+ *     CMD    run while attached: the cost of bare trampolines and empty
+ *            programs on the same functions, the floor of any fentry tool
+ * Writes one line of key=value timings (seconds): loads, first and
+ * second link per function, first and second close per function.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "ldlink.skel.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct timing {
+	double load, link[2], close[2];
+	int funcs, failed;
+};
+
+struct tmpl {
+	const struct bpf_insn *insns;
+	size_t cnt;
+	enum bpf_attach_type type;
+	const char *name;
+};
+
+static int read_names(const char *path, char ***names)
+{
+	char line[256], **v = NULL;
+	int n = 0, cap = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, " \t\r\n")] = 0;
+		if (!line[0])
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			v = realloc(v, cap * sizeof(*v));
+			if (!v)
+				exit(1);
+		}
+		v[n++] = strdup(line);
+	}
+	fclose(f);
+	*names = v;
+	return n;
+}
+
+/* Load one clone of t for btf_id and link it: the link fd or -errno. */
+static int load_and_link(const struct tmpl *t, int btf_id, struct timing *tm, int nth)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = t->type,
+		    .attach_btf_id = btf_id);
+	double t0 = now_s(), t1;
+	int pfd, lfd, err;
+
+	pfd = bpf_prog_load(BPF_PROG_TYPE_TRACING, t->name, "GPL", t->insns, t->cnt, &po);
+	if (pfd < 0)
+		return -errno;
+	t1 = now_s();
+	tm->load += t1 - t0;
+	lfd = bpf_link_create(pfd, 0, t->type, NULL);
+	err = -errno;
+	tm->link[nth] += now_s() - t1;
+	close(pfd);
+	return lfd < 0 ? err : lfd;
+}
+
+static int run_cmd(char **argv)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		fprintf(stderr, "ldlink: cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = "entry", *outpath = NULL;
+	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+	struct timing tm = {};
+	struct ldlink_bpf *skel;
+	struct tmpl t[2];
+	struct btf *btf;
+	char **names = NULL;
+	int *links, opt, n, both, cmd_rc = 0;
+	char **cmd = NULL;
+	double t0;
+	FILE *out;
+
+	while ((opt = getopt(argc, argv, "+m:o:")) != -1) {
+		if (opt == 'm')
+			mode = optarg;
+		else if (opt == 'o')
+			outpath = optarg;
+		else
+			return 2;
+	}
+	both = !strcmp(mode, "both");
+	for (int i = optind + 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--") && i + 1 < argc) {
+			cmd = argv + i + 1;
+			argc = i;
+			break;
+		}
+	}
+	if (optind + 1 != argc || (!both && strcmp(mode, "entry"))) {
+		fprintf(stderr, "usage: ldlink [-m entry|both] [-o FILE] NAMES-FILE\n");
+		return 2;
+	}
+	n = read_names(argv[optind], &names);
+	if (n <= 0) {
+		fprintf(stderr, "ldlink: no names in %s\n", argv[optind]);
+		return 1;
+	}
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	btf = btf__load_vmlinux_btf();
+	skel = ldlink_bpf__open();
+	if (!btf || !skel)
+		return 1;
+	bpf_program__set_attach_target(skel->progs.bl_entry, 0, names[0]);
+	bpf_program__set_attach_target(skel->progs.bl_exit, 0, names[0]);
+	if (ldlink_bpf__load(skel)) {
+		fprintf(stderr, "ldlink: cannot load the templates\n");
+		return 1;
+	}
+	/* Order as bpfgraph's: fexit first, then fentry (both mode). */
+	t[0] = (struct tmpl){ bpf_program__insns(skel->progs.bl_exit),
+			      bpf_program__insn_cnt(skel->progs.bl_exit), BPF_TRACE_FEXIT, "bl_exit" };
+	t[1] = (struct tmpl){ bpf_program__insns(skel->progs.bl_entry),
+			      bpf_program__insn_cnt(skel->progs.bl_entry), BPF_TRACE_FENTRY,
+			      "bl_entry" };
+	links = calloc(2 * n, sizeof(int));
+	if (!links)
+		return 1;
+	t0 = now_s();
+	for (int i = 0; i < n; i++) {
+		int id = btf__find_by_name_kind(btf, names[i], BTF_KIND_FUNC);
+
+		links[2 * i] = links[2 * i + 1] = -1;
+		if (id <= 0) {
+			tm.failed++;
+			continue;
+		}
+		for (int k = both ? 0 : 1, nth = 0; k < 2; k++, nth++) {
+			int lfd = load_and_link(&t[k], id, &tm, nth);
+
+			if (lfd < 0) {
+				tm.failed++;
+				break;
+			}
+			links[2 * i + k] = lfd;
+		}
+		tm.funcs += links[2 * i + 1] >= 0;
+	}
+	double attach = now_s() - t0;
+
+	if (cmd)
+		cmd_rc = run_cmd(cmd);
+
+	/* Close as bpfgraph does: entry link (index 1 here) first. */
+	t0 = now_s();
+	for (int i = 0; i < n; i++) {
+		int order[2] = { 2 * i + 1, 2 * i }, nth = 0;
+
+		for (int k = 0; k < 2; k++) {
+			double c0 = now_s();
+
+			if (links[order[k]] < 0)
+				continue;
+			close(links[order[k]]);
+			tm.close[nth++] += now_s() - c0;
+		}
+	}
+	double detach = now_s() - t0;
+
+	out = outpath ? fopen(outpath, "a") : stdout;
+	if (!out)
+		return 1;
+	fprintf(out, "mode=%s funcs=%d failed=%d attach_s=%.3f load_s=%.3f link1_s=%.3f "
+		     "link2_s=%.3f detach_s=%.3f close1_s=%.3f close2_s=%.3f\n",
+		mode, tm.funcs, tm.failed, attach, tm.load, tm.link[0], tm.link[1], detach,
+		tm.close[0], tm.close[1]);
+	ldlink_bpf__destroy(skel);
+	btf__free(btf);
+	return cmd_rc ? 1 : 0;
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The performance bench (issue #6) in one command:
+#   tests/bench/run.sh [--short]
+# Builds bpfgraph, the bench's workload timer (bwl) and baseline loop
+# (ldlink) into $OUTPUT (default build), boots the QEMU bench once
+# (tests/vm/run.sh) with tests/bench/perf.sh as the scenario and prints
+# the table (tests/bench/perf.check). --short: smaller counts, no
+# 1000-function set (about 10 minutes).
+# Environment: OUTPUT, BENCH_SKIP="unrel-bg" (steps to leave out), BENCH_STRICT=1 (exit 1 when a target is missed),
+# and tests/vm/run.sh's BG_VM_* variables.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+cd "$root"
+export OUTPUT=${OUTPUT:-build}
+short=0
+case "${1:-}" in
+--short) short=1 ;;
+"") ;;
+*) echo "usage: tests/bench/run.sh [--short]" >&2; exit 2 ;;
+esac
+
+make -s OUTPUT="$OUTPUT" "$OUTPUT/bpfgraph" "$OUTPUT/vm/wl"
+make -s -f tests/bench/Makefile OUTPUT="$OUTPUT"
+
+# The guest gets only what tests/vm/run.sh packs: the bench's two
+# programs travel inside the scenario script, as a base64 tarball.
+b=$OUTPUT/bench
+name=perf
+[ $short = 1 ] && name=perf-short
+scen=$b/$name.sh
+tar -C "$b" -czf "$b/payload.tgz" bwl ldlink
+{
+	sed -n '1,/^# bench-timeout/p' "$here/perf.sh"
+	echo "BENCH_SHORT=$short BENCH_SKIP='${BENCH_SKIP:-}'"
+	echo 'mkdir -p /tmp/bb && base64 -d <<"BENCH_PAYLOAD" | gunzip | tar -x -f - -C /tmp/bb'
+	base64 "$b/payload.tgz"
+	echo 'BENCH_PAYLOAD'
+	sed '1,/^# bench-timeout/d' "$here/perf.sh"
+} >"$scen"
+ln -sf "$here/perf.check" "$b/$name.check"
+
+rc=0
+BG_VM_TIMEOUT=${BG_VM_TIMEOUT:-3000} BG_VM_STALL=${BG_VM_STALL:-180} \
+	tests/vm/run.sh --label "$name" --no-check "$scen" || rc=$?
+out=$OUTPUT/vm/out/$name
+if [ ! -s "$out/results.txt" ]; then
+	echo "bench: no results (guest exit $rc); see $OUTPUT/vm/$name.console.log and $out/scenario.log" >&2
+	exit 1
+fi
+"$here/perf.check" "$out" | tee "$b/$name.table.txt"
