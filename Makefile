@@ -2,8 +2,12 @@
 # bpfgraph: kernel function-graph tracer on fentry/fexit.
 #
 #   make            build build/bpfgraph (static)
-#   make check      unit tests + QEMU bench (installs what it needs)
+#   make check      unit tests (also under ASan + UBSan), fuzz smoke, QEMU bench
+#                   (installs what it needs)
 #   make unit       unit tests only
+#   make unit-san   unit tests under ASan + UBSan (dynamic, $(OUTPUT)/san)
+#   make fuzz       libFuzzer harnesses into $(OUTPUT)/fuzz (clang)
+#   make fuzz-smoke each fuzzer on its corpus plus FUZZ_SECONDS of fuzzing
 #   make demo       trace a real call graph (QEMU bench if the host refuses fentry)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   V=1             show full commands
@@ -26,9 +30,16 @@ ifeq ($(CI),true)
 WARNINGS += -Werror
 endif
 CFLAGS ?= -O2 -g
-ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) $(EXTRA_CFLAGS) \
-	-D_GNU_SOURCE -DBG_VERSION='"$(VERSION)"' \
-	-Iinclude -Iuser -I$(OUTPUT) -MMD -MP
+DEFS := -D_GNU_SOURCE -DBG_VERSION='"$(VERSION)"' -Iinclude -Iuser -I$(OUTPUT) -MMD -MP
+ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) $(EXTRA_CFLAGS) $(DEFS)
+# Sanitizer builds: no recovery, so that a finding fails the test.
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_CFLAGS := -std=gnu11 $(WARNINGS) -O1 -g $(SAN) $(EXTRA_CFLAGS) $(DEFS)
+# libbpf's print callbacks take a va_list format that cannot be annotated:
+# gcc lets them pass -Wformat=2, clang does not.
+FUZZ_CFLAGS := -std=gnu11 $(WARNINGS) -Wno-format-nonliteral -O1 -g $(SAN) \
+	-fsanitize=fuzzer-no-link $(EXTRA_CFLAGS) $(DEFS)
+FUZZ_SECONDS ?= 45
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall \
 	-Iinclude -Ivmlinux/$(ARCH) -MMD -MP $(EXTRA_BPF_CFLAGS)
 STATIC ?= 1
@@ -47,7 +58,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all deps clean check unit demo install vm-deps check-build
+.PHONY: all deps clean check unit unit-san fuzz fuzz-smoke demo install vm-deps check-build
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
@@ -57,11 +68,16 @@ USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS))
 MAIN_OBJ := $(OUTPUT)/user/main.o
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+SAN_OBJS := $(patsubst user/%.c,$(OUTPUT)/san/user/%.o,$(USER_SRCS))
+SAN_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/san/tests/%,$(UNIT_SRCS))
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_OBJS := $(patsubst user/%.c,$(OUTPUT)/fuzz/user/%.o,$(USER_SRCS))
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(OUTPUT)/fuzz/%,$(FUZZ_SRCS))
 DEPS_STAMP := $(OUTPUT)/.deps-build
 # Reached only through pattern rules, these would count as intermediate and
 # be deleted after each make (then rebuilt, with everything including the
 # skeletons, next time; and make check's last line would be "rm ...").
-.SECONDARY: $(BPF_OBJS) $(SKELS) $(patsubst %,%.o,$(UNIT_BINS))
+.SECONDARY: $(BPF_OBJS) $(SKELS) $(patsubst %,%.o,$(UNIT_BINS) $(SAN_BINS) $(FUZZ_BINS))
 
 all: $(OUTPUT)/bpfgraph
 
@@ -110,6 +126,59 @@ $(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(OUTPUT)/libbpfgraph.a
 unit: $(UNIT_BINS) $(OUTPUT)/bpfgraph
 	$(Q)OUTPUT=$(OUTPUT) tools/check.sh --unit-only
 
+# The same tests under ASan + UBSan: a separate, dynamic build (the
+# sanitizer runtimes do not link statically).
+$(OUTPUT)/san/user/%.o: user/%.c | $(SKELS) $(DEPS_STAMP)
+	$(call msg,CC-SAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(SAN_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/san/libbpfgraph.a: $(SAN_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(OUTPUT)/san/tests/%.o: tests/unit/%.c | $(SKELS) $(DEPS_STAMP)
+	$(call msg,CC-SAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(SAN_CFLAGS) -DBG_SRCDIR='"$(CURDIR)"' -c $< -o $@
+
+$(OUTPUT)/san/tests/%: $(OUTPUT)/san/tests/%.o $(OUTPUT)/san/libbpfgraph.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(SAN) $(LDFLAGS) $^ $(LIBS) -lcmocka -o $@
+
+unit-san: $(SAN_BINS)
+	$(Q)OUTPUT=$(OUTPUT) tools/check.sh --san-only
+
+# libFuzzer harnesses (tests/fuzz/README): clang only.
+$(OUTPUT)/fuzz/user/%.o: user/%.c | $(SKELS) $(DEPS_STAMP)
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/fuzz/libbpfgraph.a: $(FUZZ_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(OUTPUT)/fuzz/%.o: tests/fuzz/%.c | $(SKELS) $(DEPS_STAMP)
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/fuzz/%: $(OUTPUT)/fuzz/%.o $(OUTPUT)/fuzz/libbpfgraph.a
+	$(call msg,LINK,$@)
+	$(Q)$(CLANG) $(SAN) -fsanitize=fuzzer $(LDFLAGS) $^ $(LIBS) -o $@
+
+fuzz: $(FUZZ_BINS)
+
+# Record seeds from the canned scripts: tests/fuzz/README.
+$(OUTPUT)/fuzz/mkcorpus: tests/fuzz/mkcorpus.c $(OUTPUT)/libbpfgraph.a | $(DEPS_STAMP)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $^ $(LIBS) -o $@
+
+fuzz-smoke: $(FUZZ_BINS)
+	$(Q)OUTPUT=$(OUTPUT) FUZZ_SECONDS=$(FUZZ_SECONDS) tools/check.sh --fuzz-only
+
 # The bench workload runs in the QEMU guest: static, no loader, no libc opens.
 WL := $(OUTPUT)/vm/wl
 $(WL): tests/vm/wl.c | $(DEPS_STAMP)
@@ -117,8 +186,8 @@ $(WL): tests/vm/wl.c | $(DEPS_STAMP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -static -std=gnu11 $(WARNINGS) -O2 -D_GNU_SOURCE $< -o $@
 
-check: $(UNIT_BINS) $(OUTPUT)/bpfgraph $(WL)
-	$(Q)OUTPUT=$(OUTPUT) tools/check.sh
+check: $(UNIT_BINS) $(SAN_BINS) $(FUZZ_BINS) $(OUTPUT)/bpfgraph $(WL)
+	$(Q)OUTPUT=$(OUTPUT) FUZZ_SECONDS=$(FUZZ_SECONDS) tools/check.sh
 
 demo: $(OUTPUT)/bpfgraph $(WL)
 	$(Q)OUTPUT=$(OUTPUT) tools/demo.sh
@@ -136,4 +205,5 @@ install: $(OUTPUT)/bpfgraph
 clean:
 	rm -rf $(OUTPUT)
 
--include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/user/*.d $(OUTPUT)/tests/*.d)
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/user/*.d $(OUTPUT)/tests/*.d \
+	$(OUTPUT)/san/user/*.d $(OUTPUT)/san/tests/*.d $(OUTPUT)/fuzz/*.d $(OUTPUT)/fuzz/user/*.d)

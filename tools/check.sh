@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # The test orchestrator behind `make check` and `make unit`.
-#   tools/check.sh [--unit-only]
+#   tools/check.sh [--unit-only | --san-only | --fuzz-only]
 # 1. tools/deps.sh (installs missing Debian packages)
 # 2. every $OUTPUT/tests/test_* cmocka program (built by make); each
 #    cmocka test counts
 # 3. unless --unit-only:
+#    - the same programs built with ASan + UBSan, $OUTPUT/san/tests/test_*
+#      (each cmocka test counts; --san-only runs just these)
+#    - fuzz smoke: each $OUTPUT/fuzz/fuzz_* on its corpus in tests/fuzz/
+#      plus FUZZ_SECONDS (45) of fuzzing (one test each; --fuzz-only)
 #    - tests/build/header-deps.sh (one test)
 #    - tests/host/refuse.sh when the host refuses fentry (one test; SKIP,
 #      not counted, when the host allows it)
@@ -27,14 +31,14 @@ count_fail() { # N WHAT
 
 # Sum cmocka's summary lines; a program that dies without saying how many
 # tests failed counts as one failure.
-run_unit() {
-	local t log rc np nf
+run_unit() { # [DIR [WHAT]]
+	local dir=${1:-$OUTPUT/tests} what=${2:-unit tests} t log rc np nf
 	local tests=()
-	for t in "$OUTPUT"/tests/test_*; do
+	for t in "$dir"/test_*; do
 		[ -f "$t" ] && [ -x "$t" ] && tests+=("$t")
 	done
-	section "unit tests (${#tests[@]} programs)"
-	[ ${#tests[@]} -gt 0 ] || { echo "no unit test programs in $OUTPUT/tests"; return 0; }
+	section "$what (${#tests[@]} programs)"
+	[ ${#tests[@]} -gt 0 ] || { echo "no unit test programs in $dir"; return 0; }
 	log=$(mktemp)
 	for t in "${tests[@]}"; do
 		rc=0
@@ -44,14 +48,60 @@ run_unit() {
 		nf=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s).*/\1/p' "$log" | awk '{ s += $1 } END { print s + 0 }')
 		count_pass "$np"
 		if [ "$nf" -gt 0 ]; then
-			count_fail "$nf" "$(basename "$t"): $nf test(s)"
+			count_fail "$nf" "$what: $(basename "$t"): $nf test(s)"
 		elif [ $rc -ne 0 ]; then
-			count_fail 1 "$(basename "$t"): exited $rc without a cmocka summary"
+			count_fail 1 "$what: $(basename "$t"): exited $rc without a cmocka summary"
 		elif [ "$np" -eq 0 ]; then
-			count_fail 1 "$(basename "$t"): no cmocka summary"
+			count_fail 1 "$what: $(basename "$t"): no cmocka summary"
 		fi
 	done
 	rm -f "$log"
+}
+
+# A finding of ASan or UBSan aborts the program; leaks fail it at exit.
+run_unit_san() {
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		run_unit "$OUTPUT/san/tests" "unit tests under ASan+UBSan"
+}
+
+# Each fuzzer runs its corpus, then fuzzes for FUZZ_SECONDS; new inputs go
+# to a scratch directory, crash inputs to $OUTPUT/fuzz/artifacts/. A
+# single allocation over 128 MB is a finding (-malloc_limit_mb).
+run_fuzz_smoke() {
+	local secs=${FUZZ_SECONDS:-45} f name log work rc dict
+	local fuzzers=()
+	for f in "$OUTPUT"/fuzz/fuzz_*; do
+		[ -f "$f" ] && [ -x "$f" ] && fuzzers+=("$f")
+	done
+	section "fuzz smoke (${#fuzzers[@]} fuzzers, ${secs}s each)"
+	if [ ${#fuzzers[@]} -eq 0 ]; then
+		count_fail 1 "fuzz: no fuzzers in $OUTPUT/fuzz"
+		return 0
+	fi
+	mkdir -p "$OUTPUT/fuzz/artifacts"
+	for f in "${fuzzers[@]}"; do
+		name=$(basename "$f")
+		name=${name#fuzz_}
+		work=$(mktemp -d)
+		log=$OUTPUT/fuzz/$name.log
+		dict=()
+		[ -f "tests/fuzz/$name.dict" ] && dict=(-dict="tests/fuzz/$name.dict")
+		rc=0
+		timeout $((secs + 120)) "$f" "${dict[@]}" -max_total_time="$secs" \
+			-max_len=16384 -timeout=10 -rss_limit_mb=1024 -malloc_limit_mb=128 \
+			-print_final_stats=1 -artifact_prefix="$OUTPUT/fuzz/artifacts/$name-" \
+			"$work" "tests/fuzz/corpus/$name" >"$log" 2>&1 || rc=$?
+		rm -rf "$work"
+		grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|Done)' "$log" || true
+		if [ $rc -eq 0 ]; then
+			echo "PASS fuzz_$name"
+			count_pass 1
+		else
+			tail -n 40 "$log"
+			echo "FAIL fuzz_$name (exit $rc; log $log)"
+			count_fail 1 "fuzz: $name"
+		fi
+	done
 }
 
 # A script printing PASS/FAIL/SKIP lines and exiting 0 / non-zero / 77.
@@ -96,18 +146,27 @@ run_vm() {
 }
 
 main() {
-	local unit_only=0
+	local unit_only=0 only=
 	case "${1:-}" in
 	--unit-only) unit_only=1 ;;
+	--san-only | --fuzz-only) unit_only=1 only=${1#--} ;;
 	"") ;;
-	*) echo "usage: $0 [--unit-only]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--unit-only | --san-only | --fuzz-only]" >&2; exit 2 ;;
 	esac
 	if ! tools/deps.sh "$([ $unit_only = 1 ] && echo build || echo all)"; then
 		count_fail 1 "tools/deps.sh could not install the packages"
 		finish
 	fi
+	case $only in
+	san-only) run_unit_san; finish ;;
+	fuzz-only) run_fuzz_smoke; finish ;;
+	esac
 	run_unit
+	section "browser (SVG flame graph in headless Chromium)"
+	run_one svg_browser tests/browser/svg.sh
 	if [ $unit_only = 0 ]; then
+		run_unit_san
+		run_fuzz_smoke
 		section "build dependencies"
 		run_one header_deps tests/build/header-deps.sh
 		section "host"

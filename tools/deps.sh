@@ -2,19 +2,23 @@
 # Install the Debian packages bpfgraph needs, only those that are missing.
 #   tools/deps.sh build   compilers and libraries (make)
 #   tools/deps.sh vm      the QEMU bench (make check, make demo)
-#   tools/deps.sh all     both
+#   tools/deps.sh browser headless Chromium for tests/browser (SVG flame graph)
+#   tools/deps.sh all     all of them
 # Quick when everything is present: one dpkg-query, no apt-get.
 set -euo pipefail
 
+# libclang-rt-dev: clang's libFuzzer and sanitizer runtimes (make fuzz).
 build_pkgs=(make gcc clang llvm libbpf-dev libelf-dev zlib1g-dev libzstd-dev
-	libcapstone-dev libcmocka-dev bpftool pkg-config jq)
+	libcapstone-dev libcmocka-dev bpftool pkg-config jq libclang-rt-dev)
 vm_pkgs=(qemu-system-x86 busybox-static cpio xz-utils zstd)
+browser_pkgs=(chromium)
 
 case "${1:-all}" in
 build) want=("${build_pkgs[@]}") ;;
 vm) want=("${vm_pkgs[@]}") ;;
-all) want=("${build_pkgs[@]}" "${vm_pkgs[@]}") ;;
-*) echo "usage: $0 build|vm|all" >&2; exit 2 ;;
+browser) want=("${browser_pkgs[@]}") ;;
+all) want=("${build_pkgs[@]}" "${vm_pkgs[@]}" "${browser_pkgs[@]}") ;;
+*) echo "usage: $0 build|vm|browser|all" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -78,6 +78,7 @@ struct fgtext {
 	bool eof;
 	char *line;
 	size_t cap;
+	bool toolong; /* the line being read is left out (lenient) */
 	uint32_t lineno;
 	/* a context-switch banner being assembled: up to 3 lines */
 	char *pend;
@@ -163,18 +164,44 @@ static const char *rfind(const char *p, const char *end, const char *lit)
 	return NULL;
 }
 
-static __attribute__((format(printf, 2, 3))) int fail(struct fgtext *r, const char *fmt, ...)
-{
-	va_list ap;
+/* What malformed() returns when lenient: the line is passed on as text. */
+#define SKIP_LINE 2
 
-	va_start(ap, fmt);
+static __attribute__((format(printf, 2, 0))) int vfail(struct fgtext *r, const char *fmt,
+							va_list ap)
+{
 	vsnprintf(r->err, sizeof(r->err), fmt, ap);
-	va_end(ap);
 	r->err_line = r->lineno;
 	if (r->o.err)
 		fprintf(r->o.err, "%s:%u: %s\n", r->o.name ? r->o.name : "<input>", r->lineno,
 			r->err);
 	return -EINVAL;
+}
+
+static __attribute__((format(printf, 2, 3))) int fail(struct fgtext *r, const char *fmt, ...)
+{
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = vfail(r, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/* A graph line that cannot be taken: an error, or SKIP_LINE when lenient. */
+static __attribute__((format(printf, 2, 3))) int malformed(struct fgtext *r, const char *fmt,
+							   ...)
+{
+	va_list ap;
+	int err;
+
+	if (r->o.lenient)
+		return SKIP_LINE;
+	va_start(ap, fmt);
+	err = vfail(r, fmt, ap);
+	va_end(ap);
+	return err;
 }
 
 /* A short quote of bad text for messages. */
@@ -593,7 +620,8 @@ static bool parse_call(const char *p, const char *end, struct body *b, bool loos
 		return false;
 	b->name = p;
 	b->name_len = (size_t)(par - p);
-	if (!loose && ends(p, end, " */") && (cm = rfind(par, end, " /* ")))
+	/* the comment's " / * " ends before its " * /" ("f(); / * * /" overlaps them) */
+	if (!loose && ends(p, end, " */") && (cm = rfind(par, end - 3, " /* ")))
 		ce = cm;
 	else
 		ce = end;
@@ -866,7 +894,8 @@ static void copy_comm(char *dst, const char *s, size_t n)
 static int fill_from_cols(struct fgtext *r, struct fgtext_ev *e, const struct cols *c)
 {
 	if (c->cpu && c->cpu_nr >= BG_MAX_CPUS)
-		return fail(r, "CPU %u out of range (at most %d)", c->cpu_nr, BG_MAX_CPUS - 1);
+		return malformed(r, "CPU %u out of range (at most %d)", c->cpu_nr,
+				 BG_MAX_CPUS - 1);
 	e->ev.cpu = c->cpu ? c->cpu_nr : 0;
 	e->ev.ts = c->ts;
 	e->ev.dur = c->dur;
@@ -905,7 +934,7 @@ static int call_event(struct fgtext *r, struct fgtext_ev *e, const struct body *
 	int idx, err;
 
 	if (depth >= FGTEXT_MAX_DEPTH)
-		return fail(r, "nesting deeper than %d levels", FGTEXT_MAX_DEPTH - 1);
+		return malformed(r, "nesting deeper than %d levels", FGTEXT_MAX_DEPTH - 1);
 	cs = cpu_state(r, e->ev.cpu);
 	if (!cs)
 		return -ENOMEM;
@@ -1072,7 +1101,8 @@ static int lost_line(struct fgtext *r, const char *p, const char *end, bool *don
 		return 0;
 	*done = true;
 	if (cpu >= BG_MAX_CPUS)
-		return fail(r, "CPU %" PRIu64 " out of range (at most %d)", cpu, BG_MAX_CPUS - 1);
+		return malformed(r, "CPU %" PRIu64 " out of range (at most %d)", cpu,
+				 BG_MAX_CPUS - 1);
 	e.ev.type = GEV_LOST;
 	e.ev.cpu = (uint32_t)cpu;
 	e.ev.count = count;
@@ -1231,13 +1261,12 @@ static int banner_step(struct fgtext *r, const char *p, const char *end)
 	return err ? err : 0;
 }
 
-static int process_line(struct fgtext *r, char *p, size_t n)
+static int parse_line(struct fgtext *r, char *p, size_t n)
 {
 	char *end = p + n;
 	bool done;
 	int err;
 
-	r->st.lines++;
 	if (memchr(p, '\0', n)) {
 		if (!r->o.lenient)
 			return fail(r, "NUL byte in the text (binary file?)");
@@ -1263,6 +1292,18 @@ static int process_line(struct fgtext *r, char *p, size_t n)
 	return other_line(r, p, end);
 }
 
+static int process_line(struct fgtext *r, char *p, size_t n)
+{
+	int err;
+
+	r->st.lines++;
+	err = parse_line(r, p, n);
+	if (err != SKIP_LINE)
+		return err;
+	r->st.unparsed++;
+	return text_line(r, FGT_TEXT, p, r->lineno);
+}
+
 /* --- input -------------------------------------------------------------- */
 
 static int fill(struct fgtext *r, FILE *in)
@@ -1281,7 +1322,13 @@ static int line_append(struct fgtext *r, size_t len, const char *s, size_t n)
 {
 	size_t max = r->o.max_line ? r->o.max_line : FGTEXT_MAX_LINE;
 
+	if (r->toolong)
+		return 0;
 	if (len + n > max) {
+		/* lenient: the rest of the line is read, dropped and counted */
+		r->toolong = r->o.lenient;
+		if (r->toolong)
+			return 0;
 		r->lineno++;
 		fail(r, "line longer than %zu bytes", max);
 		return -E2BIG;
@@ -1302,8 +1349,11 @@ static int line_append(struct fgtext *r, size_t len, const char *s, size_t n)
 	return 0;
 }
 
-/* Next line into r->line (NUL-terminated, no '\n'); *len = -1 at the end. */
-static int next_line(struct fgtext *r, FILE *in, ssize_t *len, bool *nl)
+/*
+ * Next line into r->line (NUL-terminated, no '\n'); *len = -1 at the end.
+ * *toolong: the line was longer than max_line and left out (lenient).
+ */
+static int next_line(struct fgtext *r, FILE *in, ssize_t *len, bool *nl, bool *toolong)
 {
 	size_t n = 0;
 	int err;
@@ -1332,6 +1382,11 @@ static int next_line(struct fgtext *r, FILE *in, ssize_t *len, bool *nl)
 		*len = -1;
 		return 0;
 	}
+	*toolong = r->toolong;
+	if (r->toolong) {
+		r->toolong = false;
+		n = 0;
+	}
 	if ((err = line_append(r, n, "", 0)))
 		return err;
 	r->line[n] = '\0';
@@ -1342,17 +1397,22 @@ static int next_line(struct fgtext *r, FILE *in, ssize_t *len, bool *nl)
 int fgtext__read(struct fgtext *r, FILE *in)
 {
 	ssize_t len;
-	bool nl;
+	bool nl, toolong;
 	int err;
 
 	for (;;) {
-		err = next_line(r, in, &len, &nl);
+		err = next_line(r, in, &len, &nl, &toolong);
 		if (err == -EIO)
 			fail(r, "read error");
 		if (err || len < 0)
 			break;
 		r->lineno++;
 		r->lay.final_newline = nl;
+		if (toolong) {
+			r->st.lines++;
+			r->st.unparsed++;
+			continue;
+		}
 		err = process_line(r, r->line, (size_t)len);
 		if (err)
 			return err;

@@ -107,9 +107,10 @@ struct fgtext_opts {
 	bool keep_text;
 	/*
 	 * Malformed graph lines (a column prefix with no call after it, a
-	 * bad duration, too deep, too long, NUL bytes) are errors unless
-	 * lenient: then they are counted in stats.unparsed and passed on as
-	 * FGT_TEXT.
+	 * bad duration, too deep, a CPU out of range, too long, NUL bytes)
+	 * are errors unless lenient: then they are counted in stats.unparsed
+	 * and passed on as FGT_TEXT, except lines too long or with NUL bytes,
+	 * which are left out.
 	 */
 	bool lenient;
 	size_t max_line; /* 0 = FGTEXT_MAX_LINE */

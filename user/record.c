@@ -466,6 +466,7 @@ struct record_reader {
 	uint8_t *raw;
 	uint8_t *z;
 	size_t zcap;
+	size_t func_str; /* bytes of the function table's strings so far */
 	bool seen_trailer;
 	struct record_info info;
 };
@@ -555,6 +556,11 @@ static int r_meta(struct record_reader *r, size_t len)
 	return 0;
 }
 
+static size_t str_len(const char *s)
+{
+	return s ? strlen(s) : 0;
+}
+
 static int r_func(struct record_reader *r, struct cur *c)
 {
 	struct bg_func f = {};
@@ -572,6 +578,11 @@ static int r_func(struct record_reader *r, struct cur *c)
 	f.ret_type = c_str(c, &err);
 	if (!err && (c->bad || !f.name || f.ret_kind > BG_RET_PTR || f.ret_size > 8))
 		err = r_bad(r, "malformed function entry");
+	/* Each string may be long, but a million of them would exhaust memory. */
+	r->func_str += str_len(f.name) + str_len(f.module) + str_len(f.ret_type);
+	if (!err && r->func_str > RECORD_MAX_FUNC_STR)
+		err = r_bad(r, "function names over the limit of %u MiB",
+			    RECORD_MAX_FUNC_STR >> 20);
 	idx = err ? err : functab__add(&r->info.funcs, f.name, f.module, f.addr, f.size);
 	if (idx >= 0) {
 		struct bg_func *t = &r->info.funcs.f[idx];

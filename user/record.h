@@ -39,6 +39,8 @@
 #define RECORD_MAX_RAW (1U << 20) /* payload of one block */
 #define RECORD_MAX_FUNCS (1U << 21)
 #define RECORD_MAX_STR 65536
+/* Strings of the whole function table: a table of hostile size is refused. */
+#define RECORD_MAX_FUNC_STR (64U << 20)
 /* Record type nibbles of marks: graph__drain(ts), graph__flush() here. */
 #define RECORD_REC_DRAIN 0x0f
 #define RECORD_REC_FLUSH 0x0e

@@ -766,6 +766,48 @@ static void test_lenient(void **state)
 	fgtext__doc_free(d);
 }
 
+/*
+ * Lenient reading used to fail on lines nested too deep, on CPUs out of
+ * range and on lines over max_line (the fuzz harness now checks that it
+ * never fails).
+ */
+static void test_lenient_limits(void **state)
+{
+	struct fgtext_opts o = { .name = "lenient", .lenient = true };
+	char text[1024];
+	struct fgtext_doc *d;
+	int n;
+
+	n = snprintf(text, sizeof(text),
+		     " 0)               |  foo() {\n"
+		     " 0)   1.000 us    |  %600sdeep();\n"
+		     " 4096)   1.000 us    |    far();\n"
+		     "CPU:5000 [LOST 3 EVENTS]\n"
+		     " 0)   1.000 us    |    bar();\n"
+		     " 0)   2.000 us    |  }\n", "");
+	d = load_opts(text, (size_t)n, &o, NULL);
+	assert_non_null(d);
+	assert_int_equal(d->stats->unparsed, 3);
+	assert_int_equal(d->stats->events, 3);
+	assert_int_equal(d->ev[1].kind, FGT_TEXT);
+	assert_int_equal(d->ev[2].kind, FGT_TEXT);
+	assert_int_equal(d->ev[3].kind, FGT_TEXT);
+	assert_string_equal(fname(d, nth_event(d, 1)->func), "bar");
+	fgtext__doc_free(d);
+
+	/* a line over max_line is read to its end and left out */
+	n = snprintf(text, sizeof(text),
+		     " 0)   1.000 us    |  a();\n%300s\n 0)   1.000 us    |  b();\n%100s", "x", "y");
+	o.max_line = 64;
+	d = load_opts(text, (size_t)n, &o, NULL);
+	assert_non_null(d);
+	assert_int_equal(d->stats->lines, 4);
+	assert_int_equal(d->stats->unparsed, 2);
+	assert_int_equal(d->n, 2);
+	assert_string_equal(fname(d, nth_event(d, 1)->func), "b");
+	fgtext__doc_free(d);
+}
+
 /* A "}" whose entry was never seen and that names nothing. */
 static void test_unknown_exit(void **state)
 {
@@ -793,6 +835,29 @@ static void test_broken_banner(void **state)
 		  0);
 }
 
+/*
+ * In "f(); / * * /" the comment's opening and closing overlap: the return
+ * value was looked for past the end of the line, a heap overflow under
+ * fuzz_fgtext when the line filled its buffer
+ * (tests/fuzz/corpus/fgtext/regress-comment-overlap.txt).
+ */
+static void test_comment_overlap(void **state)
+{
+	char line[256];
+	struct fgtext_doc *d;
+
+	snprintf(line, sizeof(line), "%245sf(); /* */", "");
+	assert_int_equal(strlen(line), 255);
+	d = load(line);
+	assert_int_equal(d->n, 1);
+	assert_int_equal(d->ev[0].kind, FGT_TEXT);
+	assert_int_equal(d->stats->calls, 0);
+	fgtext__doc_free(d);
+	check_roundtrip("overlap", line, strlen(line), 0);
+	EXPECT_ERROR(" 0)   1.000 us    |  f(); /* */\n", 0, -EINVAL, 1);
+	EXPECT_ERROR(" 0)   1.000 us    |  f(); /*/\n", 0, -EINVAL, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -810,8 +875,10 @@ int main(void)
 		cmocka_unit_test(test_streaming),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_lenient),
+		cmocka_unit_test(test_lenient_limits),
 		cmocka_unit_test(test_unknown_exit),
 		cmocka_unit_test(test_broken_banner),
+		cmocka_unit_test(test_comment_overlap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

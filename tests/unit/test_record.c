@@ -482,6 +482,62 @@ static void test_hostile_payloads(void **state)
 	tmp_clean(&t);
 }
 
+/*
+ * Each function string may be 64 KiB long; a table of such strings grew
+ * without bound (about 1000 times the file's size, zlib permitting).
+ * 15 functions of 64 KiB per block: the 69th block passes 64 MiB.
+ */
+static void test_hostile_functab(void **state)
+{
+	const size_t per = 15, slen = RECORD_MAX_STR - 1, esize = 37 + slen;
+	const size_t raw_len = 8 + per * esize;
+	size_t len, flen, bad_off = 0, nblk = RECORD_MAX_FUNC_STR / (per * (slen + 1)) + 2;
+	char *data, *file, *raw, *blk, path[200];
+	struct functab ft;
+	struct tmp t;
+
+	tmp_make(&t, "ok.bgr");
+	snprintf(path, sizeof(path), "%s/bad.bgr", t.dir);
+	write_sample(t.path, 10, true, &ft);
+	data = slurp_file(t.path, &len);
+	flen = 16 + 16 + get_le32(data + 24);
+	file = malloc(flen);
+	raw = calloc(1, raw_len);
+	blk = malloc(16 + compressBound(raw_len));
+	assert_non_null(file);
+	assert_non_null(raw);
+	assert_non_null(blk);
+	memcpy(file, data, flen);
+	for (size_t b = 0; b < nblk; b++) {
+		char *p = raw + 8, *nf;
+		size_t n;
+
+		put_le32(raw, (uint32_t)(b * per));
+		put_le32(raw + 4, (uint32_t)per);
+		for (size_t i = 0; i < per; i++, p += esize) {
+			put_le32(p + 24, 1);
+			p[28] = 'f';
+			put_le32(p + 33, (uint32_t)slen);
+			memset(p + 37, 'x', slen);
+		}
+		n = craft_block(blk, RECORD_BLK_FUNCS, raw, raw_len);
+		nf = realloc(file, flen + n);
+		assert_non_null(nf);
+		file = nf;
+		memcpy(file + flen, blk, n);
+		if ((b + 1) * per * (slen + 1) > RECORD_MAX_FUNC_STR && !bad_off)
+			bad_off = flen;
+		flen += n;
+	}
+	expect_bad(path, file, flen, "over the limit", bad_off);
+	free(blk);
+	free(raw);
+	free(file);
+	free(data);
+	functab__free(&ft);
+	tmp_clean(&t);
+}
+
 /* Random damage anywhere: an error or a warning, never a crash or a leak. */
 static void test_fuzz(void **state)
 {
@@ -646,7 +702,7 @@ static void test_report_equals_live(void **state)
 {
 	static const char *const nondefault[] = { "-O", "funcgraph-proc,funcgraph-abstime",
 						  "--compat=6.13", NULL };
-	char dir[4096], script[4200], out[200];
+	char dir[4096], script[4096 + 256], out[200];
 	size_t alen, blen, nscripts = 0;
 	struct dirent *de;
 	struct tmp t;
@@ -706,6 +762,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_hostile_payloads),
+		cmocka_unit_test(test_hostile_functab),
 		cmocka_unit_test(test_fuzz),
 		cmocka_unit_test(test_memory_bounded),
 		cmocka_unit_test(test_report_equals_live),

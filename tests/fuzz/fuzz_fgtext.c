@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * libFuzzer harness for the function_graph text reader: the input is a
+ * text file. It is read into a document, written back, and its events go
+ * to the writer of one of the formats, as "bpfgraph report" of a text
+ * does. Besides crashes, leaks and UB (the sanitizers), it checks the
+ * reader's promises: an error is one "name:line: problem" line with the
+ * line of the error, lenient reading does not fail, and a document
+ * without recovered or dropped lines is written back byte for byte.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fgtext.h"
+#include "render.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static FILE *devnull;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "fuzz_fgtext: %s\n", what);
+	abort();
+}
+
+/* One line "fuzz:N: problem\n", N the line fgtext__load() reported. */
+static void check_error(const char *msg, size_t len, int err, uint32_t line)
+{
+	char want[32];
+	int n = snprintf(want, sizeof(want), "fuzz:%u: ", line);
+
+	if (err != EINVAL && err != E2BIG) {
+		fprintf(stderr, "fuzz_fgtext: unexpected error %d\n", err);
+		abort();
+	}
+	if (!line || len < (size_t)n + 1 || memcmp(msg, want, (size_t)n) ||
+	    memchr(msg, '\n', len) != msg + len - 1) {
+		fprintf(stderr, "fuzz_fgtext: bad message for line %u: %.*s\n", line, (int)len,
+			msg);
+		abort();
+	}
+}
+
+static void check_roundtrip(const struct fgtext_doc *d, const uint8_t *data, size_t size)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+
+	if (!m || fgtext__write(d, m) || fclose(m))
+		die("cannot write the document back");
+	if (!d->stats->recovered && !d->stats->joined && !d->stats->unparsed &&
+	    (len != size || memcmp(out, data, size))) {
+		fprintf(stderr, "fuzz_fgtext: written back differently:\n%.*s", (int)len, out);
+		abort();
+	}
+	free(out);
+}
+
+/* The events into the writer of the format picked by the input's size. */
+static void other_writer(const struct fgtext_doc *d, size_t size)
+{
+	struct render_opts ro = { .out = devnull, .funcs = d->funcs,
+				  .format = (enum bg_format)(size % (BG_FMT_SVG + 1)),
+				  .folded_count = size & 8 };
+	struct out_text_opts to = {};
+	struct render *rd;
+	struct gsink s;
+
+	fgtext__out_opts(d->layout, &to);
+	ro.flags = to.flags;
+	ro.dialect = to.dialect;
+	ro.nr_cpu_ids = to.nr_cpu_ids;
+	rd = render__new(&ro);
+	if (!rd)
+		die("cannot make a writer");
+	s = render__events(rd);
+	for (size_t i = 0; i < d->n; i++)
+		if (d->ev[i].kind == FGT_EVENT)
+			s.emit(s.ctx, &d->ev[i].ev);
+	render__finish(rd);
+	render__free(rd);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fgtext_opts o = { .name = "fuzz", .lenient = size & 1,
+				 .max_line = size & 2 ? 512 : 0 };
+	struct fgtext_doc *d;
+	char *msg = NULL;
+	size_t mlen = 0;
+	uint32_t line;
+	FILE *in;
+	int err;
+
+	if (!devnull && !(devnull = fopen("/dev/null", "we")))
+		abort();
+	/* fmemopen() refuses a zero size */
+	in = size ? fmemopen((void *)data, size, "r") : fopen("/dev/null", "re");
+	o.err = open_memstream(&msg, &mlen);
+	if (!in || !o.err)
+		abort();
+	d = fgtext__load(in, &o, &line);
+	err = d ? 0 : errno;
+	fclose(o.err);
+	fclose(in);
+	if (!d && o.lenient)
+		die("lenient reading failed");
+	if (!d) {
+		check_error(msg, mlen, err, line);
+	} else {
+		check_roundtrip(d, data, size);
+		other_writer(d, size);
+	}
+	fgtext__doc_free(d);
+	free(msg);
+	return 0;
+}
