@@ -44,6 +44,9 @@ const volatile __u64 bg_wakeup_bytes = 1 << 20;
  * new indirect target is found in it, until user space has attached it.
  */
 const volatile __u32 bg_pause_tgid = 0;
+/* [start, end) of the trampoline's helpers; see BG_SELF_RANGES. */
+const volatile __u64 bg_self_lo[BG_SELF_RANGES] = {};
+const volatile __u64 bg_self_hi[BG_SELF_RANGES] = {};
 
 /*
  * Set by user space once every program is attached, so that no task
@@ -343,6 +346,32 @@ static __always_inline void on_icall(struct pt_regs *regs);
  */
 #define BG_FRAME_KPROBE 1
 
+static __always_inline bool called_by_us(__u64 ret)
+{
+	for (int i = 0; i < BG_SELF_RANGES; i++)
+		if (ret >= bg_self_lo[i] && ret < bg_self_hi[i])
+			return true;
+	return false;
+}
+
+/*
+ * A kprobed function called by a trampoline around one of our program
+ * runs, inside a graph: hidden with its exit, like a -x function.
+ */
+static __always_inline bool hide_own_call(struct pt_regs *regs)
+{
+	struct task_state *st;
+	__u64 ret = 0;
+
+	if (bpf_probe_read_kernel(&ret, sizeof(ret), (void *)PT_REGS_SP(regs)) ||
+	    !called_by_us(ret))
+		return false;
+	st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0, 0);
+	if (st && (st->depth || st->skip))
+		st->skip++;
+	return true;
+}
+
 enum bg_run { BG_RUN_ENTRY, BG_RUN_EXIT, BG_RUN_KENTRY, BG_RUN_KEXIT, BG_RUN_ICALL };
 
 /*
@@ -375,6 +404,8 @@ static __always_inline void guarded(void *ctx, enum bg_run what)
 		on_exit(ck, (__u64)ctx, ret);
 		break;
 	case BG_RUN_KENTRY:
+		if (hide_own_call(regs))
+			break;
 		/* At the function's first instruction: sp points at the return address. */
 		on_entry(ck, BG_FRAME_KPROBE, (void *)PT_REGS_SP(regs));
 		break;

@@ -117,6 +117,13 @@ enum bg_reg {
 	BG_REG_NONE = 0xff,
 };
 
+/*
+ * Address ranges of the functions a BPF trampoline calls around our
+ * programs (__bpf_prog_enter...): a kprobed function they call (rcu read
+ * lock, migrate_disable) is hidden rather than shown in the graph.
+ */
+#define BG_SELF_RANGES 16
+
 /* Counters in the bg_stats per-CPU array (index). */
 #define BG_ST_DROPS 0 /* ring buffer reserve failed */
 #define BG_ST_DEEP 1 /* deeper than BG_MAX_DEPTH: not recorded */

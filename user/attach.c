@@ -294,6 +294,20 @@ int attach__one(struct attach *a, uint32_t idx)
 	return err;
 }
 
+bool attach__attached(const struct attach *a, uint32_t idx)
+{
+	return 2 * (size_t)idx + 1 < a->links_cap && a->links[2 * idx] >= 0 &&
+	       a->links[2 * idx + 1] >= 0;
+}
+
+/* A function fentry refused, handed over to kprobe.h: not a failure here. */
+void attach__disown(struct attach *a, uint32_t idx)
+{
+	if (a->st.failed)
+		a->st.failed--;
+	a->funcs->f[idx].flags |= BG_FN_KPROBE;
+}
+
 void attach__count_misses(struct attach *a)
 {
 	for (size_t i = 0; a->links && i < a->links_cap; i++) {

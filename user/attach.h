@@ -42,6 +42,10 @@ int attach__all(struct attach *a);
  * table after attach__all). 0 or -errno; a failure leaves nothing behind.
  */
 int attach__one(struct attach *a, uint32_t idx);
+/* Both links of function idx are in place. */
+bool attach__attached(const struct attach *a, uint32_t idx);
+/* Function idx failed here and is traced by kprobe instead. */
+void attach__disown(struct attach *a, uint32_t idx);
 /* Sums recursion_misses of every attached program (before detach). */
 void attach__count_misses(struct attach *a);
 void attach__detach(struct attach *a);

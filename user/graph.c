@@ -263,6 +263,16 @@ const char *graph__comm(const struct graph *g, uint32_t pid)
 
 /* --- feeding ------------------------------------------------------------- */
 
+/*
+ * Records held back beyond GRAPH_MAX_QUEUED (128 MiB of them) are released
+ * oldest first as if drained. A live session drains every 100 ms and never
+ * gets near; a damaged or hostile recording without drain marks would
+ * otherwise keep all of its records in memory.
+ */
+#define GRAPH_MAX_QUEUED (4u << 20)
+
+static void release_excess(struct graph *g);
+
 int graph__feed(struct graph *g, const struct bg_rec *rec)
 {
 	struct cpuq *q;
@@ -293,6 +303,8 @@ int graph__feed(struct graph *g, const struct bg_rec *rec)
 		q->lost_open = false;
 	}
 	q->last_ts = rec->ts;
+	if (g->queued > GRAPH_MAX_QUEUED)
+		release_excess(g);
 	return 0;
 }
 
@@ -478,6 +490,25 @@ static void release(struct graph *g, uint64_t upto, bool all)
 void graph__drain(struct graph *g, uint64_t upto)
 {
 	release(g, upto, false);
+}
+
+static void release_excess(struct graph *g)
+{
+	struct cpuq *q;
+
+	while (g->queued > GRAPH_MAX_QUEUED / 2 && (q = pick(g, 0, true))) {
+		switch (bg_rec_type(q_at(q, 0))) {
+		case BG_REC_ENTRY:
+			release_entry(g, q);
+			break;
+		case BG_REC_EXIT:
+			release_exit(g, q);
+			break;
+		default:
+			release_lost(g, q);
+			break;
+		}
+	}
 }
 
 void graph__flush(struct graph *g)

@@ -19,8 +19,7 @@
  */
 static const char *const deny_globs[] = {
 	"bpf_*", "__bpf_*", "*_bpf_prog_*", "bpf_trampoline_*",
-	"__rcu_read_lock", "__rcu_read_unlock", "rcu_read_lock*", "rcu_read_unlock*",
-	"migrate_disable", "migrate_enable", "preempt_count_add", "preempt_count_sub",
+	"rcu_read_lock*", "rcu_read_unlock*",
 	"*ringbuf*", "irq_work_*", "arch_irq_work_raise", "*_irq_work_*",
 	"bpf_local_storage_*", "*task_storage*", "htab_*", "__htab_*",
 	"ktime_get_mono_fast_ns", "ktime_get*fast_ns", "native_sched_clock",
@@ -43,11 +42,31 @@ static const char *const irq_globs[] = {
 	"irq_enter_rcu", "irq_exit_rcu", "__sysvec_*", "__common_interrupt", NULL,
 };
 
+/*
+ * Functions the kernel refuses fentry on (btf_id_deny) that function_graph
+ * shows: traced by kprobe when named with -a, whose program hides the
+ * calls a BPF trampoline makes around our programs (bg_self_ranges).
+ */
+static const char *const kprobe_only[] = {
+	"__rcu_read_lock", "__rcu_read_unlock", "migrate_disable", "migrate_enable",
+	"preempt_count_add", "preempt_count_sub", NULL,
+};
+
+static int is_kprobe_only(const char *name)
+{
+	for (int i = 0; kprobe_only[i]; i++)
+		if (!strcmp(kprobe_only[i], name))
+			return 1;
+	return 0;
+}
+
 const char *plan__denied(const char *name)
 {
 	/* The BPF LSM's hook stubs: called by the LSM layer, not by us. */
 	if (!fnmatch("bpf_lsm_*", name, 0))
 		return NULL;
+	if (is_kprobe_only(name))
+		return "fentry refused by the kernel; -a NAME traces it by kprobe";
 	for (int i = 0; deny_globs[i]; i++)
 		if (!fnmatch(deny_globs[i], name, 0))
 			return deny_globs[i];
@@ -123,13 +142,20 @@ static enum plan_skip classify(const struct plan_opts *o, const struct ksym *s,
 	enum plan_skip btf = PS_NONE;
 
 	*deny = plan__denied(s->name);
-	if (*deny)
+	/*
+	 * kprobe_only functions are called by every RCU reader in the
+	 * kernel: a kprobe on them slows the whole machine down (about 5x
+	 * under emulation), so only on request.
+	 */
+	if (*deny && !(why == PW_ALLOW && o->kprobes && is_kprobe_only(s->name)))
 		return PS_DENIED;
 	memset(bf, 0, sizeof(*bf));
 	if (ksyms__find_name(o->ks, s->name, s->module) != s)
 		btf = PS_DUPLICATE; /* BTF names one of them: which? */
 	else if (kbtf__func(o->kb, s->name, s->module, bf))
 		btf = PS_NO_BTF;
+	else if (!s->module && is_kprobe_only(s->name))
+		btf = PS_DENIED;
 	if (o->kt && !read_code(o, s, code, &len)) {
 		kcode__scan(code, len < 16 ? len : 16, s->addr, NULL, 0, &ci);
 		if (!ci.fentry_site)
@@ -458,7 +484,7 @@ void plan__print(const struct plan *p, FILE *out)
 			snprintf(why, sizeof(why), "callee of %s, depth %d", c->parent, c->depth);
 		fprintf(out, "%-6s %-40s %s%s%s", c->skip ? "skip" : "attach", name, why,
 			c->notrace && !c->skip ? ", notrace (-x): hidden with its subtree" : "",
-			c->kprobe ? ", by kprobe (no BTF or an ambiguous name)" : "");
+			c->kprobe ? ", by kprobe (no BTF, an ambiguous name, or fentry refused)" : "");
 		if (c->skip == PS_DENIED)
 			fprintf(out, ": denied (%s): on the tracer's own path\n", c->deny);
 		else if (c->skip)

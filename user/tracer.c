@@ -5,6 +5,7 @@
  * records go (struct tracer_sinks).
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,9 +154,10 @@ static int attach_live(struct live *l, const struct ksym *s, bool report,
 				s->name, plan__skip_text(*why));
 		return -1;
 	}
-	if ((l->p->funcs.f[idx].flags & BG_FN_KPROBE) ?
-		    (!l->kp || kprobes__attach(l->kp, (uint32_t)idx, &l->p->funcs.f[idx])) :
-		    attach__one(l->a, (uint32_t)idx)) {
+	if (!(l->p->funcs.f[idx].flags & BG_FN_KPROBE) && attach__one(l->a, (uint32_t)idx))
+		attach__disown(l->a, (uint32_t)idx); /* variadic...: try a kprobe */
+	if ((l->p->funcs.f[idx].flags & BG_FN_KPROBE) &&
+	    (!l->kp || kprobes__attach(l->kp, (uint32_t)idx, &l->p->funcs.f[idx]))) {
 		l->failed++;
 		return -1;
 	}
@@ -249,9 +251,14 @@ static int attach_kprobes(struct live *l)
 			     l->verbose, stderr);
 	if (!l->kp)
 		return -ENOMEM;
-	for (size_t i = 0; i < ft->n; i++)
+	for (size_t i = 0; i < ft->n; i++) {
+		/* fentry refused (a variadic function...): a kprobe will do. */
+		if (!(ft->f[i].flags & (BG_FN_KPROBE | BG_FN_GRAPH)) &&
+		    !attach__attached(l->a, (uint32_t)i))
+			attach__disown(l->a, (uint32_t)i);
 		if (ft->f[i].flags & BG_FN_KPROBE)
 			kprobes__attach(l->kp, (uint32_t)i, &ft->f[i]);
+	}
 	return 0;
 }
 
@@ -266,6 +273,32 @@ static void probe_indirect(struct live *l, const struct kernel_info *ki)
 	}
 	for (size_t i = 0; i < l->p->funcs.n; i++)
 		icall__probe(l->ic, (uint32_t)i, &l->p->funcs.f[i]);
+}
+
+/* bg_self_lo/hi: what a BPF trampoline calls around our programs. */
+static void fill_self_ranges(struct graph_bpf *skel, const struct ksyms *ks)
+{
+	static const char *const globs[] = {
+		"__bpf_prog_enter*", "__bpf_prog_exit*", "__bpf_tramp_enter", "__bpf_tramp_exit",
+		NULL,
+	};
+	struct graph_bpf__rodata *ro = skel->rodata;
+	size_t n = 0;
+
+	for (size_t i = 0; i < ksyms__count(ks) && n < BG_SELF_RANGES; i++) {
+		const struct ksym *s = ksyms__at(ks, i);
+
+		if (s->module || (s->type != 't' && s->type != 'T'))
+			continue;
+		for (int g = 0; globs[g]; g++) {
+			if (fnmatch(globs[g], s->name, 0))
+				continue;
+			ro->bg_self_lo[n] = s->addr;
+			ro->bg_self_hi[n] = s->addr + (s->size ? s->size : 1);
+			n++;
+			break;
+		}
+	}
 }
 
 static int configure_skel(struct graph_bpf *skel, const struct bg_opts *o)
@@ -538,6 +571,7 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		return -errno;
 	}
 	err = configure_skel(a.skel, o);
+	fill_self_ranges(a.skel, ki->ks);
 	if (!err && o->command_argc)
 		err = session__spawn(&s, o->command);
 	s.pause_child = s.child > 0 && !o->no_pause && ki->kt && !o->thresh_ns;

@@ -564,6 +564,30 @@ static void test_bounded_queue(void **state)
 	graph__free(g);
 }
 
+/* Never drained (a hostile recording): what is held stays bounded. */
+static void test_undrained_cap(void **state)
+{
+	uint64_t n = 0;
+	struct graph_opts o = { .sink = { .emit = discard, .ctx = &n } };
+	struct graph *g = graph__new(&o);
+	size_t peak = 0;
+
+	(void)state;
+	assert_non_null(g);
+	for (uint64_t ts = 1; ts <= (5u << 20); ts++) {
+		struct bg_rec x = ext(0, 1, 1, 1, ts, 1);
+
+		assert_int_equal(graph__feed(g, &x), 0);
+		if (graph__queued(g) > peak)
+			peak = graph__queued(g);
+	}
+	assert_true(peak <= (4u << 20) + 1);
+	assert_true(n > 0); /* released early, in order */
+	graph__flush(g);
+	assert_int_equal(n, 5u << 20);
+	graph__free(g);
+}
+
 /* A burst drained at once gives its queue memory back (ASan sees leaks). */
 static void test_burst_then_empty(void **state)
 {
@@ -615,6 +639,7 @@ int main(void)
 		cmocka_unit_test(test_comm_table),
 		cmocka_unit_test(test_event_comms),
 		cmocka_unit_test(test_bounded_queue),
+		cmocka_unit_test(test_undrained_cap),
 		cmocka_unit_test(test_burst_then_empty),
 	};
 
