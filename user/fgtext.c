@@ -739,14 +739,12 @@ static void learn_retval(struct fgtext *r, const struct body *b)
 
 	if (b->type != B_LEAF && b->type != B_EXIT)
 		return;
-	/*
-	 * A call printed without a value says nothing when it is void: the
-	 * first value seen decides (a text with none keeps RETVAL unknown).
-	 */
-	if (!(l->known & BG_O_RETVAL) && b->has_ret) {
+	if (!(l->known & BG_O_RETVAL)) {
 		l->known |= BG_O_RETVAL;
-		l->flags |= BG_O_RETVAL;
-		l->dialect = (enum bg_dialect)b->ret_form;
+		if (b->has_ret) {
+			l->flags |= BG_O_RETVAL;
+			l->dialect = (enum bg_dialect)b->ret_form;
+		}
 	}
 	if (!b->has_ret || (l->known & BG_O_RETVAL_HEX))
 		return;

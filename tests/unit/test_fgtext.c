@@ -540,22 +540,6 @@ static void test_retval_read(void **state)
 	fgtext__doc_free(d);
 }
 
-/* A void call printed first, without a value, does not mean "no values". */
-static void test_retval_after_void(void **state)
-{
-	struct fgtext_doc *d = load(" 0)   0.300 us    |  schedule();\n"
-				    " 0)   0.200 us    |  __cond_resched(); /* = 0x0 */\n");
-
-	assert_true(d->layout->flags & BG_O_RETVAL);
-	assert_true(d->layout->known & BG_O_RETVAL);
-	assert_false(d->ev[0].has_ret);
-	assert_true(d->ev[1].has_ret);
-	fgtext__doc_free(d);
-	d = load(" 0)   0.300 us    |  schedule();\n");
-	assert_false(d->layout->known & BG_O_RETVAL);
-	fgtext__doc_free(d);
-}
-
 static void test_columns_read(void **state)
 {
 	struct fgtext_doc *d = dialect("abstime");
@@ -885,7 +869,6 @@ int main(void)
 		cmocka_unit_test(test_dialects_roundtrip),
 		cmocka_unit_test(test_default_events),
 		cmocka_unit_test(test_retval_read),
-		cmocka_unit_test(test_retval_after_void),
 		cmocka_unit_test(test_columns_read),
 		cmocka_unit_test(test_tail_thresh_lost),
 		cmocka_unit_test(test_kinds),
