@@ -380,11 +380,23 @@ enum bg_run { BG_RUN_ENTRY, BG_RUN_EXIT, BG_RUN_KENTRY, BG_RUN_KEXIT, BG_RUN_ICA
  */
 static __always_inline void guarded(void *ctx, enum bg_run what)
 {
-	__u32 zero = 0, me = (__u32)bpf_get_current_pid_tgid() + 1, prev;
-	__u32 *busy = bpf_map_lookup_elem(&bg_busy, &zero);
+	__u64 ck = bpf_get_attach_cookie(ctx), ret = 0;
+	__u32 zero = 0, me, prev, *busy;
 	struct pt_regs *regs = ctx;
-	__u64 ck, ret = 0;
+	struct task_state *st;
 
+	/*
+	 * Most runs are for tasks outside any graph (a traced function called
+	 * by unrelated work): one task storage lookup and out. Only an entry
+	 * function can start a graph.
+	 */
+	if (!((what == BG_RUN_ENTRY || what == BG_RUN_KENTRY) && (ck & BG_CK_GRAPH))) {
+		st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0, 0);
+		if (!st || (!st->depth && !st->skip))
+			return;
+	}
+	me = (__u32)bpf_get_current_pid_tgid() + 1;
+	busy = bpf_map_lookup_elem(&bg_busy, &zero);
 	if (!busy)
 		return;
 	prev = *busy;
@@ -393,7 +405,6 @@ static __always_inline void guarded(void *ctx, enum bg_run what)
 		return;
 	}
 	*busy = me;
-	ck = bpf_get_attach_cookie(ctx);
 	switch (what) {
 	case BG_RUN_ENTRY:
 		/* The trampoline frame: see BG_CK_NREGS. */

@@ -134,7 +134,9 @@ run_vm() {
 	section "QEMU bench (${#names[@]} scenarios)"
 	[ ${#names[@]} -gt 0 ] || return 0
 	rm -f "$results"
-	tests/vm/run.sh --label bench "${names[@]}" || rc=$?
+	# One boot runs them all: give it room beyond run.sh's own 900 s (a hung
+	# guest is still caught within a minute by the heartbeat).
+	BG_VM_TIMEOUT=${BG_VM_TIMEOUT:-1800} tests/vm/run.sh --label bench "${names[@]}" || rc=$?
 	for s in "${names[@]}"; do
 		if grep -qx "PASS $s" "$results" 2>/dev/null; then
 			count_pass 1
