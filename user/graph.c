@@ -468,23 +468,28 @@ static struct cpuq *pick(const struct graph *g, uint64_t upto, bool all)
 	return best;
 }
 
+/* Emits what q's oldest record stands for. */
+static void release_head(struct graph *g, struct cpuq *q)
+{
+	switch (bg_rec_type(q_at(q, 0))) {
+	case BG_REC_ENTRY:
+		release_entry(g, q);
+		break;
+	case BG_REC_EXIT:
+		release_exit(g, q);
+		break;
+	default:
+		release_lost(g, q);
+		break;
+	}
+}
+
 static void release(struct graph *g, uint64_t upto, bool all)
 {
 	struct cpuq *q;
 
-	while ((q = pick(g, upto, all))) {
-		switch (bg_rec_type(q_at(q, 0))) {
-		case BG_REC_ENTRY:
-			release_entry(g, q);
-			break;
-		case BG_REC_EXIT:
-			release_exit(g, q);
-			break;
-		default:
-			release_lost(g, q);
-			break;
-		}
-	}
+	while ((q = pick(g, upto, all)))
+		release_head(g, q);
 }
 
 void graph__drain(struct graph *g, uint64_t upto)
@@ -496,19 +501,8 @@ static void release_excess(struct graph *g)
 {
 	struct cpuq *q;
 
-	while (g->queued > GRAPH_MAX_QUEUED / 2 && (q = pick(g, 0, true))) {
-		switch (bg_rec_type(q_at(q, 0))) {
-		case BG_REC_ENTRY:
-			release_entry(g, q);
-			break;
-		case BG_REC_EXIT:
-			release_exit(g, q);
-			break;
-		default:
-			release_lost(g, q);
-			break;
-		}
-	}
+	while (g->queued > GRAPH_MAX_QUEUED / 2 && (q = pick(g, 0, true)))
+		release_head(g, q);
 }
 
 void graph__flush(struct graph *g)

@@ -197,6 +197,13 @@ static void on_caller(void *ctx, const struct ksym *s)
 	enum plan_skip why;
 	int idx = attach_live(l, s, true, &why);
 
+	/*
+	 * A function without an fentry site (notrace, inlined into a noinstr
+	 * caller) is not shown by function_graph either, but its callees are,
+	 * in its place: attach them.
+	 */
+	if (idx < 0 && why == PS_NOT_TRACEABLE)
+		attach_callees(l, s, true);
 	if (idx < 0)
 		return;
 	/* Expanded here and now: no need to wait for its next call. */
@@ -220,7 +227,7 @@ static void on_target(void *ctx, uint64_t target, uint32_t func)
 	if (!s || s->addr != target)
 		return;
 	idx = attach_live(l, s, false, &why);
-	if (idx < 0 && why != PS_NO_BTF)
+	if (idx < 0 && why != PS_NO_BTF && why != PS_NOT_TRACEABLE)
 		return;
 	l->targets_new++;
 	if (l->verbose && func < l->p->funcs.n)
