@@ -44,6 +44,8 @@ const volatile __u64 bg_wakeup_bytes = 1 << 20;
  * new indirect target is found in it, until user space has attached it.
  */
 const volatile __u32 bg_pause_tgid = 0;
+/* Report indirect targets met inside interrupt work too (see BG_RF_IRQ). */
+const volatile __u8 bg_discover_irqs = 0;
 /* [start, end) of the trampoline's helpers; see BG_SELF_RANGES. */
 const volatile __u64 bg_self_lo[BG_SELF_RANGES] = {};
 const volatile __u64 bg_self_hi[BG_SELF_RANGES] = {};
@@ -81,6 +83,7 @@ struct task_state {
 	__u64 frame[BG_MAX_DEPTH];
 	__u32 func[BG_MAX_DEPTH];
 	__u32 depth; /* recorded frames open */
+	__u32 irq; /* 1 + depth of the open interrupt entry frame, 0: none */
 	__u32 skip; /* hidden frames open (notrace, max depth, irqs) */
 };
 
@@ -258,6 +261,7 @@ static __always_inline void on_entry(__u64 ck, __u64 frame, const void *caller_a
 	struct task_state *st;
 	__u32 d;
 	__u64 now, caller = 0;
+	__u8 flags = 0;
 
 	st = enter_state(ck);
 	if (!st)
@@ -270,15 +274,19 @@ static __always_inline void on_entry(__u64 ck, __u64 frame, const void *caller_a
 		st->skip++;
 		return;
 	}
-	if (!bg_thresh_ns)
+	if (!bg_thresh_ns && caller_at)
 		bpf_probe_read_kernel(&caller, sizeof(caller), caller_at);
 	now = bpf_ktime_get_ns();
 	st->calltime[d & BG_DEPTH_MASK] = now;
 	st->frame[d & BG_DEPTH_MASK] = frame;
 	st->func[d & BG_DEPTH_MASK] = BG_CK_INDEX(ck);
 	st->depth = d + 1;
+	if (!st->irq && (ck & BG_CK_IRQ))
+		st->irq = d + 1;
+	if (st->irq)
+		flags = BG_RF_IRQ;
 	if (!bg_thresh_ns)
-		emit(BG_REC_ENTRY, now, caller, 0, BG_CK_INDEX(ck), d);
+		emit(BG_REC_ENTRY | flags, now, caller, 0, BG_CK_INDEX(ck), d);
 }
 
 
@@ -329,6 +337,8 @@ static __always_inline void on_exit(__u64 ck, __u64 frame, __u64 ret)
 	now = bpf_ktime_get_ns();
 	dur = now - st->calltime[top & BG_DEPTH_MASK];
 	st->depth = top;
+	if (top < st->irq)
+		st->irq = 0; /* the interrupt entry frame closed */
 	if (bg_thresh_ns && dur < bg_thresh_ns)
 		return;
 	emit(BG_REC_EXIT, now, ret, dur, idx, top);
@@ -415,6 +425,11 @@ static __always_inline void guarded(void *ctx, enum bg_run what)
 		on_exit(ck, (__u64)ctx, ret);
 		break;
 	case BG_RUN_KENTRY:
+		/* On a call site (icall.h): its caller is the traced function. */
+		if (ck & BG_CK_CALLSITE) {
+			on_entry(ck, BG_FRAME_KPROBE, NULL);
+			break;
+		}
 		if (hide_own_call(regs))
 			break;
 		/* At the function's first instruction: sp points at the return address. */
@@ -446,7 +461,11 @@ int BPF_PROG(bg_exit)
 
 /*
  * Functions fentry cannot attach to (no BTF: compiler clones such as
- * name.part.0; variadic; refused by the kernel) are kprobed instead.
+ * name.part.0; variadic; refused by the kernel) are kprobed instead:
+ * kprobe on the first instruction and kretprobe, or, with
+ * BG_CK_CALLSITE, kprobes on a call to the function in a traced function
+ * and on the instruction after it (bg_kexit as a plain kprobe: the
+ * return value is in rax there too).
  */
 SEC("kprobe")
 int bg_kentry(struct pt_regs *regs)
@@ -509,7 +528,7 @@ static __always_inline void on_icall(struct pt_regs *regs)
 	long err;
 
 	st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0, 0);
-	if (!st || !st->depth || st->skip)
+	if (!st || !st->depth || st->skip || (st->irq && !bg_discover_irqs))
 		return;
 	/* The verifier refuses ctx loads at a computed offset: read it. */
 	if (off < 0 || bpf_probe_read_kernel(&target, sizeof(target), (char *)regs + off))

@@ -35,7 +35,12 @@
 #define BG_REC_TYPE_MASK 0x0f
 #define BG_RF_DUR_US 0x10 /* dur is in microseconds (it did not fit in ns) */
 #define BG_RF_SWITCH_IN 0x20 /* BG_REC_SWITCH: task is switched back in */
-#define BG_RF_IRQ 0x40 /* recorded in hard-irq context */
+/*
+ * ENTRY: made inside interrupt work, below an interrupt entry point
+ * (BG_CK_IRQ, funcgraph-irqs): live discovery leaves it alone unless
+ * asked (--discover-irqs).
+ */
+#define BG_RF_IRQ 0x40
 
 /*
  * One record: 32 bytes for every type, pinned below.
@@ -84,6 +89,9 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
  */
 #define BG_CK_GRAPH (1ULL << 32) /* a -G entry function */
 #define BG_CK_NOTRACE (1ULL << 33) /* a -x function: hide it and its subtree */
+/* A kprobe on a call site (entry) or just after it (exit), not on the callee. */
+#define BG_CK_CALLSITE (1ULL << 34)
+#define BG_CK_IRQ (1ULL << 35) /* an interrupt entry point (irq_enter_rcu...) */
 #define BG_CK_INDEX(ck) ((__u32)(ck))
 /*
  * Argument registers the trampoline saves below its frame (BTF: one per

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -10,16 +9,9 @@
 #include <bpf/libbpf.h>
 
 #include "attach.h"
+#include "links.h"
 #include "bpfgraph.h"
 #include "graph.skel.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /*
  * Where attach and detach time goes, for -v: program loads (verifier and
@@ -40,6 +32,8 @@ static uint64_t cookie_of(const struct bg_func *f, uint32_t idx)
 		ck |= BG_CK_GRAPH;
 	if (f->flags & BG_FN_NOTRACE)
 		ck |= BG_CK_NOTRACE;
+	if (f->flags & BG_FN_IRQ)
+		ck |= BG_CK_IRQ;
 	return ck;
 }
 
@@ -76,12 +70,12 @@ static int load_clone(const struct clone_src *src, const struct bg_func *f, int 
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = src->type,
 		    .attach_btf_id = f->btf_id, .attach_btf_obj_fd = btf_obj_fd);
-	double t0 = now_s();
+	double t0 = links__now();
 	int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, src->name, "GPL", src->insns,
 			       src->cnt, &opts);
 	int err = -errno;
 
-	cost.load_s += now_s() - t0;
+	cost.load_s += links__now() - t0;
 	cost.loads++;
 	return fd < 0 ? err : fd;
 }
@@ -89,11 +83,11 @@ static int load_clone(const struct clone_src *src, const struct bg_func *f, int 
 static int link_one(int prog_fd, enum bpf_attach_type type, uint64_t cookie)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, opts, .tracing.cookie = cookie);
-	double t0 = now_s();
+	double t0 = links__now();
 	int fd = bpf_link_create(prog_fd, 0, type, &opts);
 	int err = -errno;
 
-	cost.link_s += now_s() - t0;
+	cost.link_s += links__now() - t0;
 	cost.links++;
 	return fd < 0 ? err : fd;
 }
@@ -155,7 +149,7 @@ static int attach_func(struct attach *a, uint32_t i, const struct clone_src src[
 
 static void show_progress(struct attach *a, uint32_t done, double t0, double *last)
 {
-	double t = now_s();
+	double t = links__now();
 
 	if (!a->progress || t - *last < 0.5 || t - t0 < 1.0)
 		return;
@@ -244,7 +238,7 @@ int attach__all(struct attach *a)
 	struct clone_src src[2];
 	struct modcache mc = { NULL, 0 };
 	const struct bg_func *f0 = &a->funcs->f[0];
-	double t0 = now_s(), last = 0;
+	double t0 = links__now(), last = 0;
 	int err;
 
 	err = grow_links(a, 2 * a->funcs->n);
@@ -252,9 +246,9 @@ int attach__all(struct attach *a)
 		return err;
 	bpf_program__set_attach_target(a->skel->progs.bg_entry, 0, f0->name);
 	bpf_program__set_attach_target(a->skel->progs.bg_exit, 0, f0->name);
-	cost.skel_s = now_s();
+	cost.skel_s = links__now();
 	err = graph_bpf__load(a->skel);
-	cost.skel_s = now_s() - cost.skel_s;
+	cost.skel_s = links__now() - cost.skel_s;
 	if (err) {
 		attach__explain_load_error(a->err, err);
 		return err;
@@ -273,7 +267,7 @@ int attach__all(struct attach *a)
 	if (last > 0)
 		fprintf(a->err, "\n");
 	modcache_free(&mc);
-	a->st.attach_s = now_s() - t0;
+	a->st.attach_s = links__now() - t0;
 	return a->st.attached ? 0 : -ENOENT;
 }
 
@@ -340,7 +334,7 @@ static void print_cost(const struct attach *a, double destroy_s)
 
 void attach__detach(struct attach *a)
 {
-	double t0 = now_s(), last = 0, t;
+	double t0 = links__now(), last = 0, t;
 	size_t n = a->links_cap;
 
 	if (a->skel && a->skel->bss)
@@ -350,13 +344,13 @@ void attach__detach(struct attach *a)
 		int nth = (i & 1) && a->links[i - 1] != -1;
 
 		if (a->links[i] >= 0) {
-			t = now_s();
+			t = links__now();
 			close(a->links[i]);
-			cost.close_s[nth] += now_s() - t;
+			cost.close_s[nth] += links__now() - t;
 			cost.closes[nth]++;
 		}
-		if (a->progress && now_s() - t0 > 1.0 && now_s() - last > 0.5) {
-			last = now_s();
+		if (a->progress && links__now() - t0 > 1.0 && links__now() - last > 0.5) {
+			last = links__now();
 			fprintf(a->err, "\rbpfgraph: detaching %zu/%zu programs...", i + 1, n);
 		}
 	}
@@ -364,10 +358,10 @@ void attach__detach(struct attach *a)
 		fprintf(a->err, "\n");
 	free(a->links);
 	a->links = NULL;
-	t = now_s();
+	t = links__now();
 	graph_bpf__destroy(a->skel);
 	a->skel = NULL;
-	a->st.detach_s = now_s() - t0;
+	a->st.detach_s = links__now() - t0;
 	if (a->verbose)
-		print_cost(a, now_s() - t);
+		print_cost(a, links__now() - t);
 }

@@ -64,6 +64,8 @@ enum {
 	K_FOLDED_WEIGHT,
 	K_TEE,
 	K_NO_PAUSE,
+	K_NO_CALLSITES,
+	K_DISCOVER_IRQS,
 };
 
 static int set_glob(struct cli_ctx *c, const struct cli_opt *d, char *arg);
@@ -101,6 +103,14 @@ static const struct cli_opt cli_opts[] = {
 	{ "no-pause", K_NO_PAUSE, NULL, G_SELECT, set_flag, OFF(no_pause), 0, 0,
 	  "let COMMAND run on while functions found\nwhile tracing are attached (default:\n"
 	  "stop it meanwhile, so its next calls\nare complete)" },
+	{ "no-callsite-probes", K_NO_CALLSITES, NULL, G_SELECT, set_flag,
+	  OFF(no_callsites), 0, 0,
+	  "do not trace __rcu_read_lock/unlock\n(refused by fentry) by kprobes where\n"
+	  "traced functions call them" },
+	{ "discover-irqs", K_DISCOVER_IRQS, NULL, G_SELECT, set_flag,
+	  OFF(discover_irqs), 0, 0,
+	  "follow interrupt work too when finding\nfunctions while tracing (default: show\n"
+	  "it as far as traced, attach nothing\nfor it)" },
 	{ "max-funcs", K_MAX_FUNCS, "N", G_SELECT, set_u32, OFF(max_funcs), 1,
 	  BG_MAX_MAX_FUNCS, "refuse plans of more than N functions\n(default 2000)" },
 

@@ -77,6 +77,8 @@ struct bg_opts {
 	char **command; /* after "--": NULL-terminated (argv's NULL) */
 	int command_argc; /* 0 = no command */
 	bool no_pause; /* --no-pause: COMMAND runs on during live discovery */
+	bool no_callsites; /* --no-callsite-probes */
+	bool discover_irqs; /* --discover-irqs */
 
 	/* Output */
 	uint32_t flags; /* BG_O_*, for out_text_opts.flags */

@@ -28,6 +28,9 @@ enum bg_ret_kind {
 #define BG_FN_INFERRED 0x4 /* not attached: seen only as a caller */
 #define BG_FN_EXPANDED 0x8 /* its direct callees were considered */
 #define BG_FN_KPROBE 0x10 /* attached by kprobe/kretprobe, not fentry/fexit */
+/* kprobes at its call sites in traced functions, not on itself (icall.h) */
+#define BG_FN_CALLSITE 0x20
+#define BG_FN_IRQ 0x40 /* an interrupt entry point (funcgraph-irqs) */
 
 struct bg_func {
 	char *name; /* kallsyms name, e.g. "getname_flags.part.0" */

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <bpf/libbpf.h>
 
@@ -11,17 +10,23 @@
 #include "icall.h"
 #include "ksyms.h"
 #include "ktext.h"
+#include "links.h"
 
 #define ICALL_MAX_CODE (64 * 1024)
 #define ICALL_MAX_SITES 256
+#define ICALL_MAX_WRAP 8
 
 struct icall {
 	struct bpf_program *prog;
 	struct ktext *kt;
 	uint64_t thunks[BG_REG_NR];
-	struct bpf_link **links;
-	size_t nlinks, cap;
+	struct linkvec links;
 	uint8_t *code;
+	/* icall__wrap: functions probed at their call sites */
+	struct bpf_program *wentry, *wexit;
+	uint64_t waddr[ICALL_MAX_WRAP];
+	uint32_t widx[ICALL_MAX_WRAP];
+	size_t nwrap;
 	struct icall_stats st;
 	int verbose;
 	FILE *err;
@@ -31,14 +36,6 @@ static const char *const reg_names[BG_REG_NR] = {
 	"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
 	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Retpoline thunks: a direct call to one is an indirect call. */
 static void find_thunks(struct icall *ic, const struct ksyms *ks)
@@ -82,26 +79,89 @@ struct icall *icall__new(struct bpf_program *prog, const struct ksyms *ks, struc
 	return ic;
 }
 
-static int keep_link(struct icall *ic, struct bpf_link *l)
+int icall__wrap(struct icall *ic, struct bpf_program *entry, struct bpf_program *exit,
+		uint64_t addr, uint32_t idx)
 {
-	if (ic->nlinks == ic->cap) {
-		size_t cap = ic->cap ? ic->cap * 2 : 256;
-		struct bpf_link **n = realloc(ic->links, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		ic->links = n;
-		ic->cap = cap;
-	}
-	ic->links[ic->nlinks++] = l;
+	for (size_t i = 0; i < ic->nwrap; i++)
+		if (ic->waddr[i] == addr)
+			return 0;
+	if (ic->nwrap == ICALL_MAX_WRAP)
+		return -E2BIG;
+	ic->wentry = entry;
+	ic->wexit = exit;
+	ic->waddr[ic->nwrap] = addr;
+	ic->widx[ic->nwrap++] = idx;
 	return 0;
+}
+
+static struct bpf_link *kprobe_at(struct bpf_program *prog, uint64_t addr, uint64_t cookie)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = cookie);
+
+	/* No name: the offset is the absolute address (one symbol of
+	 * several with that name would be ambiguous). */
+	ko.offset = addr;
+	return bpf_program__attach_kprobe_opts(prog, NULL, &ko);
+}
+
+/* Kprobes around f's calls to wrapped functions: how many calls or -errno. */
+static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len)
+{
+	struct kcode_csite sites[ICALL_MAX_SITES];
+	int n, placed = 0, err;
+
+	if (!ic->nwrap || (f->flags & BG_FN_CALLSITE))
+		return 0;
+	n = kcode__calls_to(ic->code, len, f->addr, ic->waddr, ic->nwrap, sites,
+			    ICALL_MAX_SITES);
+	if (n <= 0)
+		return n;
+	ic->st.csites += n;
+	for (int i = 0; i < n && i < ICALL_MAX_SITES; i++) {
+		uint64_t at = f->addr + sites[i].off;
+		uint64_t ck = ic->widx[sites[i].which] | BG_CK_CALLSITE;
+		struct bpf_link *l[2];
+
+		/*
+		 * A tail jump returns past this function: no place for the
+		 * exit. A prefixed call: 6.1 emulates a probed call as 5
+		 * bytes long (see ktext.h).
+		 */
+		if (!sites[i].plain) {
+			ic->st.cunusable++;
+			continue;
+		}
+		/* The exit first: no entry without its exit. */
+		l[1] = kprobe_at(ic->wexit, at + sites[i].size, ck);
+		l[0] = l[1] ? kprobe_at(ic->wentry, at, ck) : NULL;
+		if (!l[0]) {
+			ic->st.cfailed++;
+			if (ic->verbose)
+				fprintf(ic->err, "bpfgraph: cannot probe the call at %s+0x%x: %s\n",
+					f->name, sites[i].off, strerror(errno));
+			bpf_link__destroy(l[1]);
+			continue;
+		}
+		if ((err = linkvec__push(&ic->links, l[1]))) {
+			bpf_link__destroy(l[0]);
+			bpf_link__destroy(l[1]);
+			return err;
+		}
+		if ((err = linkvec__push(&ic->links, l[0]))) {
+			bpf_link__destroy(l[0]);
+			return err;
+		}
+		placed++;
+	}
+	ic->st.cprobed += placed;
+	return n;
 }
 
 int icall__probe(struct icall *ic, uint32_t idx, const struct bg_func *f)
 {
 	struct kcode_isite sites[ICALL_MAX_SITES];
 	size_t len = f->size ? f->size : 16;
-	double t0 = now_s();
+	double t0 = links__now();
 	int n, placed = 0, err;
 
 	if (!ic->kt)
@@ -123,11 +183,14 @@ int icall__probe(struct icall *ic, uint32_t idx, const struct bg_func *f)
 			len);
 	if (n < 0)
 		return n;
+	err = probe_wrapped(ic, f, len);
+	if (err < 0)
+		return err;
 	ic->st.funcs++;
 	ic->st.sites += n;
 	for (int i = 0; i < n && i < ICALL_MAX_SITES; i++) {
-		LIBBPF_OPTS(bpf_kprobe_opts, ko);
 		struct bpf_link *l;
+		uint64_t ck;
 
 		if (!sites[i].usable) {
 			ic->st.unusable++;
@@ -137,13 +200,10 @@ int icall__probe(struct icall *ic, uint32_t idx, const struct bg_func *f)
 					f->name, sites[i].off);
 			continue;
 		}
-		/* No name: the offset is the absolute address (one symbol of
-		 * several with that name would be ambiguous). */
-		ko.offset = f->addr + sites[i].probe_off;
-		ko.bpf_cookie = idx | (uint64_t)sites[i].reg << BG_IC_REG_SHIFT |
-				(sites[i].mode == KSITE_LOAD ? BG_IC_LOAD : 0) |
-				(uint64_t)(uint32_t)sites[i].disp << BG_IC_DISP_SHIFT;
-		l = bpf_program__attach_kprobe_opts(ic->prog, NULL, &ko);
+		ck = idx | (uint64_t)sites[i].reg << BG_IC_REG_SHIFT |
+		     (sites[i].mode == KSITE_LOAD ? BG_IC_LOAD : 0) |
+		     (uint64_t)(uint32_t)sites[i].disp << BG_IC_DISP_SHIFT;
+		l = kprobe_at(ic->prog, f->addr + sites[i].probe_off, ck);
 		if (!l) {
 			ic->st.failed++;
 			if (ic->verbose)
@@ -158,7 +218,7 @@ int icall__probe(struct icall *ic, uint32_t idx, const struct bg_func *f)
 				sites[i].off, sites[i].probe_off,
 				sites[i].mode == KSITE_LOAD ? "memory at " : "",
 				reg_names[sites[i].reg], sites[i].mode == KSITE_LOAD ? "+disp" : "");
-		err = keep_link(ic, l);
+		err = linkvec__push(&ic->links, l);
 		if (err) {
 			bpf_link__destroy(l);
 			return err;
@@ -166,7 +226,7 @@ int icall__probe(struct icall *ic, uint32_t idx, const struct bg_func *f)
 		placed++;
 	}
 	ic->st.probes += placed;
-	ic->st.attach_s += now_s() - t0;
+	ic->st.attach_s += links__now() - t0;
 	return placed;
 }
 
@@ -177,15 +237,9 @@ const struct icall_stats *icall__stats(const struct icall *ic)
 
 void icall__detach(struct icall *ic)
 {
-	double t0;
-
 	if (!ic)
 		return;
-	t0 = now_s();
-	for (size_t i = 0; i < ic->nlinks; i++)
-		bpf_link__destroy(ic->links[i]);
-	ic->nlinks = 0;
-	ic->st.detach_s += now_s() - t0;
+	ic->st.detach_s += linkvec__destroy_all(&ic->links);
 }
 
 void icall__free(struct icall *ic)
@@ -193,7 +247,7 @@ void icall__free(struct icall *ic)
 	if (!ic)
 		return;
 	icall__detach(ic);
-	free(ic->links);
+	linkvec__free(&ic->links);
 	free(ic->code);
 	free(ic);
 }

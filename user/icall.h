@@ -23,6 +23,10 @@ struct icall_stats {
 	unsigned int probes; /* kprobes placed */
 	unsigned int unusable; /* no safe place to read the target: not probed */
 	unsigned int failed; /* kprobes the kernel refused */
+	unsigned int csites; /* calls to wrapped functions (icall__wrap) */
+	unsigned int cprobed; /* ... with kprobes on the call and after it */
+	unsigned int cunusable; /* tail jumps, prefixed calls: not probed */
+	unsigned int cfailed; /* ... the kernel refused */
 	double attach_s, detach_s;
 };
 
@@ -31,7 +35,21 @@ struct icall;
 /* prog: the loaded bg_icall program. NULL + errno on failure. */
 struct icall *icall__new(struct bpf_program *prog, const struct ksyms *ks, struct ktext *kt,
 			 int verbose, FILE *err);
-/* Probes the indirect sites of function idx; how many or -errno. */
+/*
+ * A function fentry cannot attach to and a kprobe on it would slow every
+ * caller in the kernel (__rcu_read_lock): traced where traced functions
+ * call it instead, by a kprobe on the call (entry, bg_kentry) and one on
+ * the instruction after it (exit, bg_kexit as a plain kprobe: the return
+ * value is in the register there). Cookies carry BG_CK_CALLSITE and idx,
+ * the wrapped function's own functab index. Only functions probed after
+ * this call get these kprobes. 0 or -errno.
+ */
+int icall__wrap(struct icall *ic, struct bpf_program *entry, struct bpf_program *exit,
+		uint64_t addr, uint32_t idx);
+/*
+ * Probes the indirect sites of function idx, and its calls to wrapped
+ * functions; how many indirect sites or -errno.
+ */
 int icall__probe(struct icall *ic, uint32_t idx, const struct bg_func *f);
 const struct icall_stats *icall__stats(const struct icall *ic);
 /* Removes the probes; icall__stats() stays valid. */

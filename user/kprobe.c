@@ -2,30 +2,21 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <bpf/libbpf.h>
 
 #include "bpfgraph.h"
 #include "functab.h"
 #include "kprobe.h"
+#include "links.h"
 
 struct kprobes {
 	struct bpf_program *prog[2]; /* entry, exit */
-	struct bpf_link **links;
-	size_t nlinks, cap;
+	struct linkvec links;
 	struct kprobe_stats st;
 	int verbose;
 	FILE *err;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 struct kprobes *kprobes__new(struct bpf_program *entry, struct bpf_program *exit, int verbose,
 			     FILE *err)
@@ -41,27 +32,13 @@ struct kprobes *kprobes__new(struct bpf_program *entry, struct bpf_program *exit
 	return k;
 }
 
-static int keep(struct kprobes *k, struct bpf_link *l)
-{
-	if (k->nlinks == k->cap) {
-		size_t cap = k->cap ? k->cap * 2 : 64;
-		struct bpf_link **n = realloc(k->links, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		k->links = n;
-		k->cap = cap;
-	}
-	k->links[k->nlinks++] = l;
-	return 0;
-}
-
 int kprobes__attach(struct kprobes *k, uint32_t idx, const struct bg_func *f)
 {
 	uint64_t ck = idx | ((f->flags & BG_FN_GRAPH) ? BG_CK_GRAPH : 0) |
-		      ((f->flags & BG_FN_NOTRACE) ? BG_CK_NOTRACE : 0);
+		      ((f->flags & BG_FN_NOTRACE) ? BG_CK_NOTRACE : 0) |
+		      ((f->flags & BG_FN_IRQ) ? BG_CK_IRQ : 0);
 	struct bpf_link *l[2] = {};
-	double t0 = now_s();
+	double t0 = links__now();
 	int err = 0;
 
 	/* The return probe first, as with fexit: no entry without its exit. */
@@ -76,17 +53,17 @@ int kprobes__attach(struct kprobes *k, uint32_t idx, const struct bg_func *f)
 			break;
 		}
 	}
-	if (!err && !(err = keep(k, l[0])) && !(err = keep(k, l[1]))) {
+	if (!err && !(err = linkvec__push(&k->links, l[0])) && !(err = linkvec__push(&k->links, l[1]))) {
 		k->st.attached++;
-		k->st.attach_s += now_s() - t0;
+		k->st.attach_s += links__now() - t0;
 		return 0;
 	}
-	if (err && k->nlinks && k->links[k->nlinks - 1] == l[0])
-		k->nlinks--; /* l[1] could not be kept: drop both */
+	if (err && k->links.n && k->links.v[k->links.n - 1] == l[0])
+		k->links.n--; /* l[1] could not be kept: drop both */
 	bpf_link__destroy(l[0]);
 	bpf_link__destroy(l[1]);
 	k->st.failed++;
-	k->st.attach_s += now_s() - t0;
+	k->st.attach_s += links__now() - t0;
 	if (k->verbose)
 		fprintf(k->err, "bpfgraph: cannot kprobe '%s': %s\n", f->name, strerror(-err));
 	return err;
@@ -99,15 +76,9 @@ const struct kprobe_stats *kprobes__stats(const struct kprobes *k)
 
 void kprobes__detach(struct kprobes *k)
 {
-	double t0;
-
 	if (!k)
 		return;
-	t0 = now_s();
-	for (size_t i = 0; i < k->nlinks; i++)
-		bpf_link__destroy(k->links[i]);
-	k->nlinks = 0;
-	k->st.detach_s += now_s() - t0;
+	k->st.detach_s += linkvec__destroy_all(&k->links);
 }
 
 void kprobes__free(struct kprobes *k)
@@ -115,6 +86,6 @@ void kprobes__free(struct kprobes *k)
 	if (!k)
 		return;
 	kprobes__detach(k);
-	free(k->links);
+	linkvec__free(&k->links);
 	free(k);
 }

@@ -312,3 +312,53 @@ next:
 	cs_close(&h);
 	return n > INT32_MAX ? -E2BIG : (int)n;
 }
+
+int kcode__calls_to(const uint8_t *code, size_t len, uint64_t addr, const uint64_t *want,
+		    size_t nwant, struct kcode_csite *sites, size_t max)
+{
+	const uint8_t *p = code;
+	uint64_t pc = addr;
+	size_t left = len, n = 0;
+	csh h;
+	cs_insn *insn;
+
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+		return -EINVAL;
+	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	insn = cs_malloc(h);
+	if (!insn) {
+		cs_close(&h);
+		return -ENOMEM;
+	}
+	while (left) {
+		uint64_t t;
+		size_t w;
+
+		if (!cs_disasm_iter(h, &p, &left, &pc, insn)) {
+			p++, left--, pc++;
+			continue;
+		}
+		if (!is_branch(insn->id) || insn->detail->x86.op_count != 1 ||
+		    insn->detail->x86.operands[0].type != X86_OP_IMM)
+			continue;
+		t = (uint64_t)insn->detail->x86.operands[0].imm;
+		for (w = 0; w < nwant && want[w] != t; w++)
+			;
+		if (w == nwant)
+			continue;
+		if (n < max) {
+			uint32_t off = (uint32_t)(insn->address - addr);
+
+			sites[n] = (struct kcode_csite){
+				.off = off, .size = insn->size, .which = (uint32_t)w,
+				.tail = insn->id == X86_INS_JMP,
+				.plain = insn->id == X86_INS_CALL && insn->size == 5 &&
+					 code[off] == 0xe8,
+			};
+		}
+		n++;
+	}
+	cs_free(insn, 1);
+	cs_close(&h);
+	return n > INT32_MAX ? -E2BIG : (int)n;
+}

@@ -65,4 +65,21 @@ struct kcode_isite {
 int kcode__indirect(const uint8_t *code, size_t len, uint64_t addr,
 		    const uint64_t *thunks, struct kcode_isite *sites, size_t max);
 
+/*
+ * Direct calls and jumps in code (len bytes at addr) to any of want[0..nwant):
+ * where a function fentry cannot attach to is called from (icall.h puts
+ * kprobes on the call and on the instruction after it). Stores up to max
+ * sites; returns how many there are or -errno.
+ */
+struct kcode_csite {
+	uint32_t off; /* offset of the call in the function */
+	uint32_t which; /* index into want */
+	uint8_t size; /* instruction length */
+	uint8_t tail; /* a jmp: returns to the caller's caller */
+	uint8_t plain; /* a bare 5-byte call rel32: safe to kprobe */
+};
+
+int kcode__calls_to(const uint8_t *code, size_t len, uint64_t addr, const uint64_t *want,
+		    size_t nwant, struct kcode_csite *sites, size_t max);
+
 #endif

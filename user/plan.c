@@ -148,9 +148,11 @@ static enum plan_skip classify(const struct plan_opts *o, const struct ksym *s,
 	/*
 	 * kprobe_only functions are called by every RCU reader in the
 	 * kernel: a kprobe on them slows the whole machine down (about 5x
-	 * under emulation), so only on request.
+	 * under emulation), so only on request (-a); by default they are
+	 * probed where traced functions call them (PW_CALLSITE).
 	 */
-	if (*deny && !(why == PW_ALLOW && o->kprobes && is_kprobe_only(s->name)))
+	if (*deny && !((why == PW_ALLOW || why == PW_CALLSITE) && o->kprobes &&
+		       is_kprobe_only(s->name)))
 		return PS_DENIED;
 	memset(bf, 0, sizeof(*bf));
 	if (ksyms__find_name(o->ks, s->name, s->module) != s)
@@ -192,6 +194,10 @@ static int add_func(struct plan *p, const struct plan_cand *c, const struct kbtf
 		f->flags |= BG_FN_GRAPH;
 	if (c->kprobe)
 		f->flags |= BG_FN_KPROBE;
+	if (c->why == PW_IRQ)
+		f->flags |= BG_FN_IRQ;
+	if (c->why == PW_CALLSITE)
+		f->flags |= BG_FN_CALLSITE | BG_FN_EXPANDED;
 	if (c->notrace)
 		f->flags |= BG_FN_NOTRACE;
 	return idx;
@@ -264,9 +270,15 @@ static int discover(struct plan *p, const struct plan_opts *o, struct symset *se
 		    size_t i, uint8_t *code, uint64_t *targets, const struct ksym **callees)
 {
 	struct plan_cand c = p->cands[i];
+	/*
+	 * function_graph shows what a function without an fentry site calls
+	 * in its place, at its depth: looking through it costs no depth.
+	 */
+	int next = c.depth + (c.skip == PS_NOT_TRACEABLE ? 0 : 1);
 	int n, err;
 
-	if (c.notrace || c.skip == PS_DENIED || c.depth >= o->callee_depth)
+	if (c.notrace || c.skip == PS_DENIED || c.why == PW_CALLSITE ||
+	    next > o->callee_depth)
 		return 0;
 	n = callees_of(o, c.sym, code, targets, callees, MAX_TARGETS);
 	if (n < 0)
@@ -275,7 +287,7 @@ static int discover(struct plan *p, const struct plan_opts *o, struct symset *se
 		p->funcs.f[c.func].flags |= BG_FN_EXPANDED;
 	for (int k = 0; k < n; k++) {
 		struct plan_cand nc = { .sym = callees[k], .why = PW_CALLEE,
-					.depth = c.depth + 1, .parent = c.sym->name };
+					.depth = next, .parent = c.sym->name };
 
 		err = add_cand(p, o, seen, nc, code + MAX_CODE);
 		if (err < 0)
@@ -440,6 +452,13 @@ int plan__build(struct plan *p, const struct plan_opts *o)
 		err = add_glob(p, o, &seen, o->allow[i], PW_ALLOW, code);
 	for (i = 0; o->irqs && irq_globs[i] && !err; i++)
 		err = add_glob(p, o, &seen, irq_globs[i], PW_IRQ, code);
+	for (i = 0; o->callsites && o->kprobes && kprobe_only[i] && !err; i++) {
+		const struct ksym *s = ksyms__find_name(o->ks, kprobe_only[i], NULL);
+		struct plan_cand c = { .sym = s, .why = PW_CALLSITE };
+
+		if (s && (err = add_cand(p, o, &seen, c, code)) > 0)
+			err = 0;
+	}
 	/* Breadth first: the queue is the candidate list itself. */
 	for (size_t k = 0; !err && o->kt && k < p->ncands; k++)
 		err = discover(p, o, &seen, k, code, targets, callees);
@@ -483,11 +502,15 @@ void plan__print(const struct plan *p, FILE *out)
 			snprintf(why, sizeof(why), "allowed (-a %s)", c->glob);
 		else if (c->why == PW_IRQ)
 			snprintf(why, sizeof(why), "interrupt entry (funcgraph-irqs)");
+		else if (c->why == PW_CALLSITE)
+			snprintf(why, sizeof(why), "fentry refused: kprobes where traced "
+				 "functions call it");
 		else
 			snprintf(why, sizeof(why), "callee of %s, depth %d", c->parent, c->depth);
 		fprintf(out, "%-6s %-40s %s%s%s", c->skip ? "skip" : "attach", name, why,
 			c->notrace && !c->skip ? ", notrace (-x): hidden with its subtree" : "",
-			c->kprobe ? ", by kprobe (no BTF, an ambiguous name, or fentry refused)" : "");
+			c->kprobe && c->why != PW_CALLSITE ?
+				", by kprobe (no BTF, an ambiguous name, or fentry refused)" : "");
 		if (c->skip == PS_DENIED)
 			fprintf(out, ": denied (%s): on the tracer's own path\n", c->deny);
 		else if (c->skip)

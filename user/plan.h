@@ -21,6 +21,7 @@ enum plan_why {
 	PW_CALLEE, /* called by parent, depth levels below an entry */
 	PW_ALLOW, /* matches a -a glob */
 	PW_IRQ, /* interrupt entry point (funcgraph-irqs) */
+	PW_CALLSITE, /* fentry refused: probed where traced functions call it */
 };
 
 enum plan_skip {
@@ -56,6 +57,7 @@ struct plan_opts {
 	int max_funcs;
 	int irqs; /* funcgraph-irqs: also trace what interrupts run */
 	int kprobes; /* attach what fentry cannot by kprobe (not entries) */
+	int callsites; /* kprobe-only functions: at their call sites (icall.h) */
 	struct ksyms *ks;
 	struct kbtf *kb;
 	struct ktext *kt; /* NULL: no callee discovery, no traceability check */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,7 +139,12 @@ static int on_record(void *ctx, void *data, size_t len)
 	if (bg_rec_type(data) == BG_REC_TARGET)
 		return queue_target(s, data);
 	s->st.records++;
-	if (s->discover) {
+	/*
+	 * Interrupt work lands in a traced call at random; following it
+	 * attaches the timer, scheduler and RCU paths one by one (hundreds
+	 * of hot functions), so it is shown as far as traced, not grown.
+	 */
+	if (s->discover && (s->discover_irqs || !(((struct bg_rec *)data)->type & BG_RF_IRQ))) {
 		const struct ksym *c;
 		int f;
 
@@ -287,6 +293,15 @@ int session__run(struct session *s)
 	int err = 0, had_child = s->child > 0;
 
 	s->st.cmd_status = -1;
+	/*
+	 * The reader must not preempt what it traces: a normal task woken on
+	 * the traced task's CPU (our poll timer) sets need_resched there, and
+	 * the traced task switches out at its next cond_resched(), drawing
+	 * the scheduler's functions into its graph (function_graph alone
+	 * would not). SCHED_BATCH gets the same CPU share without wake-up
+	 * preemption. Set here, after the command was forked.
+	 */
+	sched_setscheduler(0, SCHED_BATCH, &(struct sched_param){ 0 });
 	rb = ring_buffer__new(s->ringbuf_fd, on_record, s, NULL);
 	if (!rb)
 		return -errno;
@@ -356,6 +371,7 @@ void session__read_stats(struct session *s)
 		case BG_ST_UNMATCHED_EXIT: s->st.unmatched_exits = sum; break;
 		case BG_ST_UNWOUND: s->st.unwound = sum; break;
 		case BG_ST_NESTED: s->st.nested = sum; break;
+		case BG_ST_TARGETS_FULL: s->st.targets_full = sum; break;
 		}
 	}
 	free(vals);

@@ -40,6 +40,7 @@ struct session_stats {
 	uint64_t unwound;
 	uint64_t nostate;
 	uint64_t nested; /* calls skipped inside our own program runs */
+	uint64_t targets_full; /* indirect targets not reported: dedup map full */
 	int cmd_status; /* wait status of COMMAND, -1 if none */
 };
 
@@ -72,6 +73,7 @@ struct session {
 	 * let it go on (SIGCONT): its next calls are then complete.
 	 */
 	bool pause_child;
+	bool discover_irqs; /* also discover from records made in interrupt work */
 	bool paused;
 	int go_fd; /* write end of the child's start pipe */
 	struct session_stats st;

@@ -104,6 +104,8 @@ static struct plan_opts plan_opts_of(const struct bg_opts *o, const struct kerne
 		.callee_depth = ki->kt ? (int)o->callee_depth : 0,
 		.max_funcs = (int)o->max_funcs,
 		.irqs = !!(o->flags & BG_O_IRQS), .kprobes = 1,
+		/* Call sites are found and probed with the indirect ones. */
+		.callsites = ki->kt && !o->thresh_ns && !o->no_callsites,
 		.ks = ki->ks, .kb = ki->kb, .kt = ki->kt, .err = stderr,
 	};
 }
@@ -132,6 +134,17 @@ struct live {
 	unsigned int targets_new; /* ... that were not traced yet */
 };
 
+/* Function idx is probed where the functions probed from now on call it. */
+static int wrap(struct live *l, uint32_t idx)
+{
+	const struct bg_func *f = &l->p->funcs.f[idx];
+
+	if (!l->ic)
+		return -ENOENT;
+	return icall__wrap(l->ic, l->a->skel->progs.bg_kentry, l->a->skel->progs.bg_kexit,
+			   f->addr, idx);
+}
+
 /*
  * The functab index of s when it was attached now; -1 when it was known
  * already or cannot be (*why says which) or its attach failed.
@@ -154,6 +167,8 @@ static int attach_live(struct live *l, const struct ksym *s, bool report,
 				s->name, plan__skip_text(*why));
 		return -1;
 	}
+	if (l->p->funcs.f[idx].flags & BG_FN_CALLSITE)
+		return wrap(l, (uint32_t)idx) ? -1 : idx;
 	if (!(l->p->funcs.f[idx].flags & BG_FN_KPROBE) && attach__one(l->a, (uint32_t)idx))
 		attach__disown(l->a, (uint32_t)idx); /* variadic...: try a kprobe */
 	if ((l->p->funcs.f[idx].flags & BG_FN_KPROBE) &&
@@ -263,7 +278,7 @@ static int attach_kprobes(struct live *l)
 		if (!(ft->f[i].flags & (BG_FN_KPROBE | BG_FN_GRAPH)) &&
 		    !attach__attached(l->a, (uint32_t)i))
 			attach__disown(l->a, (uint32_t)i);
-		if (ft->f[i].flags & BG_FN_KPROBE)
+		if ((ft->f[i].flags & (BG_FN_KPROBE | BG_FN_CALLSITE)) == BG_FN_KPROBE)
 			kprobes__attach(l->kp, (uint32_t)i, &ft->f[i]);
 	}
 	return 0;
@@ -278,6 +293,11 @@ static void probe_indirect(struct live *l, const struct kernel_info *ki)
 			strerror(errno));
 		return;
 	}
+	/* What is probed at its call sites first: all callers come after. */
+	for (size_t i = 0; i < l->p->funcs.n; i++)
+		if ((l->p->funcs.f[i].flags & BG_FN_CALLSITE) && wrap(l, (uint32_t)i))
+			fprintf(stderr, "bpfgraph: cannot trace '%s' at its call sites\n",
+				l->p->funcs.f[i].name);
 	for (size_t i = 0; i < l->p->funcs.n; i++)
 		icall__probe(l->ic, (uint32_t)i, &l->p->funcs.f[i]);
 }
@@ -313,6 +333,7 @@ static int configure_skel(struct graph_bpf *skel, const struct bg_opts *o)
 	struct graph_bpf__rodata *ro = skel->rodata;
 
 	ro->bg_max_depth = o->max_depth;
+	ro->bg_discover_irqs = o->discover_irqs;
 	ro->bg_thresh_ns = o->thresh_ns;
 	ro->bg_self_tgid = getpid();
 	ro->bg_filter_pid = o->nr_pids > 0 || o->command_argc > 0;
@@ -518,6 +539,11 @@ static void print_summary(const struct plan *p, const struct attach *a,
 		fprintf(stderr, "bpfgraph: %llu records were lost (ring buffer full): "
 			"use a larger -b or trace fewer functions\n",
 			(unsigned long long)s->st.drops);
+	if (s->st.targets_full)
+		fprintf(stderr, "bpfgraph: %llu indirect call targets were not followed: "
+			"more distinct targets than the probes can remember; narrow the "
+			"trace (-x, --callee-depth)\n",
+			(unsigned long long)s->st.targets_full);
 }
 
 static void print_discovery(const struct live *l, const struct discover_stats *d)
@@ -538,6 +564,10 @@ static void print_discovery(const struct live *l, const struct discover_stats *d
 			"probes %.2f s, removal %.2f s\n",
 			is->sites, is->funcs, is->probes, is->unusable, is->failed, l->targets,
 			l->targets_new, is->attach_s, is->detach_s);
+		if (is->csites)
+			fprintf(stderr, "bpfgraph: %u calls to functions fentry refuses: %u "
+				"probed, %u not probeable (tail jumps, prefixed calls), %u "
+				"refused\n", is->csites, is->cprobed, is->cunusable, is->cfailed);
 	}
 	if (!d->checked)
 		return;
@@ -582,6 +612,7 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	if (!err && o->command_argc)
 		err = session__spawn(&s, o->command);
 	s.pause_child = s.child > 0 && !o->no_pause && ki->kt && !o->thresh_ns;
+	s.discover_irqs = o->discover_irqs;
 	if (s.pause_child)
 		a.skel->rodata->bg_pause_tgid = (uint32_t)s.child;
 	if (!err)

@@ -97,6 +97,36 @@ static void test_kcode_traced_site(void **state)
 	assert_int_equal(ci.ncalls, 0);
 }
 
+/* Calls to a wrapped function: a plain call is probeable, a tail jump and a
+ * prefixed call are not; calls elsewhere are not reported. */
+static void test_kcode_calls_to(void **state)
+{
+	const uint8_t body[] = {
+		0x0f, 0x1f, 0x44, 0x00, 0x00, /* 0: nop5 */
+		0xe8, 0x1b, 0x00, 0x00, 0x00, /* 5: call 0x25 (wanted) */
+		0xe8, 0x36, 0x00, 0x00, 0x00, /* 10: call 0x45 (other) */
+		0x2e, 0xe8, 0x10, 0x00, 0x00, 0x00, /* 15: cs call 0x25 (prefixed) */
+		0xe9, 0x0b, 0x00, 0x00, 0x00, /* 21: jmp 0x25 (tail) */
+	};
+	const uint64_t want[] = { 0x9000, 0x1025 };
+	struct kcode_csite s[4];
+
+	assert_int_equal(kcode__calls_to(body, sizeof(body), 0x1000, want, 2, s, 4), 3);
+	assert_int_equal(s[0].off, 5);
+	assert_int_equal(s[0].which, 1);
+	assert_int_equal(s[0].size, 5);
+	assert_true(s[0].plain);
+	assert_false(s[0].tail);
+	assert_int_equal(s[1].off, 15);
+	assert_false(s[1].plain);
+	assert_int_equal(s[2].off, 21);
+	assert_true(s[2].tail);
+	assert_false(s[2].plain);
+	/* More sites than room: counted, not stored past max. */
+	assert_int_equal(kcode__calls_to(body, sizeof(body), 0x1000, want, 2, s, 1), 3);
+	assert_int_equal(kcode__calls_to(body, sizeof(body), 0x1000, want, 0, s, 4), 0);
+}
+
 static void test_deny_list(void **state)
 {
 	assert_non_null(plan__denied("bpf_ringbuf_reserve"));
@@ -155,6 +185,7 @@ int main(void)
 		cmocka_unit_test(test_kcode_scan),
 		cmocka_unit_test(test_kcode_no_fentry),
 		cmocka_unit_test(test_kcode_traced_site),
+		cmocka_unit_test(test_kcode_calls_to),
 		cmocka_unit_test(test_deny_list),
 		cmocka_unit_test(test_plan_live_host),
 	};
