@@ -448,12 +448,20 @@ int diff__feed(struct diff *d, int side, const struct gev *ev, const struct func
 	       uint32_t line)
 {
 	struct side *sd = &d->s[side];
-	struct dctx *c = ctx_of(sd, ev->cpu);
+	/*
+	 * One task (a pid filter): its calls form one stack whatever CPU
+	 * they ran on. Per CPU, a task that migrated inside a call would
+	 * leave that call open on one CPU and its exits unmatched on the
+	 * other (text without a task column cannot tell).
+	 */
+	struct dctx *c = ctx_of(sd, d->o.one_task ? 0 : ev->cpu);
 	int64_t name;
 	int err = 0;
 
 	if (!c)
 		return -ENOMEM;
+	if (d->o.one_task && (ev->type == GEV_BANNER || ev->type == GEV_LOST))
+		return 0;
 	if (ev->type == GEV_BANNER) {
 		/* what ran so far on this CPU was the banner's previous task */
 		if (!c->pid_known) {
@@ -1696,6 +1704,8 @@ static const char usage_text[] =
 	"      --max-lines=N     list at most N differences of each kind (default 20)\n"
 	"      --ratio=R         count a function whose mean duration grew or shrank\n"
 	"                        R times or more as changed (default 2)\n"
+	"      --one-task        each file traced one task (a pid filter): follow\n"
+	"                        its calls across CPUs, ignore context switch banners\n"
 	"  -q, --quiet           print only the summary line\n"
 	"  -h, --help            print this help and exit\n"
 	"\n"
@@ -1711,7 +1721,7 @@ void diff__usage(FILE *f)
 	fputs(usage_text, f);
 }
 
-enum { OPT_ROOT = 256, OPT_IGNORE, OPT_MAX_LINES, OPT_RATIO, OPT_LAST };
+enum { OPT_ROOT = 256, OPT_IGNORE, OPT_MAX_LINES, OPT_RATIO, OPT_LAST, OPT_ONE_TASK };
 
 static const struct option long_opts[] = {
 	{ "root", required_argument, NULL, OPT_ROOT },
@@ -1719,6 +1729,7 @@ static const struct option long_opts[] = {
 	{ "max-lines", required_argument, NULL, OPT_MAX_LINES },
 	{ "last", required_argument, NULL, OPT_LAST },
 	{ "ratio", required_argument, NULL, OPT_RATIO },
+	{ "one-task", no_argument, NULL, OPT_ONE_TASK },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{},
@@ -1759,6 +1770,9 @@ static int parse_value(struct diff_cmd *c, int opt, const char *arg)
 	switch (opt) {
 	case OPT_ROOT:
 		c->o.root = arg;
+		return 0;
+	case OPT_ONE_TASK:
+		c->o.one_task = true;
 		return 0;
 	case OPT_IGNORE: {
 		char **v = realloc(c->ignore, (c->o.n_ignore + 1) * sizeof(*v));

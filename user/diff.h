@@ -36,6 +36,7 @@ struct diff_opts {
 	size_t max_lines; /* differences listed per list */
 	double ratio; /* a mean duration this many times larger or smaller is a change */
 	bool quiet; /* only the summary line */
+	bool one_task; /* each side traced one task: follow it across CPUs */
 };
 
 /* Sides of a comparison. */

@@ -365,6 +365,33 @@ static void test_last(void **state)
 	assert_ratio(st.precision, 1);
 }
 
+/* One task migrating inside a call: --one-task follows it across CPUs. */
+static void test_one_task(void **state)
+{
+	static const char a[] = " 0)               |  f() {\n"
+				" 0)               |    h() {\n"
+				" 0)   1.000 us    |      k();\n"
+				" 0)   3.000 us    |    }\n"
+				" 0)   1.000 us    |    m();\n"
+				" 0) + 10.000 us   |  }\n";
+	static const char b[] = " 0)               |  f() {\n"
+				" 0)               |    h() {\n"
+				" 1)   1.000 us    |      k();\n"
+				" 1)   3.000 us    |    }\n"
+				" 1)   1.000 us    |    m();\n"
+				" 1) + 10.000 us   |  }\n";
+	struct diff_opts o = { .max_lines = 20, .one_task = true };
+	struct diff_stats st;
+
+	(void)state;
+	st = compare(a, b);
+	assert_true(st.recall < 0.9); /* per CPU: k and m lost their parents */
+	st = compare_opts(a, b, &o, NULL);
+	assert_int_equal(st.calls[DIFF_B], 4);
+	assert_ratio(st.recall, 1);
+	assert_ratio(st.precision, 1);
+}
+
 /* Two tasks on one CPU: banners park and bring back their call stacks. */
 static void test_context_switch(void **state)
 {
@@ -605,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_ignore),
 		cmocka_unit_test(test_root),
 		cmocka_unit_test(test_last),
+		cmocka_unit_test(test_one_task),
 		cmocka_unit_test(test_context_switch),
 		cmocka_unit_test(test_thresh),
 		cmocka_unit_test(test_outside),
