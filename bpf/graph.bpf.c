@@ -87,6 +87,18 @@ struct task_state {
 	__u32 skip; /* hidden frames open (notrace, max depth, irqs) */
 };
 
+/*
+ * A kprobe's pairing frame: kretprobes run in no frame of their entry, and
+ * such functions are matched by index alone (the frame value is fixed).
+ */
+#define BG_FRAME_KPROBE 1
+/*
+ * A function entered by a tail jump from a call site (BG_CK_TAIL): it
+ * returns straight to its caller's caller, so its caller's exit is its
+ * exit too.
+ */
+#define BG_FRAME_TAIL 2
+
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -269,6 +281,9 @@ static __always_inline void on_entry(__u64 ck, __u64 frame, const void *caller_a
 	d = st->depth;
 	if (st->skip || (ck & BG_CK_NOTRACE) || d >= limit ||
 	    (bg_noirqs && in_hardirq_ctx())) {
+		/* No exit of its own will come to take it off again. */
+		if (frame == BG_FRAME_TAIL)
+			return;
 		if (d >= BG_MAX_DEPTH)
 			stat_inc(BG_ST_DEEP, 1);
 		st->skip++;
@@ -331,7 +346,15 @@ static __always_inline void on_exit(__u64 ck, __u64 frame, __u64 ret)
 			stat_inc(BG_ST_UNMATCHED_EXIT, 1);
 			return;
 		}
-		stat_inc(BG_ST_UNWOUND, i);
+		now = bpf_ktime_get_ns();
+		if (i == 1 && st->frame[top & BG_DEPTH_MASK] == BG_FRAME_TAIL) {
+			/* It tail-jumped to the function above: that one returns now. */
+			dur = now - st->calltime[top & BG_DEPTH_MASK];
+			if (!bg_thresh_ns || dur >= bg_thresh_ns)
+				emit(BG_REC_EXIT, now, ret, dur, st->func[top & BG_DEPTH_MASK], top);
+		} else {
+			stat_inc(BG_ST_UNWOUND, i);
+		}
 		top -= i;
 	}
 	now = bpf_ktime_get_ns();
@@ -350,11 +373,6 @@ static __always_inline void on_exit(__u64 ck, __u64 frame, __u64 ret)
  */
 static __always_inline void on_icall(struct pt_regs *regs);
 
-/*
- * A kprobe's pairing frame: kretprobes run in no frame of their entry, and
- * such functions are matched by index alone (the frame value is fixed).
- */
-#define BG_FRAME_KPROBE 1
 
 static __always_inline bool called_by_us(__u64 ret)
 {
@@ -427,7 +445,7 @@ static __always_inline void guarded(void *ctx, enum bg_run what)
 	case BG_RUN_KENTRY:
 		/* On a call site (icall.h): its caller is the traced function. */
 		if (ck & BG_CK_CALLSITE) {
-			on_entry(ck, BG_FRAME_KPROBE, NULL);
+			on_entry(ck, (ck & BG_CK_TAIL) ? BG_FRAME_TAIL : BG_FRAME_KPROBE, NULL);
 			break;
 		}
 		if (hide_own_call(regs))

@@ -92,6 +92,8 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
 /* A kprobe on a call site (entry) or just after it (exit), not on the callee. */
 #define BG_CK_CALLSITE (1ULL << 34)
 #define BG_CK_IRQ (1ULL << 35) /* an interrupt entry point (irq_enter_rcu...) */
+/* BG_CK_CALLSITE on a tail jump: the callee returns for its caller. */
+#define BG_CK_TAIL (1ULL << 36)
 #define BG_CK_INDEX(ck) ((__u32)(ck))
 /*
  * Argument registers the trampoline saves below its frame (BTF: one per

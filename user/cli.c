@@ -105,7 +105,7 @@ static const struct cli_opt cli_opts[] = {
 	  "stop it meanwhile, so its next calls\nare complete)" },
 	{ "no-callsite-probes", K_NO_CALLSITES, NULL, G_SELECT, set_flag,
 	  OFF(no_callsites), 0, 0,
-	  "do not trace __rcu_read_lock/unlock\n(refused by fentry) by kprobes where\n"
+	  "do not trace __rcu_read_lock/unlock\n(no trampoline may hook them) by kprobes where\n"
 	  "traced functions call them" },
 	{ "discover-irqs", K_DISCOVER_IRQS, NULL, G_SELECT, set_flag,
 	  OFF(discover_irqs), 0, 0,

@@ -122,18 +122,23 @@ static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len)
 		uint64_t ck = ic->widx[sites[i].which] | BG_CK_CALLSITE;
 		struct bpf_link *l[2];
 
-		/*
-		 * A tail jump returns past this function: no place for the
-		 * exit. A prefixed call: 6.1 emulates a probed call as 5
-		 * bytes long (see ktext.h).
-		 */
+		/* A prefixed call: 6.1 emulates a probed call as 5 bytes long. */
 		if (!sites[i].plain) {
 			ic->st.cunusable++;
 			continue;
 		}
-		/* The exit first: no entry without its exit. */
-		l[1] = kprobe_at(ic->wexit, at + sites[i].size, ck);
-		l[0] = l[1] ? kprobe_at(ic->wentry, at, ck) : NULL;
+		/*
+		 * The exit first: no entry without its exit. A tail jump's
+		 * callee returns for this function: its exit is this one's
+		 * (bg_exit closes both).
+		 */
+		if (sites[i].tail) {
+			l[1] = NULL;
+			ck |= BG_CK_TAIL;
+		} else {
+			l[1] = kprobe_at(ic->wexit, at + sites[i].size, ck);
+		}
+		l[0] = l[1] || sites[i].tail ? kprobe_at(ic->wentry, at, ck) : NULL;
 		if (!l[0]) {
 			ic->st.cfailed++;
 			if (ic->verbose)
@@ -142,7 +147,7 @@ static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len)
 			bpf_link__destroy(l[1]);
 			continue;
 		}
-		if ((err = linkvec__push(&ic->links, l[1]))) {
+		if (l[1] && (err = linkvec__push(&ic->links, l[1]))) {
 			bpf_link__destroy(l[0]);
 			bpf_link__destroy(l[1]);
 			return err;

@@ -42,7 +42,9 @@ struct icall *icall__new(struct bpf_program *prog, const struct ksyms *ks, struc
  * the instruction after it (exit, bg_kexit as a plain kprobe: the return
  * value is in the register there). Cookies carry BG_CK_CALLSITE and idx,
  * the wrapped function's own functab index. Only functions probed after
- * this call get these kprobes. 0 or -errno.
+ * this call get these kprobes. A tail jump to it gets the entry kprobe
+ * only (BG_CK_TAIL): it returns for the traced function, whose exit
+ * closes both. 0 or -errno.
  */
 int icall__wrap(struct icall *ic, struct bpf_program *entry, struct bpf_program *exit,
 		uint64_t addr, uint32_t idx);

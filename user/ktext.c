@@ -352,8 +352,8 @@ int kcode__calls_to(const uint8_t *code, size_t len, uint64_t addr, const uint64
 			sites[n] = (struct kcode_csite){
 				.off = off, .size = insn->size, .which = (uint32_t)w,
 				.tail = insn->id == X86_INS_JMP,
-				.plain = insn->id == X86_INS_CALL && insn->size == 5 &&
-					 code[off] == 0xe8,
+				.plain = insn->size == 5 &&
+					 code[off] == (insn->id == X86_INS_CALL ? 0xe8 : 0xe9),
 			};
 		}
 		n++;

@@ -46,9 +46,13 @@ static const char *const irq_globs[] = {
 };
 
 /*
- * Functions the kernel refuses fentry on (btf_id_deny) that function_graph
- * shows: traced by kprobe when named with -a, whose program hides the
- * calls a BPF trampoline makes around our programs (bg_self_ranges).
+ * Functions no trampoline may hook, that function_graph shows: the
+ * trampoline itself calls them around every program run (newer kernels
+ * refuse them, btf_id_deny; on 6.1 a trampoline on __rcu_read_lock
+ * recursed until the guest locked up). Traced at their call sites
+ * (PW_CALLSITE), or by a kprobe on them when named with -a, whose program
+ * hides the calls a BPF trampoline makes around our programs
+ * (bg_self_ranges).
  */
 static const char *const kprobe_only[] = {
 	"__rcu_read_lock", "__rcu_read_unlock", "migrate_disable", "migrate_enable",
@@ -69,7 +73,8 @@ const char *plan__denied(const char *name)
 	if (!fnmatch("bpf_lsm_*", name, 0))
 		return NULL;
 	if (is_kprobe_only(name))
-		return "fentry refused by the kernel; -a NAME traces it by kprobe";
+		return "trampolines call it themselves; traced at its call sites, or -a NAME "
+		       "by kprobe";
 	for (int i = 0; deny_globs[i]; i++)
 		if (!fnmatch(deny_globs[i], name, 0))
 			return deny_globs[i];
@@ -503,7 +508,7 @@ void plan__print(const struct plan *p, FILE *out)
 		else if (c->why == PW_IRQ)
 			snprintf(why, sizeof(why), "interrupt entry (funcgraph-irqs)");
 		else if (c->why == PW_CALLSITE)
-			snprintf(why, sizeof(why), "fentry refused: kprobes where traced "
+			snprintf(why, sizeof(why), "no trampoline (ours call it): kprobes where traced "
 				 "functions call it");
 		else
 			snprintf(why, sizeof(why), "callee of %s, depth %d", c->parent, c->depth);

@@ -185,13 +185,17 @@ static int attach_live(struct live *l, const struct ksym *s, bool report,
 	return idx;
 }
 
-/* Live discovery goes one level down from what it finds, too. */
-#define LIVE_CALLEES 64
+/*
+ * Live discovery goes one level down from what it finds, too: up to this
+ * many direct callees (__tcp_transmit_skb calls more than 64; a cap
+ * leaves the last ones out for good).
+ */
+#define LIVE_CALLEES 512
 
 /*
  * Attach the direct callees of s; through a callee that cannot be
- * attached for want of BTF (a compiler clone), one level further, since
- * its callees show in its place.
+ * attached (no fentry site; no BTF where kprobes are not available), one
+ * level further, since function_graph shows its callees in its place.
  */
 static void attach_callees(struct live *l, const struct ksym *s, bool through)
 {
@@ -201,7 +205,7 @@ static void attach_callees(struct live *l, const struct ksym *s, bool through)
 
 	for (int i = 0; i < n; i++) {
 		attach_live(l, callees[i], false, &why);
-		if (through && why == PS_NO_BTF)
+		if (through && (why == PS_NO_BTF || why == PS_NOT_TRACEABLE))
 			attach_callees(l, callees[i], false);
 	}
 }
@@ -565,8 +569,8 @@ static void print_discovery(const struct live *l, const struct discover_stats *d
 			is->sites, is->funcs, is->probes, is->unusable, is->failed, l->targets,
 			l->targets_new, is->attach_s, is->detach_s);
 		if (is->csites)
-			fprintf(stderr, "bpfgraph: %u calls to functions fentry refuses: %u "
-				"probed, %u not probeable (tail jumps, prefixed calls), %u "
+			fprintf(stderr, "bpfgraph: %u calls to functions no trampoline may hook: %u "
+				"probed, %u not probeable (prefixed calls), %u "
 				"refused\n", is->csites, is->cprobed, is->cunusable, is->cfailed);
 	}
 	if (!d->checked)
@@ -643,6 +647,10 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		probe_indirect(&live, ki);
 	}
 	a.skel->bss->bg_enabled = 1;
+	/* Without a command, say when tracing really began. */
+	if (s.child <= 0 && (verbosity || isatty(STDERR_FILENO)))
+		fprintf(stderr, "bpfgraph: tracing %u functions; Ctrl-C to stop\n",
+			a.st.attached);
 	if (s.child > 0)
 		err = session__go(&s);
 	if (!err)

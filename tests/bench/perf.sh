@@ -66,9 +66,12 @@ fg_pid() {
 	oracle_reset
 }
 
-# Names bpfgraph's plan attaches for these arguments.
+# Names bpfgraph's plan attaches with trampolines for these arguments:
+# not what it kprobes (no BTF, or __rcu_read_lock and the like, which a
+# trampoline would call from inside itself: endless recursion).
 plan_names() {
-	bpfgraph --dry-run -O nofuncgraph-irqs "$@" 2>/dev/null | awk '$1 == "attach" && NF >= 2 && $3 !~ /^\[/ { print $2 }'
+	bpfgraph --dry-run -O nofuncgraph-irqs "$@" 2>/dev/null |
+		awk '$1 == "attach" && NF >= 2 && $3 !~ /^\[/ && !/kprobe/ { print $2 }'
 }
 
 # ---- 1. in-subtree cost ------------------------------------------------
@@ -116,7 +119,8 @@ unrelated() { # NPIPE NOPEN
 		bpfgraph -v -o un.bg.txt -G $UNREL_FUNC 2>un.bg.err &
 		bp=$!
 		i=0
-		while [ ! -s un.bg.txt ] && [ $i -lt 600 ]; do
+		# -v: it says when all is attached (the trace stays empty: no TCP).
+		while ! grep -q 'Ctrl-C to stop' un.bg.err 2>/dev/null && [ $i -lt 3000 ]; do
 			usleep 200000
 			i=$((i + 1))
 		done

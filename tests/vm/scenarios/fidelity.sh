@@ -23,7 +23,7 @@ repeat() { # N WL-CMD...
 run_case() { # NAME FUNC WL-CMD...
 	name=$1 func=$2
 	shift 2
-	wl_args=$(repeat 6 "$@")
+	wl_args=$(repeat 8 "$@")
 	progress "$name: bpfgraph -G $func -- wl $wl_args"
 	bpfgraph --dry-run -G "$func" >"$name.plan.txt" 2>&1
 	# shellcheck disable=SC2086
