@@ -238,11 +238,13 @@ static __always_inline void emit_comm(void)
 	bpf_ringbuf_submit(r, submit_flags());
 }
 
-static __always_inline struct task_state *enter_state(__u64 ck)
+/* st: the task's state inside a graph, looked up already; NULL: look. */
+static __always_inline struct task_state *enter_state(__u64 ck, struct task_state *st)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct task_state *st;
 
+	if (st)
+		return st;
 	st = bpf_task_storage_get(&bg_tasks, task, 0, 0);
 	if (st && (st->depth || st->skip))
 		return st;
@@ -267,15 +269,15 @@ static __always_inline struct task_state *enter_state(__u64 ck)
  * One call entered. frame pairs it with its exit (see task_state);
  * caller_at is where the return address into the caller can be read.
  */
-static __always_inline void on_entry(__u64 ck, __u64 frame, const void *caller_at)
+static __always_inline void on_entry(struct task_state *st, __u64 ck, __u64 frame,
+				     const void *caller_at)
 {
 	__u32 limit = bg_max_depth ? bg_max_depth : BG_MAX_DEPTH;
-	struct task_state *st;
 	__u32 d;
 	__u64 now, caller = 0;
 	__u8 flags = 0;
 
-	st = enter_state(ck);
+	st = enter_state(ck, st);
 	if (!st)
 		return;
 	d = st->depth;
@@ -315,18 +317,14 @@ static __always_inline bool frame_is(struct task_state *st, __u32 i, __u32 idx,
 	       st->frame[i & BG_DEPTH_MASK] == frame;
 }
 
-/* The call of frame returned ret. */
-static __always_inline void on_exit(__u64 ck, __u64 frame, __u64 ret)
+/* The call of frame returned ret; st: the task's state, inside a graph. */
+static __always_inline void on_exit(struct task_state *st, __u64 ck, __u64 frame, __u64 ret)
 {
 	__u32 idx = BG_CK_INDEX(ck);
-	struct task_state *st;
 	__u64 now, dur;
 	__u32 top;
 	int i;
 
-	st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0, 0);
-	if (!st)
-		return;
 	if (st->skip) {
 		st->skip--;
 		return;
@@ -371,7 +369,7 @@ static __always_inline void on_exit(__u64 ck, __u64 frame, __u64 ret)
  * Runs the entry or exit work unless this thread is already inside one
  * of our programs on this CPU (see bg_busy).
  */
-static __always_inline void on_icall(struct pt_regs *regs);
+static __always_inline void on_icall(struct pt_regs *regs, struct task_state *st);
 
 
 static __always_inline bool called_by_us(__u64 ret)
@@ -386,15 +384,15 @@ static __always_inline bool called_by_us(__u64 ret)
  * A kprobed function called by a trampoline around one of our program
  * runs, inside a graph: hidden with its exit, like a -x function.
  */
-static __always_inline bool hide_own_call(struct pt_regs *regs)
+static __always_inline bool hide_own_call(struct pt_regs *regs, struct task_state *st)
 {
-	struct task_state *st;
 	__u64 ret = 0;
 
 	if (bpf_probe_read_kernel(&ret, sizeof(ret), (void *)PT_REGS_SP(regs)) ||
 	    !called_by_us(ret))
 		return false;
-	st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0, 0);
+	if (!st) /* an entry function: not looked up yet */
+		st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0, 0);
 	if (st && (st->depth || st->skip))
 		st->skip++;
 	return true;
@@ -411,12 +409,13 @@ static __always_inline void guarded(void *ctx, enum bg_run what)
 	__u64 ck = bpf_get_attach_cookie(ctx), ret = 0;
 	__u32 zero = 0, me, prev, *busy;
 	struct pt_regs *regs = ctx;
-	struct task_state *st;
+	struct task_state *st = NULL;
 
 	/*
 	 * Most runs are for tasks outside any graph (a traced function called
 	 * by unrelated work): one task storage lookup and out. Only an entry
-	 * function can start a graph.
+	 * function can start a graph. The state found is handed down (st
+	 * NULL: an entry function, which looks it up, or creates it).
 	 */
 	if (!((what == BG_RUN_ENTRY || what == BG_RUN_KENTRY) && (ck & BG_CK_GRAPH))) {
 		st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0, 0);
@@ -436,28 +435,31 @@ static __always_inline void guarded(void *ctx, enum bg_run what)
 	switch (what) {
 	case BG_RUN_ENTRY:
 		/* The trampoline frame: see BG_CK_NREGS. */
-		on_entry(ck, (__u64)ctx, (char *)ctx + (BG_CK_NREGS(ck) + 3) * 8);
+		on_entry(st, ck, (__u64)ctx, (char *)ctx + (BG_CK_NREGS(ck) + 3) * 8);
 		break;
 	case BG_RUN_EXIT:
 		bpf_get_func_ret(ctx, &ret);
-		on_exit(ck, (__u64)ctx, ret);
+		if (st)
+			on_exit(st, ck, (__u64)ctx, ret);
 		break;
 	case BG_RUN_KENTRY:
 		/* On a call site (icall.h): its caller is the traced function. */
 		if (ck & BG_CK_CALLSITE) {
-			on_entry(ck, (ck & BG_CK_TAIL) ? BG_FRAME_TAIL : BG_FRAME_KPROBE, NULL);
+			on_entry(st, ck, (ck & BG_CK_TAIL) ? BG_FRAME_TAIL : BG_FRAME_KPROBE, NULL);
 			break;
 		}
-		if (hide_own_call(regs))
+		if (hide_own_call(regs, st))
 			break;
 		/* At the function's first instruction: sp points at the return address. */
-		on_entry(ck, BG_FRAME_KPROBE, (void *)PT_REGS_SP(regs));
+		on_entry(st, ck, BG_FRAME_KPROBE, (void *)PT_REGS_SP(regs));
 		break;
 	case BG_RUN_KEXIT:
-		on_exit(ck, BG_FRAME_KPROBE, PT_REGS_RC(regs));
+		if (st)
+			on_exit(st, ck, BG_FRAME_KPROBE, PT_REGS_RC(regs));
 		break;
 	case BG_RUN_ICALL:
-		on_icall(regs);
+		if (st)
+			on_icall(regs, st);
 		break;
 	}
 	*busy = prev;
@@ -537,16 +539,14 @@ static __always_inline int reg_offset(__u32 reg)
 	}
 }
 
-static __always_inline void on_icall(struct pt_regs *regs)
+static __always_inline void on_icall(struct pt_regs *regs, struct task_state *st)
 {
 	__u64 ck = bpf_get_attach_cookie(regs), target = 0;
 	int off = reg_offset(BG_IC_REG(ck));
-	struct task_state *st;
 	__u8 one = 1;
 	long err;
 
-	st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0, 0);
-	if (!st || !st->depth || st->skip || (st->irq && !bg_discover_irqs))
+	if (!st->depth || st->skip || (st->irq && !bg_discover_irqs))
 		return;
 	/* The verifier refuses ctx loads at a computed offset: read it. */
 	if (off < 0 || bpf_probe_read_kernel(&target, sizeof(target), (char *)regs + off))

@@ -66,6 +66,7 @@ enum {
 	K_NO_PAUSE,
 	K_NO_CALLSITES,
 	K_DISCOVER_IRQS,
+	K_NO_DISCOVERY,
 };
 
 static int set_glob(struct cli_ctx *c, const struct cli_opt *d, char *arg);
@@ -111,6 +112,11 @@ static const struct cli_opt cli_opts[] = {
 	  OFF(discover_irqs), 0, 0,
 	  "follow interrupt work too when finding\nfunctions while tracing (default: show\n"
 	  "it as far as traced, attach nothing\nfor it)" },
+	{ "no-discovery", K_NO_DISCOVERY, NULL, G_SELECT, set_flag, OFF(no_discovery),
+	  0, 0,
+	  "trace the planned functions only: no\nprobes on indirect calls, nothing\n"
+	  "attached while tracing (cheapest for\nthe rest of the machine; calls through\n"
+	  "pointers are missing)" },
 	{ "max-funcs", K_MAX_FUNCS, "N", G_SELECT, set_u32, OFF(max_funcs), 1,
 	  BG_MAX_MAX_FUNCS, "refuse plans of more than N functions\n(default 2000)" },
 

@@ -79,6 +79,7 @@ struct bg_opts {
 	bool no_pause; /* --no-pause: COMMAND runs on during live discovery */
 	bool no_callsites; /* --no-callsite-probes */
 	bool discover_irqs; /* --discover-irqs */
+	bool no_discovery; /* --no-discovery: the static plan only */
 
 	/* Output */
 	uint32_t flags; /* BG_O_*, for out_text_opts.flags */

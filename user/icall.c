@@ -27,6 +27,7 @@ struct icall {
 	uint64_t waddr[ICALL_MAX_WRAP];
 	uint32_t widx[ICALL_MAX_WRAP];
 	size_t nwrap;
+	bool no_indirect;
 	struct icall_stats st;
 	int verbose;
 	FILE *err;
@@ -189,8 +190,8 @@ int icall__probe(struct icall *ic, uint32_t idx, const struct bg_func *f)
 	if (n < 0)
 		return n;
 	err = probe_wrapped(ic, f, len);
-	if (err < 0)
-		return err;
+	if (err < 0 || ic->no_indirect)
+		return err < 0 ? err : 0;
 	ic->st.funcs++;
 	ic->st.sites += n;
 	for (int i = 0; i < n && i < ICALL_MAX_SITES; i++) {
@@ -233,6 +234,11 @@ int icall__probe(struct icall *ic, uint32_t idx, const struct bg_func *f)
 	ic->st.probes += placed;
 	ic->st.attach_s += links__now() - t0;
 	return placed;
+}
+
+void icall__set_indirect(struct icall *ic, bool on)
+{
+	ic->no_indirect = !on;
 }
 
 const struct icall_stats *icall__stats(const struct icall *ic)

@@ -9,6 +9,7 @@
 #ifndef BG_ICALL_H
 #define BG_ICALL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -54,6 +55,8 @@ int icall__wrap(struct icall *ic, struct bpf_program *entry, struct bpf_program 
  */
 int icall__probe(struct icall *ic, uint32_t idx, const struct bg_func *f);
 const struct icall_stats *icall__stats(const struct icall *ic);
+/* off: icall__probe places only the call-site probes of icall__wrap. */
+void icall__set_indirect(struct icall *ic, bool on);
 /* Removes the probes; icall__stats() stays valid. */
 void icall__detach(struct icall *ic);
 /* Detaches what is left and frees. */

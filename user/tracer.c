@@ -289,7 +289,7 @@ static int attach_kprobes(struct live *l)
 }
 
 /* Kprobes on the indirect call sites of everything attached so far. */
-static void probe_indirect(struct live *l, const struct kernel_info *ki)
+static void probe_indirect(struct live *l, const struct kernel_info *ki, bool indirect)
 {
 	l->ic = icall__new(l->a->skel->progs.bg_icall, ki->ks, ki->kt, l->verbose, stderr);
 	if (!l->ic) {
@@ -297,6 +297,7 @@ static void probe_indirect(struct live *l, const struct kernel_info *ki)
 			strerror(errno));
 		return;
 	}
+	icall__set_indirect(l->ic, indirect);
 	/* What is probed at its call sites first: all callers come after. */
 	for (size_t i = 0; i < l->p->funcs.n; i++)
 		if ((l->p->funcs.f[i].flags & BG_FN_CALLSITE) && wrap(l, (uint32_t)i))
@@ -615,7 +616,8 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	fill_self_ranges(a.skel, ki->ks);
 	if (!err && o->command_argc)
 		err = session__spawn(&s, o->command);
-	s.pause_child = s.child > 0 && !o->no_pause && ki->kt && !o->thresh_ns;
+	s.pause_child = s.child > 0 && !o->no_pause && ki->kt && !o->thresh_ns &&
+			!o->no_discovery;
 	s.discover_irqs = o->discover_irqs;
 	if (s.pause_child)
 		a.skel->rodata->bg_pause_tgid = (uint32_t)s.child;
@@ -638,13 +640,15 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	s.stats_fd = bpf_map__fd(a.skel->maps.bg_stats);
 	s.sink = output_sink(&out);
 	/* Without kernel text there is no static discovery to extend either. */
-	if (ki->kt && !o->thresh_ns) {
+	if (ki->kt && !o->thresh_ns && !o->no_discovery) {
 		s.discover = discover__new(&p->funcs, ki->ks);
 		s.on_caller = on_caller;
 		s.on_expand = on_expand;
 		s.on_target = on_target;
 		s.caller_ctx = &live;
-		probe_indirect(&live, ki);
+		probe_indirect(&live, ki, true);
+	} else if (ki->kt && !o->thresh_ns && !o->no_callsites) {
+		probe_indirect(&live, ki, false); /* the call-site probes only */
 	}
 	a.skel->bss->bg_enabled = 1;
 	/* Without a command, say when tracing really began. */

@@ -7,6 +7,8 @@
 #   nocpu    -O nofuncgraph-cpu
 #   c613     --compat=6.13             (also the reference for thresh)
 #   hex      -O funcgraph-retval-hex
+#   nodisc   --no-discovery -v (default --callee-depth: path_init calls
+#            __rcu_read_lock at depth 3)
 #   thresh   -t T, T = median duration of the c613 run (thresh.value)
 #   pid      -p PID -d 3 -O funcgraph-proc, two looping wl (pid.pids)
 #   comm     -n wlother -d 3 -O funcgraph-proc, wl and wlother (comm.pids)
@@ -54,6 +56,7 @@ echo "$before $(up)" >abstime.window
 run nocpu $CHEAP $G -O nofuncgraph-cpu
 run c613 $CHEAP $G --compat=6.13
 run hex $CHEAP $G -O funcgraph-retval-hex
+run nodisc -O nofuncgraph-irqs $G -v --no-discovery
 
 # Threshold: the median of the durations bpfgraph printed for the same
 # plan and workload, so that some calls pass and some do not.
