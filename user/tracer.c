@@ -651,9 +651,12 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		probe_indirect(&live, ki, false); /* the call-site probes only */
 	}
 	a.skel->bss->bg_enabled = 1;
-	/* Without a command, say when tracing really began. */
+	/* Say when tracing really began (without a command: when to stop). */
 	if (s.child <= 0 && (verbosity || isatty(STDERR_FILENO)))
 		fprintf(stderr, "bpfgraph: tracing %u functions; Ctrl-C to stop\n",
+			a.st.attached);
+	else if (s.child > 0 && verbosity)
+		fprintf(stderr, "bpfgraph: tracing %u functions; starting the command\n",
 			a.st.attached);
 	if (s.child > 0)
 		err = session__go(&s);

@@ -163,7 +163,7 @@ startstop() { # LABEL GLOB...
 		$args -- bwl sleep 3000 2>"ss.$l.err" &
 	bp=$!
 	i=0
-	while [ ! -s "ss.$l.txt" ] && [ $i -lt 3000 ]; do
+	while ! grep -q '^bpfgraph: tracing ' "ss.$l.err" 2>/dev/null && [ $i -lt 3000 ]; do
 		usleep 200000
 		i=$((i + 1))
 	done
@@ -183,7 +183,13 @@ startstop() { # LABEL GLOB...
 
 # BPF map memory (memlock of the map fds), RSS, kernel memory used.
 mem_sample() { # LABEL
-	pid=$(pidof bpfgraph | tr ' ' '\n' | head -n1)
+	# The tracer, not its forked command before exec (also "bpfgraph"):
+	# the process holding the links.
+	pid= best=-1
+	for p in $(pidof bpfgraph); do
+		n=$(ls -l /proc/"$p"/fd 2>/dev/null | grep -c 'bpf_link')
+		[ "$n" -gt "$best" ] && best=$n pid=$p
+	done
 	[ -n "$pid" ] || return 0
 	maps=0
 	for f in /proc/"$pid"/fdinfo/*; do
