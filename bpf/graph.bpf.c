@@ -238,13 +238,11 @@ static __always_inline void emit_comm(void)
 	bpf_ringbuf_submit(r, submit_flags());
 }
 
-/* st: the task's state inside a graph, looked up already; NULL: look. */
-static __always_inline struct task_state *enter_state(__u64 ck, struct task_state *st)
+static __always_inline struct task_state *enter_state(__u64 ck)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_state *st;
 
-	if (st)
-		return st;
 	st = bpf_task_storage_get(&bg_tasks, task, 0, 0);
 	if (st && (st->depth || st->skip))
 		return st;
@@ -277,7 +275,9 @@ static __always_inline void on_entry(struct task_state *st, __u64 ck, __u64 fram
 	__u64 now, caller = 0;
 	__u8 flags = 0;
 
-	st = enter_state(ck, st);
+	/* NULL: an entry function's program, which may start a graph. */
+	if (!st)
+		st = enter_state(ck);
 	if (!st)
 		return;
 	d = st->depth;
@@ -402,9 +402,12 @@ enum bg_run { BG_RUN_ENTRY, BG_RUN_EXIT, BG_RUN_KENTRY, BG_RUN_KEXIT, BG_RUN_ICA
 
 /*
  * Runs the work of program kind what unless this thread is already inside
- * one of our programs on this CPU (see bg_busy).
+ * one of our programs on this CPU (see bg_busy). graph: the fentry
+ * program of -G functions, the only one that starts graphs; the others
+ * leave its filters and task-state creation out, which the verifier then
+ * need not walk for every clone.
  */
-static __always_inline void guarded(void *ctx, enum bg_run what)
+static __always_inline void guarded(void *ctx, enum bg_run what, bool graph)
 {
 	__u64 ck = bpf_get_attach_cookie(ctx), ret = 0;
 	__u32 zero = 0, me, prev, *busy;
@@ -417,7 +420,7 @@ static __always_inline void guarded(void *ctx, enum bg_run what)
 	 * function can start a graph. The state found is handed down (st
 	 * NULL: an entry function, which looks it up, or creates it).
 	 */
-	if (!((what == BG_RUN_ENTRY || what == BG_RUN_KENTRY) && (ck & BG_CK_GRAPH))) {
+	if (!(graph || (what == BG_RUN_KENTRY && (ck & BG_CK_GRAPH)))) {
 		st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0, 0);
 		if (!st || (!st->depth && !st->skip))
 			return;
@@ -468,14 +471,22 @@ static __always_inline void guarded(void *ctx, enum bg_run what)
 SEC("fentry")
 int BPF_PROG(bg_entry)
 {
-	guarded(ctx, BG_RUN_ENTRY);
+	guarded(ctx, BG_RUN_ENTRY, false);
+	return 0;
+}
+
+/* bg_entry for -G functions (BG_CK_GRAPH): it starts graphs. */
+SEC("fentry")
+int BPF_PROG(bg_entry_graph)
+{
+	guarded(ctx, BG_RUN_ENTRY, true);
 	return 0;
 }
 
 SEC("fexit")
 int BPF_PROG(bg_exit)
 {
-	guarded(ctx, BG_RUN_EXIT);
+	guarded(ctx, BG_RUN_EXIT, false);
 	return 0;
 }
 
@@ -490,14 +501,14 @@ int BPF_PROG(bg_exit)
 SEC("kprobe")
 int bg_kentry(struct pt_regs *regs)
 {
-	guarded(regs, BG_RUN_KENTRY);
+	guarded(regs, BG_RUN_KENTRY, false);
 	return 0;
 }
 
 SEC("kretprobe")
 int bg_kexit(struct pt_regs *regs)
 {
-	guarded(regs, BG_RUN_KEXIT);
+	guarded(regs, BG_RUN_KEXIT, false);
 	return 0;
 }
 
@@ -575,6 +586,6 @@ static __always_inline void on_icall(struct pt_regs *regs, struct task_state *st
 SEC("kprobe")
 int bg_icall(struct pt_regs *regs)
 {
-	guarded(regs, BG_RUN_ICALL);
+	guarded(regs, BG_RUN_ICALL, false);
 	return 0;
 }

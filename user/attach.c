@@ -112,7 +112,7 @@ static int btf_obj_fd(struct modcache *mc, const char *module)
 	return mc->fd;
 }
 
-static int attach_func(struct attach *a, uint32_t i, const struct clone_src src[2],
+static int attach_func(struct attach *a, uint32_t i, const struct clone_src src[3],
 		       struct modcache *mc)
 {
 	const struct bg_func *f = &a->funcs->f[i];
@@ -127,15 +127,18 @@ static int attach_func(struct attach *a, uint32_t i, const struct clone_src src[
 	 * program reads the return address from (BG_CK_NREGS).
 	 */
 	for (int k = 1; k >= 0; k--) {
-		struct bpf_program *tmpl = k ? a->skel->progs.bg_exit : a->skel->progs.bg_entry;
-		int pfd = i == 0 ? bpf_program__fd(tmpl) : load_clone(&src[k], f, objfd);
+		/* -G functions get the entry program that starts graphs. */
+		int t = k == 0 && (f->flags & BG_FN_GRAPH) ? 2 : k;
+		struct bpf_program *tmpl = t == 2 ? a->skel->progs.bg_entry_graph :
+				   t == 1 ? a->skel->progs.bg_exit : a->skel->progs.bg_entry;
+		int pfd = i == 0 ? bpf_program__fd(tmpl) : load_clone(&src[t], f, objfd);
 		int lfd;
 
 		if (pfd < 0) {
 			err = pfd;
 			break;
 		}
-		lfd = link_one(pfd, src[k].type, cookie_of(f, i));
+		lfd = link_one(pfd, src[t].type, cookie_of(f, i));
 		if (i != 0)
 			close(pfd);
 		if (lfd < 0) {
@@ -195,8 +198,8 @@ static int grow_links(struct attach *a, size_t need)
 	return 0;
 }
 
-/* The loaded templates' final instructions, for cloning. */
-static void template_srcs(const struct attach *a, struct clone_src src[2])
+/* The loaded templates' final instructions, for cloning: entry, exit, graph entry. */
+static void template_srcs(const struct attach *a, struct clone_src src[3])
 {
 	src[0] = (struct clone_src){ bpf_program__insns(a->skel->progs.bg_entry),
 				     bpf_program__insn_cnt(a->skel->progs.bg_entry),
@@ -204,6 +207,9 @@ static void template_srcs(const struct attach *a, struct clone_src src[2])
 	src[1] = (struct clone_src){ bpf_program__insns(a->skel->progs.bg_exit),
 				     bpf_program__insn_cnt(a->skel->progs.bg_exit),
 				     BPF_TRACE_FEXIT, "bg_exit" };
+	src[2] = (struct clone_src){ bpf_program__insns(a->skel->progs.bg_entry_graph),
+				     bpf_program__insn_cnt(a->skel->progs.bg_entry_graph),
+				     BPF_TRACE_FENTRY, "bg_entry_graph" };
 }
 
 static void modcache_free(struct modcache *mc)
@@ -214,7 +220,7 @@ static void modcache_free(struct modcache *mc)
 }
 
 /* attach_func() with the counting; a failure leaves no link behind. */
-static int attach_counted(struct attach *a, uint32_t i, const struct clone_src src[2],
+static int attach_counted(struct attach *a, uint32_t i, const struct clone_src src[3],
 			  struct modcache *mc)
 {
 	int err = attach_func(a, i, src, mc);
@@ -235,7 +241,7 @@ static int attach_counted(struct attach *a, uint32_t i, const struct clone_src s
 
 int attach__all(struct attach *a)
 {
-	struct clone_src src[2];
+	struct clone_src src[3];
 	struct modcache mc = { NULL, 0 };
 	const struct bg_func *f0 = &a->funcs->f[0];
 	double t0 = links__now(), last = 0;
@@ -246,6 +252,7 @@ int attach__all(struct attach *a)
 		return err;
 	bpf_program__set_attach_target(a->skel->progs.bg_entry, 0, f0->name);
 	bpf_program__set_attach_target(a->skel->progs.bg_exit, 0, f0->name);
+	bpf_program__set_attach_target(a->skel->progs.bg_entry_graph, 0, f0->name);
 	cost.skel_s = links__now();
 	err = graph_bpf__load(a->skel);
 	cost.skel_s = links__now() - cost.skel_s;
@@ -273,7 +280,7 @@ int attach__all(struct attach *a)
 
 int attach__one(struct attach *a, uint32_t idx)
 {
-	struct clone_src src[2];
+	struct clone_src src[3];
 	struct modcache mc = { NULL, 0 };
 	int err;
 

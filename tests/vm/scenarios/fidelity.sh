@@ -32,6 +32,12 @@ run_case() { # NAME FUNC WL-CMD...
 	progress "$name: oracle"
 	# shellcheck disable=SC2086
 	oracle_capture -o "$name.oracle.txt" "$func" -- wl --stop $wl_args
+	# The kernel against itself: how much two runs of the workload differ
+	# (interrupts, softirq deferral, reschedules), the ceiling of any
+	# comparison.
+	progress "$name: oracle again"
+	# shellcheck disable=SC2086
+	oracle_capture -o "$name.oracle2.txt" "$func" -- wl --stop $wl_args
 }
 
 run_case openat do_sys_openat2 openmiss 1
