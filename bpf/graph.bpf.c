@@ -140,15 +140,24 @@ static __always_inline void stat_inc(__u32 idx, __u64 n)
  */
 extern const int __preempt_count __ksym __weak;
 #define BG_HARDIRQ_MASK 0x000f0000
+#define BG_NMI_MASK 0x00f00000
 
+/*
+ * An int3 kprobe runs in the exception's NMI-like context (6.1 x86:
+ * irqentry_nmi_enter() adds one NMI and one hard-irq level): count the
+ * hard-irq levels beyond the NMI ones, or every kprobed call would look
+ * like interrupt work. (A real NMI is never interrupt work to show.)
+ */
 static __always_inline bool in_hardirq_ctx(void)
 {
-	const int *pc;
+	const int *pcp;
+	int pc;
 
 	if (!&__preempt_count)
 		return false;
-	pc = bpf_this_cpu_ptr(&__preempt_count);
-	return (*pc & BG_HARDIRQ_MASK) != 0;
+	pcp = bpf_this_cpu_ptr(&__preempt_count);
+	pc = *pcp;
+	return ((pc & BG_HARDIRQ_MASK) >> 16) > ((pc & BG_NMI_MASK) >> 20);
 }
 
 static __always_inline bool comm_matches(void)
@@ -352,6 +361,17 @@ static __always_inline void on_exit(struct task_state *st, __u64 ck, __u64 frame
 				emit(BG_REC_EXIT, now, ret, dur, st->func[top & BG_DEPTH_MASK], top);
 		} else {
 			stat_inc(BG_ST_UNWOUND, i);
+			/* Close what lost its exit, innermost first (see BG_RF_NOEXIT). */
+			for (int j = 0; j < BG_UNWIND_MAX; j++) {
+				__u32 k = top - j;
+
+				if (j >= i)
+					break;
+				dur = now - st->calltime[k & BG_DEPTH_MASK];
+				if (!bg_thresh_ns || dur >= bg_thresh_ns)
+					emit(BG_REC_EXIT | BG_RF_NOEXIT, now, 0, dur,
+					     st->func[k & BG_DEPTH_MASK], k);
+			}
 		}
 		top -= i;
 	}

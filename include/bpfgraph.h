@@ -41,6 +41,13 @@
  * asked (--discover-irqs).
  */
 #define BG_RF_IRQ 0x40
+/*
+ * EXIT: made for a frame whose own exit was missed (a probe run skipped
+ * for recursion or kprobe reentry), when the frame below it returned: the
+ * duration runs to that return and there is no return value. Keeps the
+ * nesting of everything after it right.
+ */
+#define BG_RF_NOEXIT 0x80
 
 /*
  * One record: 32 bytes for every type, pinned below.

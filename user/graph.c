@@ -387,6 +387,7 @@ static void release_entry(struct graph *g, struct cpuq *q)
 		ev.type = GEV_LEAF;
 		ev.dur = bg_rec_dur_ns(x);
 		ev.ret = x->val;
+		ev.noret = !!(x->type & BG_RF_NOEXIT);
 		if (slot)
 			*slot = NO_FUNC;
 		q_pop(g, q, 2);
@@ -410,6 +411,7 @@ static void release_exit(struct graph *g, struct cpuq *q)
 		.ts = x.ts,
 		.dur = bg_rec_dur_ns(&x),
 		.ret = x.val,
+		.noret = !!(x.type & BG_RF_NOEXIT),
 	};
 
 	/* Beyond the array the kernel assumes a match (FTRACE_RETFUNC_DEPTH). */

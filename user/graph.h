@@ -36,6 +36,7 @@ struct gev {
 	uint64_t ret; /* raw return register, LEAF/EXIT */
 	uint64_t count; /* GEV_LOST */
 	bool tail; /* GEV_EXIT: entry not seen on this cpu at this depth */
+	bool noret; /* LEAF/EXIT: its exit was missed (BG_RF_NOEXIT): no value */
 	/*
 	 * graph__comm() of pid and (GEV_BANNER) prev_pid, filled by the
 	 * builder so that writers need no handle on it; valid during emit.

@@ -256,7 +256,8 @@ static void on_end(struct out_calls *w, const struct gev *ev)
 	uint64_t ts = ev->type == GEV_EXIT ? ev->ts - ev->dur : ev->ts;
 	struct out_call c = { .func = ev->func, .depth = ev->depth, .cpu = ev->cpu,
 			  .pid = ev->pid, .comm = ev->comm, .ts = ts, .dur = &ev->dur,
-			  .ret = &ev->ret, .orphan = ev->type == GEV_EXIT && ev->tail };
+			  .ret = ev->noret ? NULL : &ev->ret,
+			  .orphan = ev->type == GEV_EXIT && ev->tail };
 
 	if (jc && ev->depth < BG_MAX_DEPTH) {
 		/* anything deeper was left without its exit */

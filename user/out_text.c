@@ -271,7 +271,7 @@ static const char *name_of(struct out_text *w, uint32_t func)
 static const char *retval_of(const struct out_text *w, const struct gev *ev, char *buf,
 			     size_t len)
 {
-	if (w->o.dialect < BG_DIALECT_6_5 || !has(w, BG_O_RETVAL))
+	if (w->o.dialect < BG_DIALECT_6_5 || !has(w, BG_O_RETVAL) || ev->noret)
 		return NULL;
 	if (!out_text__fmt_retval(buf, len, ev->ret, func_of(w, ev->func),
 				  has(w, BG_O_RETVAL_HEX)))

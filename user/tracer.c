@@ -551,6 +551,7 @@ static void print_summary(const struct plan *p, const struct attach *a,
 			(unsigned long long)s->st.targets_full);
 }
 
+/* d: NULL when nothing was discovered while tracing (--no-discovery). */
 static void print_discovery(const struct live *l, const struct discover_stats *d)
 {
 	if (l->kp) {
@@ -564,17 +565,18 @@ static void print_discovery(const struct live *l, const struct discover_stats *d
 	if (l->ic) {
 		const struct icall_stats *is = icall__stats(l->ic);
 
-		fprintf(stderr, "bpfgraph: %u indirect call sites in %u functions: %u probed, "
-			"%u not probeable, %u refused; %u targets met, %u newly traced; "
-			"probes %.2f s, removal %.2f s\n",
-			is->sites, is->funcs, is->probes, is->unusable, is->failed, l->targets,
-			l->targets_new, is->attach_s, is->detach_s);
+		if (d)
+			fprintf(stderr, "bpfgraph: %u indirect call sites in %u functions: %u "
+				"probed, %u not probeable, %u refused; %u targets met, %u newly "
+				"traced; probes %.2f s, removal %.2f s\n",
+				is->sites, is->funcs, is->probes, is->unusable, is->failed,
+				l->targets, l->targets_new, is->attach_s, is->detach_s);
 		if (is->csites)
 			fprintf(stderr, "bpfgraph: %u calls to functions no trampoline may hook: %u "
 				"probed, %u not probeable (prefixed calls), %u "
 				"refused\n", is->csites, is->cprobed, is->cunusable, is->cfailed);
 	}
-	if (!d->checked)
+	if (!d || !d->checked)
 		return;
 	fprintf(stderr, "bpfgraph: %llu of %llu calls came through untraced functions; "
 		"%u functions attached while tracing, %u callers cannot be (-v says why)%s\n",
@@ -669,8 +671,7 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	attach__detach(&a);
 	cerr = close_output(&out, &a, &s, ts->record);
 	print_summary(p, &a, &s);
-	if (s.discover)
-		print_discovery(&live, discover__stats(s.discover));
+	print_discovery(&live, s.discover ? discover__stats(s.discover) : NULL);
 	discover__free(s.discover);
 	icall__free(live.ic);
 	kprobes__free(live.kp);

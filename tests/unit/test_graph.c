@@ -444,6 +444,32 @@ static void test_drain_waits_for_lookahead(void **state)
 	graph__free(g);
 }
 
+/* An exit made for a frame whose own exit was missed carries no value. */
+static void test_noexit(void **state)
+{
+	struct evlog l;
+	struct graph *g = new_logged(&l);
+	struct bg_rec r[] = {
+		ent(0, 1, 5, 0, 100),
+		ent(0, 1, 6, 1, 110),
+		ext(0, 1, 6, 1, 200, 90),
+		ext(0, 1, 5, 0, 200, 100),
+	};
+
+	(void)state;
+	r[2].type |= BG_RF_NOEXIT;
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(graph__feed(g, &r[i]), 0);
+	graph__flush(g);
+	assert_int_equal(l.n, 3);
+	assert_int_equal(l.ev[1].type, GEV_LEAF);
+	assert_true(l.ev[1].noret);
+	assert_int_equal(l.ev[1].dur, 90);
+	assert_int_equal(l.ev[2].type, GEV_EXIT);
+	assert_false(l.ev[2].noret);
+	graph__free(g);
+}
+
 /* Exits are released as soon as the watermark passes them. */
 static void test_drain_watermark(void **state)
 {
@@ -636,6 +662,7 @@ int main(void)
 		cmocka_unit_test(test_feed_errors),
 		cmocka_unit_test(test_drain_waits_for_lookahead),
 		cmocka_unit_test(test_drain_watermark),
+		cmocka_unit_test(test_noexit),
 		cmocka_unit_test(test_comm_table),
 		cmocka_unit_test(test_event_comms),
 		cmocka_unit_test(test_bounded_queue),
