@@ -34,12 +34,6 @@ const volatile __u8 bg_noirqs = 0;
 const volatile char bg_comm[BG_COMM_LEN] = {};
 const volatile __u64 bg_cpumask[BG_MAX_CPUS / 64] = {};
 /*
- * Wake the reader only once this much data waits. A wake-up per record
- * is an irq_work self-interrupt that lands inside the traced call and
- * wakes the reader on top of the traced task; the reader polls anyway.
- */
-const volatile __u64 bg_wakeup_bytes = 1 << 20;
-/*
  * The command bpfgraph started (0: none, or --no-pause): stopped when a
  * new indirect target is found in it, until user space has attached it.
  */
@@ -197,10 +191,17 @@ static __always_inline bool task_selected(void)
 	return true;
 }
 
-static __always_inline __u64 submit_flags(void)
+/*
+ * Records never wake the reader, which polls (user/session.c): a wake-up
+ * is an irq_work self-interrupt that lands inside the traced call, and
+ * with interrupt work traced its own records asked for the next one: the
+ * CPU ended up in irq_work interrupts only (seen system-wide). Only what
+ * live discovery must act on at once (a new indirect target) wakes it.
+ */
+static __always_inline __u64 submit_flags(__u8 type)
 {
-	return bpf_ringbuf_query(&bg_events, BPF_RB_AVAIL_DATA) >= bg_wakeup_bytes ?
-		       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	return (type & BG_REC_TYPE_MASK) == BG_REC_TARGET ? BPF_RB_FORCE_WAKEUP :
+							     BPF_RB_NO_WAKEUP;
 }
 
 static __always_inline void emit(__u8 type, __u64 ts, __u64 val, __u64 dur,
@@ -227,7 +228,7 @@ static __always_inline void emit(__u8 type, __u64 ts, __u64 val, __u64 dur,
 	r->cpu = bpf_get_smp_processor_id();
 	r->type = type;
 	r->depth = depth;
-	bpf_ringbuf_submit(r, submit_flags());
+	bpf_ringbuf_submit(r, submit_flags(type));
 }
 
 static __always_inline void emit_comm(void)
@@ -244,7 +245,7 @@ static __always_inline void emit_comm(void)
 	r->pid = (__u32)bpf_get_current_pid_tgid();
 	r->cpu = bpf_get_smp_processor_id();
 	r->type = BG_REC_COMM;
-	bpf_ringbuf_submit(r, submit_flags());
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 }
 
 static __always_inline struct task_state *enter_state(__u64 ck)

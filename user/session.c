@@ -21,6 +21,13 @@
 /* Records can reach the ring buffer a little after their timestamp. */
 #define REORDER_NS (50 * 1000 * 1000ULL)
 #define POLL_MS 100
+/*
+ * Records taken per poll or consume call at most. libbpf consumes until
+ * the ring is empty: with tracing producing as fast as the reader reads
+ * (system-wide, under emulation) a call never returned, and neither
+ * -d nor Ctrl-C was ever looked at.
+ */
+#define BATCH_MAX 65536
 
 static volatile sig_atomic_t stop_signal;
 
@@ -129,6 +136,22 @@ static int queue_target(struct session *s, const struct bg_rec *r)
 	return 0;
 }
 
+/* After a record: -EAGAIN stops libbpf's loop once a batch is full. */
+static int batch_done(struct session *s)
+{
+	return ++s->batch >= BATCH_MAX ? -EAGAIN : 0;
+}
+
+/* ring_buffer__poll/consume with the batch limit: records taken, or -errno. */
+static int read_batch(struct session *s, struct ring_buffer *rb, int poll_ms)
+{
+	int n;
+
+	s->batch = 0;
+	n = poll_ms >= 0 ? ring_buffer__poll(rb, poll_ms) : ring_buffer__consume(rb);
+	return n == -EAGAIN ? (int)s->batch : n;
+}
+
 static int on_record(void *ctx, void *data, size_t len)
 {
 	struct session *s = ctx;
@@ -137,7 +160,7 @@ static int on_record(void *ctx, void *data, size_t len)
 		return 0;
 	/* Discovery's business only: not a record of the trace. */
 	if (bg_rec_type(data) == BG_REC_TARGET)
-		return queue_target(s, data);
+		return queue_target(s, data) ?: batch_done(s);
 	s->st.records++;
 	/*
 	 * Interrupt work lands in a traced call at random; following it
@@ -156,7 +179,7 @@ static int on_record(void *ctx, void *data, size_t len)
 		    (f = discover__expand(s->discover, data)) >= 0)
 			s->expand[s->nexpand++] = (uint32_t)f;
 	}
-	return s->sink.feed(s->sink.ctx, data);
+	return s->sink.feed(s->sink.ctx, data) ?: batch_done(s);
 }
 
 static void install_signals(void)
@@ -281,7 +304,7 @@ static void grow_paused(struct session *s, struct ring_buffer *rb)
 	while (growing(s) && !stop_signal) {
 		grow_traced_set(s);
 		if (!growing(s))
-			ring_buffer__consume(rb);
+			read_batch(s, rb, -1);
 	}
 	set_paused(s, false);
 }
@@ -306,12 +329,17 @@ int session__run(struct session *s)
 	if (!rb)
 		return -errno;
 	install_signals();
-	for (;;) {
-		/* Records are written without wake-ups (see bg_wakeup_bytes). */
-		int n = ring_buffer__poll(rb, POLL_MS);
+	for (int full = 0;;) {
+		/*
+		 * Records come without wake-ups (submit_flags() in the BPF
+		 * side): sleep a poll period, unless the last read stopped at
+		 * a full batch and more is waiting.
+		 */
+		int n = full ? 0 : read_batch(s, rb, POLL_MS);
 
 		if (n >= 0)
-			n = ring_buffer__consume(rb);
+			n = read_batch(s, rb, -1);
+		full = n >= BATCH_MAX;
 		if (n < 0 && n != -EINTR) {
 			err = n;
 			break;
@@ -331,8 +359,12 @@ int session__run(struct session *s)
 		if (had_child && child_done(s))
 			break;
 	}
-	/* What the programs wrote before we stopped is still to be read. */
-	ring_buffer__consume(rb);
+	/*
+	 * What the programs wrote before we stopped is still to be read; not
+	 * what they go on writing until they are detached (bounded).
+	 */
+	for (int i = 0; i < 16 && read_batch(s, rb, -1) >= BATCH_MAX; i++)
+		;
 	s->sink.flush(s->sink.ctx);
 	ring_buffer__free(rb);
 	set_paused(s, false);

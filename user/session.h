@@ -46,6 +46,7 @@ struct session_stats {
 
 struct session {
 	int ringbuf_fd;
+	unsigned int batch; /* records taken in this poll or consume call */
 	int stats_fd; /* bg_stats per-CPU array */
 	struct rec_sink sink;
 	/*

@@ -347,7 +347,6 @@ static int configure_skel(struct graph_bpf *skel, const struct bg_opts *o)
 	ro->bg_filter_comm = o->comm[0] != 0;
 	memcpy((void *)ro->bg_comm, o->comm, sizeof(ro->bg_comm));
 	ro->bg_noirqs = !(o->flags & BG_O_IRQS);
-	ro->bg_wakeup_bytes = o->buffer_size / 4;
 	/* bg_pause_tgid is set once the command exists (trace()). */
 	return bpf_map__set_max_entries(skel->maps.bg_events, o->buffer_size);
 }
