@@ -21,6 +21,7 @@
 #include "fgtext.h"
 #include "record.h"
 #include "render.h"
+#include "tracer.h"
 
 struct input {
 	FILE *f;
@@ -444,6 +445,10 @@ int cmd_report(int argc, char **argv)
 	err = cli__parse_cmd(&o, BG_CMD_REPORT, argc, argv, stderr);
 	if (err)
 		return cli__exit_status(err);
+	if (tracer__check_supported(&o)) {
+		cli__free(&o);
+		return BG_EXIT_FAILURE;
+	}
 	in.path = o.input;
 	err = open_input(&in);
 	if (!err)

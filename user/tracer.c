@@ -584,6 +584,15 @@ static void print_discovery(const struct live *l, const struct discover_stats *d
 		d->unknown * 2 > d->checked ? "; return addresses look wrong on this kernel" : "");
 }
 
+int tracer__check_supported(const struct bg_opts *o)
+{
+	if (o->flags & BG_O_SLEEP_TIME)
+		return 0;
+	fprintf(stderr, "bpfgraph: nosleep-time is not implemented yet (it needs the "
+		"scheduler's switches): durations include the time a task was switched out\n");
+	return -EOPNOTSUPP;
+}
+
 int tracer__check_cpus(const struct bg_opts *o)
 {
 	int ncpu = libbpf_num_possible_cpus();
@@ -692,6 +701,9 @@ int tracer__run(const struct bg_opts *o, const struct tracer_sinks *ts)
 	struct plan p = {};
 	int err;
 
+	err = tracer__check_supported(o);
+	if (err)
+		return err;
 	raise_nofile();
 	err = load_kernel_info(&ki, o);
 	if (!err)

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "cli.h"
+#include "tracer.h"
 
 #ifndef __maybe_unused
 #define __maybe_unused __attribute__((unused))
@@ -547,6 +548,11 @@ static void test_graph_opts(void **state __maybe_unused)
 	PARSE_OK(&o, "-G", "f", "--graph-opts=nosleep-time,noirqs");
 	assert_int_equal(o.flags, BG_O_DEFAULTS & ~(BG_O_SLEEP_TIME | BG_O_IRQS));
 	assert_int_equal(o.flags_set, BG_O_SLEEP_TIME | BG_O_IRQS);
+	/* Parsed (perf's spelling), but not implemented: refused before tracing. */
+	assert_int_equal(tracer__check_supported(&o), -EOPNOTSUPP);
+	cli__free(&o);
+	PARSE_OK(&o, "-G", "f", "--graph-opts=noirqs");
+	assert_int_equal(tracer__check_supported(&o), 0);
 	cli__free(&o);
 	PARSE_OK(&o, "-G", "f", "--graph-opts", "verbose");
 	assert_int_equal(o.flags, BG_O_DEFAULTS | BG_O_PROC | BG_O_ABSTIME);
