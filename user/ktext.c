@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -122,47 +123,69 @@ static int is_branch(unsigned int id)
 	return id == X86_INS_CALL || id == X86_INS_JMP;
 }
 
+/* The target of a direct call or jmp (rel32/rel8), else false. */
+static bool direct_target(const cs_insn *in, uint64_t *t)
+{
+	if (!is_branch(in->id) || in->detail->x86.op_count != 1 ||
+	    in->detail->x86.operands[0].type != X86_OP_IMM)
+		return false;
+	*t = (uint64_t)in->detail->x86.operands[0].imm;
+	return true;
+}
+
+/* An x86-64 decoder with details and one instruction buffer: 0 or -errno. */
+static int decoder_open(csh *h, cs_insn **insn)
+{
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, h) != CS_ERR_OK)
+		return -EINVAL;
+	cs_option(*h, CS_OPT_DETAIL, CS_OPT_ON);
+	*insn = cs_malloc(*h);
+	if (!*insn) {
+		cs_close(h);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void decoder_close(csh *h, cs_insn *insn)
+{
+	cs_free(insn, 1);
+	cs_close(h);
+}
+
 int kcode__scan(const uint8_t *code, size_t len, uint64_t addr, uint64_t *targets,
 		size_t max, struct kcode_info *info)
 {
 	const uint8_t *p = code;
 	uint64_t pc = addr;
 	size_t left = len;
-	int site = fentry_site(code, len);
+	int site = fentry_site(code, len), err;
 	csh h;
 	cs_insn *insn;
+	uint64_t t;
 
 	memset(info, 0, sizeof(*info));
 	info->fentry_site = site >= 0;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
-		return -EINVAL;
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-	insn = cs_malloc(h);
-	if (!insn) {
-		cs_close(&h);
-		return -ENOMEM;
-	}
+	err = decoder_open(&h, &insn);
+	if (err)
+		return err;
 	while (left) {
 		if (!cs_disasm_iter(h, &p, &left, &pc, insn)) {
 			/* Data or padding in the text: skip a byte and resync. */
 			p++, left--, pc++;
 			continue;
 		}
-		if (!is_branch(insn->id) || insn->detail->x86.op_count != 1 ||
-		    insn->detail->x86.operands[0].type != X86_OP_IMM)
+		if (!direct_target(insn, &t))
 			continue;
 		if (site >= 0 && insn->address == addr + (uint64_t)site)
 			continue;
-		uint64_t t = (uint64_t)insn->detail->x86.operands[0].imm;
-
 		if (t >= addr && t < addr + len)
 			continue;
 		if (info->ncalls < max)
 			targets[info->ncalls] = t;
 		info->ncalls++;
 	}
-	cs_free(insn, 1);
-	cs_close(&h);
+	decoder_close(&h, insn);
 	return 0;
 }
 
@@ -321,15 +344,10 @@ int kcode__calls_to(const uint8_t *code, size_t len, uint64_t addr, const uint64
 	size_t left = len, n = 0;
 	csh h;
 	cs_insn *insn;
+	int err = decoder_open(&h, &insn);
 
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
-		return -EINVAL;
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-	insn = cs_malloc(h);
-	if (!insn) {
-		cs_close(&h);
-		return -ENOMEM;
-	}
+	if (err)
+		return err;
 	while (left) {
 		uint64_t t;
 		size_t w;
@@ -338,10 +356,8 @@ int kcode__calls_to(const uint8_t *code, size_t len, uint64_t addr, const uint64
 			p++, left--, pc++;
 			continue;
 		}
-		if (!is_branch(insn->id) || insn->detail->x86.op_count != 1 ||
-		    insn->detail->x86.operands[0].type != X86_OP_IMM)
+		if (!direct_target(insn, &t))
 			continue;
-		t = (uint64_t)insn->detail->x86.operands[0].imm;
 		for (w = 0; w < nwant && want[w] != t; w++)
 			;
 		if (w == nwant)
@@ -358,7 +374,6 @@ int kcode__calls_to(const uint8_t *code, size_t len, uint64_t addr, const uint64
 		}
 		n++;
 	}
-	cs_free(insn, 1);
-	cs_close(&h);
+	decoder_close(&h, insn);
 	return n > INT32_MAX ? -E2BIG : (int)n;
 }
