@@ -50,22 +50,6 @@ const volatile __u64 bg_self_hi[BG_SELF_RANGES] = {};
  */
 volatile __u32 bg_enabled = 0;
 
-/*
- * Per CPU, the thread (tid + 1) whose program run is in progress. An
- * interrupt that lands while a program runs, or a helper that calls a
- * traced function, nests another program run in the same thread; the
- * trampoline would skip programs already active (recursion_misses) and
- * leave entries without exits. Such nested calls are skipped as a whole
- * and counted instead. Another thread (the first was preempted) is not
- * nesting and goes on.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u32);
-} bg_busy SEC(".maps");
-
 struct task_state {
 	__u64 calltime[BG_MAX_DEPTH];
 	/*
@@ -79,6 +63,17 @@ struct task_state {
 	__u32 depth; /* recorded frames open */
 	__u32 irq; /* 1 + depth of the open interrupt entry frame, 0: none */
 	__u32 skip; /* hidden frames open (notrace, max depth, irqs) */
+	__u32 tid; /* the task's thread id, for its records */
+	/*
+	 * One of our program runs for this task is in progress. An interrupt
+	 * that lands while a program runs, or a helper that calls a traced
+	 * function (the ring buffer's spin lock), nests another program run
+	 * in the same task; the trampoline would skip programs already
+	 * active (recursion_misses) and leave entries without exits. Such
+	 * nested calls are skipped as a whole and counted instead. (Programs
+	 * run with migration disabled: a run never spans two CPUs.)
+	 */
+	__u32 busy;
 };
 
 /*
@@ -92,6 +87,8 @@ struct task_state {
  * exit too.
  */
 #define BG_FRAME_TAIL 2
+/* A call site without an exit probe (BG_CK_LAZY): closed at the next event. */
+#define BG_FRAME_LAZY 3
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -204,8 +201,8 @@ static __always_inline __u64 submit_flags(__u8 type)
 							     BPF_RB_NO_WAKEUP;
 }
 
-static __always_inline void emit(__u8 type, __u64 ts, __u64 val, __u64 dur,
-				 __u32 func, __u32 depth)
+static __always_inline void emit(const struct task_state *st, __u8 type, __u64 ts, __u64 val,
+				 __u64 dur, __u32 func, __u32 depth)
 {
 	struct bg_rec *r;
 
@@ -223,7 +220,7 @@ static __always_inline void emit(__u8 type, __u64 ts, __u64 val, __u64 dur,
 	r->ts = ts;
 	r->val = val;
 	r->dur = dur;
-	r->pid = (__u32)bpf_get_current_pid_tgid();
+	r->pid = st->tid;
 	r->func = func;
 	r->cpu = bpf_get_smp_processor_id();
 	r->type = type;
@@ -231,7 +228,7 @@ static __always_inline void emit(__u8 type, __u64 ts, __u64 val, __u64 dur,
 	bpf_ringbuf_submit(r, submit_flags(type));
 }
 
-static __always_inline void emit_comm(void)
+static __always_inline void emit_comm(const struct task_state *st)
 {
 	struct bg_rec *r;
 
@@ -242,18 +239,18 @@ static __always_inline void emit_comm(void)
 	}
 	__builtin_memset(r, 0, sizeof(*r));
 	bpf_get_current_comm(&r->ts, BG_COMM_LEN);
-	r->pid = (__u32)bpf_get_current_pid_tgid();
+	r->pid = st->tid;
 	r->cpu = bpf_get_smp_processor_id();
 	r->type = BG_REC_COMM;
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 }
 
-static __always_inline struct task_state *enter_state(__u64 ck)
+/*
+ * The state of a task entering an entry function: st (looked up, busy
+ * already set), or created, with busy set.
+ */
+static __always_inline struct task_state *enter_state(struct task_state *st, __u64 ck)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct task_state *st;
-
-	st = bpf_task_storage_get(&bg_tasks, task, 0, 0);
 	if (st && (st->depth || st->skip))
 		return st;
 	/* Outside any graph: only an entry function starts one. */
@@ -262,44 +259,75 @@ static __always_inline struct task_state *enter_state(__u64 ck)
 	if (bg_noirqs && in_hardirq_ctx())
 		return NULL;
 	if (!st) {
-		st = bpf_task_storage_get(&bg_tasks, task, 0,
+		st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0,
 					  BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (!st)
+		if (!st) {
 			stat_inc(BG_ST_NOSTATE, 1);
+			return NULL;
+		}
+		st->tid = (__u32)bpf_get_current_pid_tgid();
+		st->busy = 1;
 	}
-	if (st)
-		emit_comm();
+	emit_comm(st);
 	return st;
 }
 
 
 /*
+ * The task's next event after a BG_CK_LAZY call: the callee has returned
+ * by now (it calls nothing traced), close its frame first.
+ */
+static __always_inline void close_lazy(struct task_state *st)
+{
+	__u32 top = st->depth;
+	__u64 now;
+
+	if (!top || st->skip)
+		return;
+	top -= 1;
+	/* Keep the mask: clang folds the range tests into one the verifier cannot follow. */
+	barrier_var(top);
+	top &= BG_DEPTH_MASK;
+	if (top != st->depth - 1 || st->frame[top] != BG_FRAME_LAZY)
+		return;
+	now = bpf_ktime_get_ns();
+	st->depth = top;
+	if (top < st->irq)
+		st->irq = 0;
+	if (!bg_thresh_ns || now - st->calltime[top & BG_DEPTH_MASK] >= bg_thresh_ns)
+		emit(st, BG_REC_EXIT | BG_RF_NOEXIT, now, 0, now - st->calltime[top & BG_DEPTH_MASK],
+		     st->func[top & BG_DEPTH_MASK], top);
+}
+
+/*
  * One call entered. frame pairs it with its exit (see task_state);
  * caller_at is where the return address into the caller can be read.
+ * Returns the task's state (created here by an entry function), or NULL.
  */
-static __always_inline void on_entry(struct task_state *st, __u64 ck, __u64 frame,
-				     const void *caller_at)
+static __always_inline struct task_state *on_entry(struct task_state *st, __u64 ck,
+						   __u64 frame, const void *caller_at)
 {
 	__u32 limit = bg_max_depth ? bg_max_depth : BG_MAX_DEPTH;
 	__u32 d;
 	__u64 now, caller = 0;
 	__u8 flags = 0;
 
-	/* NULL: an entry function's program, which may start a graph. */
+	/* Not in a graph: an entry function's program, which may start one. */
+	if (!st || (!st->depth && !st->skip))
+		st = enter_state(st, ck);
 	if (!st)
-		st = enter_state(ck);
-	if (!st)
-		return;
+		return NULL;
+	close_lazy(st);
 	d = st->depth;
 	if (st->skip || (ck & BG_CK_NOTRACE) || d >= limit ||
 	    (bg_noirqs && in_hardirq_ctx())) {
 		/* No exit of its own will come to take it off again. */
-		if (frame == BG_FRAME_TAIL)
-			return;
+		if (frame == BG_FRAME_TAIL || frame == BG_FRAME_LAZY)
+			return st;
 		if (d >= BG_MAX_DEPTH)
 			stat_inc(BG_ST_DEEP, 1);
 		st->skip++;
-		return;
+		return st;
 	}
 	if (!bg_thresh_ns && caller_at)
 		bpf_probe_read_kernel(&caller, sizeof(caller), caller_at);
@@ -313,7 +341,8 @@ static __always_inline void on_entry(struct task_state *st, __u64 ck, __u64 fram
 	if (st->irq)
 		flags = BG_RF_IRQ;
 	if (!bg_thresh_ns)
-		emit(BG_REC_ENTRY | flags, now, caller, 0, BG_CK_INDEX(ck), d);
+		emit(st, BG_REC_ENTRY | flags, now, caller, 0, BG_CK_INDEX(ck), d);
+	return st;
 }
 
 
@@ -339,6 +368,7 @@ static __always_inline void on_exit(struct task_state *st, __u64 ck, __u64 frame
 		st->skip--;
 		return;
 	}
+	close_lazy(st);
 	if (!st->depth)
 		return;
 	top = st->depth - 1;
@@ -359,7 +389,8 @@ static __always_inline void on_exit(struct task_state *st, __u64 ck, __u64 frame
 			/* It tail-jumped to the function above: that one returns now. */
 			dur = now - st->calltime[top & BG_DEPTH_MASK];
 			if (!bg_thresh_ns || dur >= bg_thresh_ns)
-				emit(BG_REC_EXIT, now, ret, dur, st->func[top & BG_DEPTH_MASK], top);
+				emit(st, BG_REC_EXIT, now, ret, dur, st->func[top & BG_DEPTH_MASK],
+				     top);
 		} else {
 			stat_inc(BG_ST_UNWOUND, i);
 			/* Close what lost its exit, innermost first (see BG_RF_NOEXIT). */
@@ -370,7 +401,7 @@ static __always_inline void on_exit(struct task_state *st, __u64 ck, __u64 frame
 					break;
 				dur = now - st->calltime[k & BG_DEPTH_MASK];
 				if (!bg_thresh_ns || dur >= bg_thresh_ns)
-					emit(BG_REC_EXIT | BG_RF_NOEXIT, now, 0, dur,
+					emit(st, BG_REC_EXIT | BG_RF_NOEXIT, now, 0, dur,
 					     st->func[k & BG_DEPTH_MASK], k);
 			}
 		}
@@ -383,13 +414,9 @@ static __always_inline void on_exit(struct task_state *st, __u64 ck, __u64 frame
 		st->irq = 0; /* the interrupt entry frame closed */
 	if (bg_thresh_ns && dur < bg_thresh_ns)
 		return;
-	emit(BG_REC_EXIT, now, ret, dur, idx, top);
+	emit(st, BG_REC_EXIT, now, ret, dur, idx, top);
 }
 
-/*
- * Runs the entry or exit work unless this thread is already inside one
- * of our programs on this CPU (see bg_busy).
- */
 static __always_inline void on_icall(struct pt_regs *regs, struct task_state *st);
 
 
@@ -412,8 +439,6 @@ static __always_inline bool hide_own_call(struct pt_regs *regs, struct task_stat
 	if (bpf_probe_read_kernel(&ret, sizeof(ret), (void *)PT_REGS_SP(regs)) ||
 	    !called_by_us(ret))
 		return false;
-	if (!st) /* an entry function: not looked up yet */
-		st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0, 0);
 	if (st && (st->depth || st->skip))
 		st->skip++;
 	return true;
@@ -422,8 +447,8 @@ static __always_inline bool hide_own_call(struct pt_regs *regs, struct task_stat
 enum bg_run { BG_RUN_ENTRY, BG_RUN_EXIT, BG_RUN_KENTRY, BG_RUN_KEXIT, BG_RUN_ICALL };
 
 /*
- * Runs the work of program kind what unless this thread is already inside
- * one of our programs on this CPU (see bg_busy). graph: the fentry
+ * Runs the work of program kind what unless this task is already inside
+ * one of our programs (see task_state.busy). graph: the fentry
  * program of -G functions, the only one that starts graphs; the others
  * leave its filters and task-state creation out, which the verifier then
  * need not walk for every clone.
@@ -431,35 +456,30 @@ enum bg_run { BG_RUN_ENTRY, BG_RUN_EXIT, BG_RUN_KENTRY, BG_RUN_KEXIT, BG_RUN_ICA
 static __always_inline void guarded(void *ctx, enum bg_run what, bool graph)
 {
 	__u64 ck = bpf_get_attach_cookie(ctx), ret = 0;
-	__u32 zero = 0, me, prev, *busy;
 	struct pt_regs *regs = ctx;
-	struct task_state *st = NULL;
+	struct task_state *st, *ran;
 
 	/*
 	 * Most runs are for tasks outside any graph (a traced function called
 	 * by unrelated work): one task storage lookup and out. Only an entry
-	 * function can start a graph. The state found is handed down (st
-	 * NULL: an entry function, which looks it up, or creates it).
+	 * function can start a graph (and create the state: on_entry).
 	 */
-	if (!(graph || (what == BG_RUN_KENTRY && (ck & BG_CK_GRAPH)))) {
-		st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0, 0);
-		if (!st || (!st->depth && !st->skip))
+	st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0, 0);
+	if (!(graph || (what == BG_RUN_KENTRY && (ck & BG_CK_GRAPH))) &&
+	    (!st || (!st->depth && !st->skip)))
+		return;
+	if (st) {
+		if (st->busy) {
+			stat_inc(BG_ST_NESTED, 1);
 			return;
+		}
+		st->busy = 1;
 	}
-	me = (__u32)bpf_get_current_pid_tgid() + 1;
-	busy = bpf_map_lookup_elem(&bg_busy, &zero);
-	if (!busy)
-		return;
-	prev = *busy;
-	if (prev == me) {
-		stat_inc(BG_ST_NESTED, 1);
-		return;
-	}
-	*busy = me;
+	ran = st;
 	switch (what) {
 	case BG_RUN_ENTRY:
 		/* The trampoline frame: see BG_CK_NREGS. */
-		on_entry(st, ck, (__u64)ctx, (char *)ctx + (BG_CK_NREGS(ck) + 3) * 8);
+		ran = on_entry(st, ck, (__u64)ctx, (char *)ctx + (BG_CK_NREGS(ck) + 3) * 8);
 		break;
 	case BG_RUN_EXIT:
 		bpf_get_func_ret(ctx, &ret);
@@ -469,13 +489,15 @@ static __always_inline void guarded(void *ctx, enum bg_run what, bool graph)
 	case BG_RUN_KENTRY:
 		/* On a call site (icall.h): its caller is the traced function. */
 		if (ck & BG_CK_CALLSITE) {
-			on_entry(st, ck, (ck & BG_CK_TAIL) ? BG_FRAME_TAIL : BG_FRAME_KPROBE, NULL);
+			ran = on_entry(st, ck, (ck & BG_CK_TAIL)   ? BG_FRAME_TAIL :
+					       (ck & BG_CK_LAZY) ? BG_FRAME_LAZY :
+								   BG_FRAME_KPROBE, NULL);
 			break;
 		}
 		if (hide_own_call(regs, st))
 			break;
 		/* At the function's first instruction: sp points at the return address. */
-		on_entry(st, ck, BG_FRAME_KPROBE, (void *)PT_REGS_SP(regs));
+		ran = on_entry(st, ck, BG_FRAME_KPROBE, (void *)PT_REGS_SP(regs));
 		break;
 	case BG_RUN_KEXIT:
 		if (st)
@@ -486,7 +508,11 @@ static __always_inline void guarded(void *ctx, enum bg_run what, bool graph)
 			on_icall(regs, st);
 		break;
 	}
-	*busy = prev;
+	/* st if it existed; else the state an entry function created (busy). */
+	if (st)
+		st->busy = 0;
+	else if (ran)
+		ran->busy = 0;
 }
 
 SEC("fentry")
@@ -594,7 +620,7 @@ static __always_inline void on_icall(struct pt_regs *regs, struct task_state *st
 			stat_inc(BG_ST_TARGETS_FULL, 1);
 		return;
 	}
-	emit(BG_REC_TARGET, bpf_ktime_get_ns(), target, 0, BG_IC_FUNC(ck), st->depth);
+	emit(st, BG_REC_TARGET, bpf_ktime_get_ns(), target, 0, BG_IC_FUNC(ck), st->depth);
 	/* Delivered on the way back to user space, not here. */
 	if (bg_pause_tgid && (bpf_get_current_pid_tgid() >> 32) == bg_pause_tgid)
 		bpf_send_signal(19 /* SIGSTOP */);

@@ -47,7 +47,7 @@
  * duration runs to that return and there is no return value. Keeps the
  * nesting of everything after it right.
  */
-#define BG_RF_NOEXIT 0x80
+#define BG_RF_NOEXIT 0x80 /* also: a BG_CK_LAZY frame closed at the next event */
 
 /*
  * One record: 32 bytes for every type, pinned below.
@@ -101,6 +101,13 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
 #define BG_CK_IRQ (1ULL << 35) /* an interrupt entry point (irq_enter_rcu...) */
 /* BG_CK_CALLSITE on a tail jump: the callee returns for its caller. */
 #define BG_CK_TAIL (1ULL << 36)
+/*
+ * BG_CK_CALLSITE whose return cannot be probed (the kernel refuses a
+ * kprobe on a jump label or a BUG's ud2 right after the call): the frame
+ * is closed at the task's next event (BG_RF_NOEXIT), its duration an
+ * upper bound. Only for callees that call nothing traced.
+ */
+#define BG_CK_LAZY (1ULL << 37)
 #define BG_CK_INDEX(ck) ((__u32)(ck))
 /*
  * Argument registers the trampoline saves below its frame (BTF: one per

@@ -138,8 +138,20 @@ static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len)
 			ck |= BG_CK_TAIL;
 		} else {
 			l[1] = kprobe_at(ic->wexit, at + sites[i].size, ck);
+			/*
+			 * Refused after the call (a jump label or a BUG's ud2
+			 * there): the wrapped functions call nothing traced, so
+			 * the task's next event closes the frame (BG_CK_LAZY).
+			 */
+			if (!l[1]) {
+				if (ic->verbose > 1)
+					fprintf(ic->err, "bpfgraph: no probe after the call at "
+						"%s+0x%x (%s): its return is taken at the next "
+						"event\n", f->name, sites[i].off, strerror(errno));
+				ck |= BG_CK_LAZY;
+			}
 		}
-		l[0] = l[1] || sites[i].tail ? kprobe_at(ic->wentry, at, ck) : NULL;
+		l[0] = kprobe_at(ic->wentry, at, ck);
 		if (!l[0]) {
 			ic->st.cfailed++;
 			if (ic->verbose)
@@ -148,6 +160,8 @@ static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len)
 			bpf_link__destroy(l[1]);
 			continue;
 		}
+		if (ck & BG_CK_LAZY)
+			ic->st.clazy++;
 		if (l[1] && (err = linkvec__push(&ic->links, l[1]))) {
 			bpf_link__destroy(l[0]);
 			bpf_link__destroy(l[1]);
@@ -161,6 +175,24 @@ static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len)
 	}
 	ic->st.cprobed += placed;
 	return n;
+}
+
+int icall__probe_calls(struct icall *ic, const struct bg_func *f)
+{
+	size_t len = f->size ? f->size : 16;
+	double t0 = links__now();
+	int err;
+
+	if (!ic->kt)
+		return -ENOENT;
+	if (len > ICALL_MAX_CODE)
+		len = ICALL_MAX_CODE;
+	err = ktext__read(ic->kt, f->addr, ic->code, len);
+	if (err)
+		return err;
+	err = probe_wrapped(ic, f, len);
+	ic->st.attach_s += links__now() - t0;
+	return err;
 }
 
 int icall__probe(struct icall *ic, uint32_t idx, const struct bg_func *f)

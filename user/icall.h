@@ -28,6 +28,7 @@ struct icall_stats {
 	unsigned int cprobed; /* ... with kprobes on the call and after it */
 	unsigned int cunusable; /* tail jumps, prefixed calls: not probed */
 	unsigned int cfailed; /* ... the kernel refused */
+	unsigned int clazy; /* ... probed on the call only (BG_CK_LAZY) */
 	double attach_s, detach_s;
 };
 
@@ -54,6 +55,13 @@ int icall__wrap(struct icall *ic, struct bpf_program *entry, struct bpf_program 
  * functions; how many indirect sites or -errno.
  */
 int icall__probe(struct icall *ic, uint32_t idx, const struct bg_func *f);
+/*
+ * Only the calls to wrapped functions in f, a function that is not
+ * traced itself (no fentry site): function_graph shows what it calls in
+ * its place (ipv4_mtu's rcu_read_lock() under __ip_finish_output). How
+ * many calls or -errno.
+ */
+int icall__probe_calls(struct icall *ic, const struct bg_func *f);
 const struct icall_stats *icall__stats(const struct icall *ic);
 /* off: icall__probe places only the call-site probes of icall__wrap. */
 void icall__set_indirect(struct icall *ic, bool on);

@@ -14,11 +14,20 @@
  * helpers our programs call (ring buffer, task storage, time, irq_work
  * wake-ups). The locks those helpers take (_raw_spin_lock_irqsave...)
  * are not here: a call made inside one of our program runs is skipped
- * whole by the bg_busy guard, so their programs never nest. The kernel
- * refuses a few more by itself (btf_id_deny in kernel/bpf/verifier.c).
+ * whole by the busy guard (task_state.busy in bpf/graph.bpf.c), so their
+ * programs never nest. The kernel refuses a few more by itself
+ * (btf_id_deny in kernel/bpf/verifier.c).
+ *
+ * Not "bpf_*": the BPF hooks of other subsystems (bpf_skops_write_hdr_opt
+ * on every TCP transmit, bpf_sk_storage_*, the bpf(2) syscall's own
+ * functions for -G __sys_bpf) are shown by function_graph and are not on
+ * our path; only the helpers our programs call and the trampoline's and
+ * dispatcher's own functions are.
  */
 static const char *const deny_globs[] = {
-	"bpf_*", "__bpf_*", "*_bpf_prog_*", "bpf_trampoline_*",
+	"__bpf_*", "*_bpf_prog_*", "bpf_trampoline_*", "bpf_dispatcher_*",
+	"bpf_get_*", "bpf_ktime_*", "bpf_probe_read*", "bpf_map_*", "bpf_send_signal*",
+	"bpf_this_cpu_ptr", "bpf_per_cpu_ptr", "bpf_prog_start_time", "update_prog_stats",
 	"rcu_read_lock*", "rcu_read_unlock*",
 	"*ringbuf*", "irq_work_*", "arch_irq_work_raise", "*_irq_work_*",
 	"bpf_local_storage_*", "*task_storage*", "htab_*", "__htab_*",

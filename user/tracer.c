@@ -193,6 +193,18 @@ static int attach_live(struct live *l, const struct ksym *s, bool report,
 #define LIVE_CALLEES 512
 
 /*
+ * s has no fentry site: function_graph shows what it calls in its place,
+ * __rcu_read_lock at its call sites too (icall__probe_calls).
+ */
+static void probe_untraced_calls(struct icall *ic, const struct ksym *s)
+{
+	struct bg_func f = { .name = (char *)s->name, .addr = s->addr, .size = s->size };
+
+	if (ic)
+		icall__probe_calls(ic, &f);
+}
+
+/*
  * Attach the direct callees of s; through a callee that cannot be
  * attached (no fentry site; no BTF where kprobes are not available), one
  * level further, since function_graph shows its callees in its place.
@@ -205,6 +217,8 @@ static void attach_callees(struct live *l, const struct ksym *s, bool through)
 
 	for (int i = 0; i < n; i++) {
 		attach_live(l, callees[i], false, &why);
+		if (through && why == PS_NOT_TRACEABLE)
+			probe_untraced_calls(l->ic, callees[i]);
 		if (through && (why == PS_NO_BTF || why == PS_NOT_TRACEABLE))
 			attach_callees(l, callees[i], false);
 	}
@@ -221,8 +235,10 @@ static void on_caller(void *ctx, const struct ksym *s)
 	 * caller) is not shown by function_graph either, but its callees are,
 	 * in its place: attach them.
 	 */
-	if (idx < 0 && why == PS_NOT_TRACEABLE)
+	if (idx < 0 && why == PS_NOT_TRACEABLE) {
+		probe_untraced_calls(l->ic, s);
 		attach_callees(l, s, true);
+	}
 	if (idx < 0)
 		return;
 	/* Expanded here and now: no need to wait for its next call. */
@@ -254,6 +270,8 @@ static void on_target(void *ctx, uint64_t target, uint32_t func)
 			l->p->funcs.f[func].name, s->name);
 	if (idx >= 0)
 		l->p->funcs.f[idx].flags |= BG_FN_EXPANDED;
+	if (why == PS_NOT_TRACEABLE)
+		probe_untraced_calls(l->ic, s);
 	attach_callees(l, s, true);
 }
 
@@ -305,6 +323,10 @@ static void probe_indirect(struct live *l, const struct kernel_info *ki, bool in
 				l->p->funcs.f[i].name);
 	for (size_t i = 0; i < l->p->funcs.n; i++)
 		icall__probe(l->ic, (uint32_t)i, &l->p->funcs.f[i]);
+	/* The plan looked through these for callees: their calls show too. */
+	for (size_t i = 0; i < l->p->ncands; i++)
+		if (l->p->cands[i].skip == PS_NOT_TRACEABLE && !l->p->cands[i].notrace)
+			probe_untraced_calls(l->ic, l->p->cands[i].sym);
 }
 
 /* bg_self_lo/hi: what a BPF trampoline calls around our programs. */
@@ -416,6 +438,13 @@ static int open_render(struct output *out, const struct bg_opts *o, const struct
 		fprintf(stderr, "bpfgraph: cannot open '%s': %s\n", path, strerror(errno));
 		return -errno;
 	}
+	/*
+	 * A file is read afterwards: large writes (a system call costs much
+	 * under emulation). stdout keeps stdio's buffering, so a pipe or a
+	 * terminal sees lines as they come.
+	 */
+	if (path)
+		setvbuf(out->f, NULL, _IOFBF, 1 << 20);
 	ro.out = out->f;
 	out->render = render__new(&ro);
 	if (!out->render)
@@ -572,8 +601,9 @@ static void print_discovery(const struct live *l, const struct discover_stats *d
 				l->targets, l->targets_new, is->attach_s, is->detach_s);
 		if (is->csites)
 			fprintf(stderr, "bpfgraph: %u calls to functions no trampoline may hook: %u "
-				"probed, %u not probeable (prefixed calls), %u "
-				"refused\n", is->csites, is->cprobed, is->cunusable, is->cfailed);
+				"probed (%u with their return taken at the next event), %u not "
+				"probeable (prefixed calls), %u refused\n", is->csites,
+				is->cprobed, is->clazy, is->cunusable, is->cfailed);
 	}
 	if (!d || !d->checked)
 		return;

@@ -130,6 +130,13 @@ static void test_kcode_calls_to(void **state)
 static void test_deny_list(void **state)
 {
 	assert_non_null(plan__denied("bpf_ringbuf_reserve"));
+	assert_non_null(plan__denied("bpf_get_current_pid_tgid"));
+	assert_non_null(plan__denied("bpf_ktime_get_ns"));
+	assert_non_null(plan__denied("__bpf_prog_enter_recur"));
+	assert_non_null(plan__denied("bpf_trampoline_link_prog"));
+	/* Other subsystems' BPF hooks and the bpf(2) syscall: shown. */
+	assert_null(plan__denied("bpf_skops_write_hdr_opt.isra.0"));
+	assert_null(plan__denied("bpf_prog_load"));
 	assert_non_null(plan__denied("__rcu_read_lock"));
 	assert_null(plan__denied("_raw_spin_lock_irqsave"));
 	assert_non_null(plan__denied("migrate_disable"));
