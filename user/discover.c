@@ -18,6 +18,8 @@ struct discover {
 	const struct ksyms *ks;
 	struct task_stack *tasks;
 	size_t ntasks;
+	/* The task of the last entry: records come in runs of one task. */
+	struct task_stack *last;
 	const struct ksym **seen; /* callers already reported */
 	size_t nseen, capseen;
 	struct discover_stats st;
@@ -53,9 +55,12 @@ static struct task_stack *task_of(struct discover *d, uint32_t pid)
 	uint32_t key = pid ? pid : UINT32_MAX;
 	size_t i = (key * 2654435761u) & (TASKS_CAP - 1);
 
+	/* A slot holding key is key's, whatever happened to the table since. */
+	if (d->last && d->last->pid == key)
+		return d->last;
 	for (size_t n = 0; n < TASKS_CAP; n++, i = (i + 1) & (TASKS_CAP - 1)) {
 		if (d->tasks[i].pid == key)
-			return &d->tasks[i];
+			return d->last = &d->tasks[i];
 		if (!d->tasks[i].pid)
 			break;
 	}
@@ -69,7 +74,7 @@ static struct task_stack *task_of(struct discover *d, uint32_t pid)
 	d->tasks[i].pid = key;
 	memset(d->tasks[i].func, 0xff, sizeof(d->tasks[i].func));
 	d->ntasks++;
-	return &d->tasks[i];
+	return d->last = &d->tasks[i];
 }
 
 static int remember(struct discover *d, const struct ksym *s)

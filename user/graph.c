@@ -39,6 +39,9 @@ struct cpuq {
 	bool printed;
 	bool lost_open; /* tail is a Q_LOST still waiting for the next record */
 	uint64_t last_ts; /* ts of the last record fed */
+	/* graph__comm(last_pid), valid while comm_gen is the graph's */
+	const char *comm;
+	uint64_t comm_gen;
 	uint32_t enter_funcs[BG_MAX_DEPTH];
 };
 
@@ -58,6 +61,7 @@ struct graph {
 	struct comm_slot *comms;
 	unsigned int comm_bits; /* comms has 1 << comm_bits slots */
 	size_t comm_n;
+	uint64_t comm_gen; /* bumped by every comm_set(): cached comm pointers go stale */
 };
 
 /* --- per-CPU queues ------------------------------------------------------ */
@@ -83,7 +87,7 @@ static int q_grow(struct cpuq *q)
 	return 0;
 }
 
-static int q_push(struct graph *g, struct cpuq *q, const struct bg_rec *r)
+static inline int q_push(struct graph *g, struct cpuq *q, const struct bg_rec *r)
 {
 	int err;
 
@@ -230,6 +234,7 @@ static int comm_set(struct graph *g, uint32_t pid, const char *comm)
 	struct comm_slot *s = NULL;
 	int err;
 
+	g->comm_gen++;
 	if (g->comms) {
 		s = &g->comms[comm_find(g, pid)];
 		if (!s->used)
@@ -291,7 +296,10 @@ int graph__feed(struct graph *g, const struct bg_rec *rec)
 	default:
 		return -EINVAL;
 	}
-	q = cpu_get(g, rec->cpu);
+	/* cpu < ncpu <= BG_MAX_CPUS: cpu_get()'s checks hold. */
+	q = rec->cpu < g->ncpu ? g->cpu[rec->cpu] : NULL;
+	if (!q)
+		q = cpu_get(g, rec->cpu);
 	if (!q)
 		return -errno;
 	err = q_push(g, q, rec);
@@ -345,11 +353,19 @@ static void emit(struct graph *g, struct gev *ev)
 		g->o.sink.emit(g->o.sink.ctx, ev);
 }
 
+/* graph__comm(pid) for a line of q. */
+static const char *line_comm(const struct graph *g, struct cpuq *q, uint32_t pid)
+{
+	if (q->comm && q->last_pid == pid && q->comm_gen == g->comm_gen)
+		return q->comm;
+	return graph__comm(g, pid);
+}
+
 /* A line of cpu q, after the banner if the pid changed (verif_pid()). */
 static void emit_line(struct graph *g, struct cpuq *q, struct gev *ev)
 {
 	ev->cpu = q->cpu;
-	ev->comm = graph__comm(g, ev->pid);
+	ev->comm = line_comm(g, q, ev->pid);
 	if (q->printed && q->last_pid != ev->pid) {
 		struct gev b = {
 			.type = GEV_BANNER,
@@ -365,6 +381,8 @@ static void emit_line(struct graph *g, struct cpuq *q, struct gev *ev)
 	}
 	q->printed = true;
 	q->last_pid = ev->pid;
+	q->comm = ev->comm;
+	q->comm_gen = g->comm_gen;
 	emit(g, ev);
 }
 
@@ -448,12 +466,23 @@ static bool q_waits(const struct cpuq *q)
 	return type == BG_REC_ENTRY && q->n < 2;
 }
 
-/* The queue whose head comes next in the merged stream, or NULL. */
-static struct cpuq *pick(const struct graph *g, uint64_t upto, bool all)
+static bool before(const struct cpuq *a, const struct bg_rec *ah, const struct cpuq *b,
+		   const struct bg_rec *bh)
 {
-	const struct bg_rec *h, *bh = NULL;
+	return ah->ts < bh->ts || (ah->ts == bh->ts && a->cpu < b->cpu);
+}
+
+/*
+ * The queue whose head comes next in the merged stream, or NULL. *next:
+ * the queue after it (NULL if none), whose head bounds how far the best
+ * one may run on alone.
+ */
+static struct cpuq *pick(const struct graph *g, uint64_t upto, bool all, struct cpuq **next)
+{
+	const struct bg_rec *h, *bh = NULL, *nh = NULL;
 	struct cpuq *best = NULL;
 
+	*next = NULL;
 	for (uint32_t i = 0; i < g->nactive; i++) {
 		struct cpuq *q = g->cpu[g->active[i]];
 
@@ -462,9 +491,14 @@ static struct cpuq *pick(const struct graph *g, uint64_t upto, bool all)
 		h = q_at(q, 0);
 		if (!all && (h->ts >= upto || q_waits(q)))
 			continue;
-		if (!best || h->ts < bh->ts || (h->ts == bh->ts && q->cpu < best->cpu)) {
+		if (!best || before(q, h, best, bh)) {
+			*next = best;
+			nh = bh;
 			best = q;
 			bh = h;
+		} else if (!*next || before(q, h, *next, nh)) {
+			*next = q;
+			nh = h;
 		}
 	}
 	return best;
@@ -486,12 +520,34 @@ static void release_head(struct graph *g, struct cpuq *q)
 	}
 }
 
+/* q's head may go before next's (and the other queues', which come later). */
+static bool still_first(const struct cpuq *q, const struct cpuq *next, uint64_t upto, bool all)
+{
+	const struct bg_rec *h;
+
+	if (!q->n)
+		return false;
+	h = q_at(q, 0);
+	if (!all && (h->ts >= upto || q_waits(q)))
+		return false;
+	return !next || !next->n || before(q, h, next, q_at(next, 0));
+}
+
+/*
+ * Merging per record would scan every CPU's queue per line: the best queue
+ * runs on alone for as long as its head stays ahead of the runner-up's
+ * (with one CPU busy, the whole batch). Releasing a record of q changes no
+ * other queue.
+ */
 static void release(struct graph *g, uint64_t upto, bool all)
 {
-	struct cpuq *q;
+	struct cpuq *q, *next;
 
-	while ((q = pick(g, upto, all)))
-		release_head(g, q);
+	while ((q = pick(g, upto, all, &next))) {
+		do
+			release_head(g, q);
+		while (still_first(q, next, upto, all));
+	}
 }
 
 void graph__drain(struct graph *g, uint64_t upto)
@@ -501,9 +557,9 @@ void graph__drain(struct graph *g, uint64_t upto)
 
 static void release_excess(struct graph *g)
 {
-	struct cpuq *q;
+	struct cpuq *q, *next;
 
-	while (g->queued > GRAPH_MAX_QUEUED / 2 && (q = pick(g, 0, true)))
+	while (g->queued > GRAPH_MAX_QUEUED / 2 && (q = pick(g, 0, true, &next)))
 		release_head(g, q);
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "linebuf.h"
 #include "out_json.h"
 #include "out_text.h"
 
@@ -22,6 +23,11 @@ struct open_call {
 
 struct json_cpu {
 	uint32_t cpu;
+	/*
+	 * No d[] at or above top is used: closing what is open need not look
+	 * at all BG_MAX_DEPTH slots for every call.
+	 */
+	uint32_t top;
 	struct open_call d[BG_MAX_DEPTH];
 };
 
@@ -88,19 +94,40 @@ void out_calls__free(struct out_calls *t)
 	free(t);
 }
 
+static void put_str(struct linebuf *l, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s, *run;
+
+	linebuf__char(l, '"');
+	while (p && *p) {
+		/* Runs of plain characters go in one copy. */
+		for (run = p; *p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\'; p++)
+			;
+		linebuf__put(l, (const char *)run, (size_t)(p - run));
+		if (!*p)
+			break;
+		if (*p == '"' || *p == '\\') {
+			linebuf__char(l, '\\');
+			linebuf__char(l, (char)*p);
+		} else {
+			/* comm is bytes, not UTF-8: keep the JSON valid */
+			char u[6] = { '\\', 'u', '0', '0', hex[*p >> 4], hex[*p & 0xf] };
+
+			linebuf__put(l, u, sizeof(u));
+		}
+		p++;
+	}
+	linebuf__char(l, '"');
+}
+
 void out_json__put_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20 || *p >= 0x7f)
-			/* comm is bytes, not UTF-8: keep the JSON valid */
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
+	struct linebuf l;
+
+	linebuf__init(&l, f);
+	put_str(&l, s);
+	linebuf__flush(&l);
 }
 
 void out_json__put_us(FILE *f, uint64_t ns)
@@ -108,26 +135,45 @@ void out_json__put_us(FILE *f, uint64_t ns)
 	fprintf(f, "%" PRIu64 ".%03u", ns / 1000, (unsigned int)(ns % 1000));
 }
 
-bool out_json__fmt_ret(char *buf, size_t len, uint64_t ret, const struct bg_func *f)
+/* out_json__fmt_ret() into buf (24 bytes, no terminator); 0 for void. */
+static size_t fmt_ret(char *buf, uint64_t ret, const struct bg_func *f)
 {
 	unsigned int kind = f ? f->ret_kind : BG_RET_UNKNOWN;
 	unsigned int bytes = f && f->ret_size >= 1 && f->ret_size < 8 ? f->ret_size : 8;
+	char tmp[24], *end = tmp + sizeof(tmp), *p;
 	uint64_t sign;
+	int64_t v;
 
 	if (kind == BG_RET_VOID)
-		return false;
-	if (kind == BG_RET_UNKNOWN) {
-		snprintf(buf, len, "%" PRIu64, ret);
-		return true;
-	}
-	if (bytes < 8)
+		return 0;
+	if (kind != BG_RET_UNKNOWN && bytes < 8)
 		ret &= (1ULL << (bytes * 8)) - 1;
 	if (kind != BG_RET_SIGNED) {
-		snprintf(buf, len, "%" PRIu64, ret);
-		return true;
+		p = linebuf__digits(end, ret);
+	} else {
+		sign = 1ULL << (bytes * 8 - 1);
+		v = (int64_t)((ret ^ sign) - sign);
+		p = linebuf__digits(end, v < 0 ? -(uint64_t)v : (uint64_t)v);
+		if (v < 0)
+			*--p = '-';
 	}
-	sign = 1ULL << (bytes * 8 - 1);
-	snprintf(buf, len, "%" PRId64, (int64_t)((ret ^ sign) - sign));
+	memcpy(buf, p, (size_t)(end - p));
+	return (size_t)(end - p);
+}
+
+bool out_json__fmt_ret(char *buf, size_t len, uint64_t ret, const struct bg_func *f)
+{
+	char tmp[24];
+	size_t n = fmt_ret(tmp, ret, f);
+
+	if (!n)
+		return false;
+	if (len) {
+		if (n >= len)
+			n = len - 1;
+		memcpy(buf, tmp, n);
+		buf[n] = '\0';
+	}
 	return true;
 }
 
@@ -136,60 +182,75 @@ static const struct bg_func *func_of(const struct out_json *w, uint32_t func)
 	return w->o.funcs && func < w->o.funcs->n ? &w->o.funcs->f[func] : NULL;
 }
 
-static void put_name(FILE *f, const struct bg_func *fn, uint32_t func)
+static void put_name(struct linebuf *l, const struct bg_func *fn, uint32_t func)
 {
 	char buf[32];
 
-	fputs("{\"name\":", f);
+	linebuf__put(l, "{\"name\":", 8);
 	if (fn) {
-		out_json__put_str(f, fn->name);
+		put_str(l, fn->name);
 	} else {
 		snprintf(buf, sizeof(buf), "func#%u", func);
-		out_json__put_str(f, buf);
+		put_str(l, buf);
 	}
-	fputs(",\"module\":", f);
+	linebuf__put(l, ",\"module\":", 10);
 	if (fn && fn->module)
-		out_json__put_str(f, fn->module);
+		put_str(l, fn->module);
 	else
-		fputs("null", f);
+		linebuf__put(l, "null", 4);
 }
 
 /* ret, ret_type, retval; all null for void functions and open calls. */
-static void put_ret(const struct out_json *w, const struct bg_func *fn, const uint64_t *ret)
+static void put_ret(const struct out_json *w, struct linebuf *l, const struct bg_func *fn,
+		    const uint64_t *ret)
 {
-	FILE *f = w->o.out;
-	char num[32], txt[32];
+	char num[24], txt[32];
+	size_t n;
 
-	if (!ret || !out_json__fmt_ret(num, sizeof(num), *ret, fn)) {
-		fputs(",\"ret\":null,\"ret_type\":null,\"retval\":null", f);
+	if (!ret || !(n = fmt_ret(num, *ret, fn))) {
+		linebuf__str(l, ",\"ret\":null,\"ret_type\":null,\"retval\":null");
 		return;
 	}
 	out_text__fmt_retval(txt, sizeof(txt), *ret, fn, w->o.hex);
-	fprintf(f, ",\"ret\":%s,\"ret_type\":", num);
+	linebuf__put(l, ",\"ret\":", 7);
+	linebuf__put(l, num, n);
+	linebuf__put(l, ",\"ret_type\":", 12);
 	if (fn && fn->ret_type)
-		out_json__put_str(f, fn->ret_type);
+		put_str(l, fn->ret_type);
 	else
-		fputs("null", f);
-	fprintf(f, ",\"retval\":\"%s\"", txt);
+		linebuf__put(l, "null", 4);
+	linebuf__put(l, ",\"retval\":\"", 11);
+	linebuf__str(l, txt);
+	linebuf__char(l, '"');
 }
 
 static void put_call(void *ctx, const struct out_call *c)
 {
 	const struct out_json *w = ctx;
 	const struct bg_func *fn = func_of(w, c->func);
-	FILE *f = w->o.out;
+	struct linebuf l;
 
-	put_name(f, fn, c->func);
-	fprintf(f, ",\"depth\":%u,\"cpu\":%u,\"pid\":%u,\"comm\":", c->depth, c->cpu, c->pid);
-	out_json__put_str(f, c->comm ? c->comm : "<...>");
-	fprintf(f, ",\"ts\":%" PRIu64 ",\"dur\":", c->ts);
+	linebuf__init(&l, w->o.out);
+	put_name(&l, fn, c->func);
+	linebuf__put(&l, ",\"depth\":", 9);
+	linebuf__u64(&l, c->depth, 0, 0);
+	linebuf__put(&l, ",\"cpu\":", 7);
+	linebuf__u64(&l, c->cpu, 0, 0);
+	linebuf__put(&l, ",\"pid\":", 7);
+	linebuf__u64(&l, c->pid, 0, 0);
+	linebuf__put(&l, ",\"comm\":", 8);
+	put_str(&l, c->comm ? c->comm : "<...>");
+	linebuf__put(&l, ",\"ts\":", 6);
+	linebuf__u64(&l, c->ts, 0, 0);
+	linebuf__put(&l, ",\"dur\":", 7);
 	if (c->dur)
-		fprintf(f, "%" PRIu64, *c->dur);
+		linebuf__u64(&l, *c->dur, 0, 0);
 	else
-		fputs("null", f);
-	put_ret(w, fn, c->ret);
-	fprintf(f, ",\"orphan\":%s,\"unfinished\":%s}\n", c->orphan ? "true" : "false",
-		c->unfinished ? "true" : "false");
+		linebuf__put(&l, "null", 4);
+	put_ret(w, &l, fn, c->ret);
+	linebuf__str(&l, c->orphan ? ",\"orphan\":true" : ",\"orphan\":false");
+	linebuf__str(&l, c->unfinished ? ",\"unfinished\":true}\n" : ",\"unfinished\":false}\n");
+	linebuf__flush(&l);
 }
 
 static struct json_cpu *cpu_get(struct out_calls *w, uint32_t cpu)
@@ -226,18 +287,22 @@ static void put_open(const struct out_calls *w, const struct json_cpu *jc, uint3
 /* Entries at depth >= from whose exit can no longer come, shallow first. */
 static void close_open(const struct out_calls *w, struct json_cpu *jc, uint32_t from)
 {
-	for (uint32_t d = from; d < BG_MAX_DEPTH; d++) {
+	for (uint32_t d = from; d < jc->top; d++) {
 		if (!jc->d[d].used)
 			continue;
 		put_open(w, jc, d);
 		jc->d[d].used = false;
 	}
+	if (from < jc->top)
+		jc->top = from;
 }
 
 static void on_enter(struct out_calls *w, const struct gev *ev)
 {
 	struct json_cpu *jc = cpu_get(w, ev->cpu);
 	struct open_call *o;
+	const char *comm;
+	size_t len;
 
 	if (!jc || ev->depth >= BG_MAX_DEPTH)
 		return;
@@ -247,7 +312,12 @@ static void on_enter(struct out_calls *w, const struct gev *ev)
 	o->func = ev->func;
 	o->pid = ev->pid;
 	o->ts = ev->ts;
-	snprintf(o->comm, sizeof(o->comm), "%s", ev->comm ? ev->comm : "<...>");
+	if (ev->depth >= jc->top)
+		jc->top = ev->depth + 1;
+	comm = ev->comm ? ev->comm : "<...>";
+	len = strnlen(comm, sizeof(o->comm) - 1);
+	memcpy(o->comm, comm, len);
+	o->comm[len] = '\0';
 }
 
 static void on_end(struct out_calls *w, const struct gev *ev)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "linebuf.h"
 #include "out_text.h"
 
 #define NSEC_PER_SEC UINT64_C(1000000000)
@@ -26,12 +27,6 @@ struct out_text {
 static bool has(const struct out_text *w, uint32_t flag)
 {
 	return w->o.flags & flag;
-}
-
-static void put_spaces(FILE *f, int n)
-{
-	while (n-- > 0)
-		fputc(' ', f);
 }
 
 /* max_bytes_for_cpu: digits of the highest possible cpu number (§4.2). */
@@ -116,33 +111,76 @@ static char overhead_mark(uint64_t ns)
 	return ' ';
 }
 
-void out_text__fmt_duration(char *buf, size_t len, uint64_t ns, bool overhead)
+/*
+ * The duration field into buf (26 bytes at most: a 17-digit integer part
+ * leaves no room for decimals); returns its length.
+ */
+static size_t fmt_duration(char *buf, uint64_t ns, bool overhead)
 {
-	char val[32], rem[8];
-	int n;
+	char tmp[24], *p = linebuf__digits(tmp + sizeof(tmp), ns / 1000), *o = buf;
+	int n = (int)(tmp + sizeof(tmp) - p);
 
-	n = snprintf(val, sizeof(val), "%" PRIu64, ns / 1000);
+	*o++ = overhead ? overhead_mark(ns) : ' ';
+	*o++ = ' ';
+	memcpy(o, p, (size_t)n);
+	o += n;
 	/* At most 7 digits in all: the decimals give way to the integer part. */
 	if (n < 7) {
-		snprintf(rem, sizeof(rem), "%03" PRIu64, ns % 1000);
-		rem[n <= 4 ? 3 : 7 - n] = '\0';
-		n += snprintf(val + n, sizeof(val) - n, ".%s", rem);
+		unsigned int rem = (unsigned int)(ns % 1000);
+		int keep = n <= 4 ? 3 : 7 - n;
+
+		*o++ = '.';
+		*o++ = (char)('0' + rem / 100);
+		if (keep > 1)
+			*o++ = (char)('0' + rem / 10 % 10);
+		if (keep > 2)
+			*o++ = (char)('0' + rem % 10);
+		n += 1 + keep;
 	}
-	snprintf(buf, len, "%c %s us %*s|  ", overhead ? overhead_mark(ns) : ' ', val,
-		 n < 8 ? 8 - n : 0, "");
+	memcpy(o, " us ", 4);
+	o += 4;
+	for (; n < 8; n++)
+		*o++ = ' ';
+	memcpy(o, "|  ", 3);
+	return (size_t)(o + 3 - buf);
+}
+
+/* snprintf()'s contract for the public formatters: cut, always terminated. */
+static void copy_out(char *buf, size_t len, const char *s, size_t n)
+{
+	if (!len)
+		return;
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+}
+
+void out_text__fmt_duration(char *buf, size_t len, uint64_t ns, bool overhead)
+{
+	char tmp[32];
+
+	copy_out(buf, len, tmp, fmt_duration(tmp, ns, overhead));
 }
 
 /* print_graph_proc(): "comm-pid" centred in 14 columns, extra space right. */
-static void put_proc(FILE *f, const char *comm, uint32_t pid)
+static void put_proc(struct linebuf *l, const char *comm, uint32_t pid)
 {
-	char s[PROC_COMM_LEN + 16];
+	char s[16], *end = s + sizeof(s), *p;
+	size_t clen = strnlen(comm, PROC_COMM_LEN);
+	int32_t spid = (int32_t)pid; /* the kernel prints it with %d */
 	int len, pad;
 
-	len = snprintf(s, sizeof(s), "%.*s-%d", PROC_COMM_LEN, comm, (int)pid);
+	p = linebuf__digits(end, spid < 0 ? -(uint64_t)(int64_t)spid : (uint64_t)spid);
+	if (spid < 0)
+		*--p = '-';
+	*--p = '-';
+	len = (int)(clen + (size_t)(end - p));
 	pad = len < PROC_WIDTH ? PROC_WIDTH - len : 0;
-	put_spaces(f, pad / 2);
-	fputs(s, f);
-	put_spaces(f, pad - pad / 2);
+	linebuf__spaces(l, pad / 2);
+	linebuf__put(l, comm, clen);
+	linebuf__put(l, p, (size_t)(end - p));
+	linebuf__spaces(l, pad - pad / 2);
 }
 
 static const char *comm_of(const struct out_text *w, const char *comm, uint32_t pid)
@@ -154,43 +192,45 @@ static const char *comm_of(const struct out_text *w, const char *comm, uint32_t 
 	return pid ? "<...>" : "<idle>";
 }
 
-static void put_cpu(const struct out_text *w, uint32_t cpu)
+static void put_cpu(const struct out_text *w, struct linebuf *l, uint32_t cpu)
 {
-	fprintf(w->o.out, " %*u) ", w->cpu_width, cpu);
+	linebuf__put(l, " ", 1);
+	linebuf__u64(l, cpu, w->cpu_width, ' ');
+	linebuf__put(l, ") ", 2);
 }
 
 /* print_graph_prologue() without the pid check, which the builder did. */
-static void put_prefix(const struct out_text *w, const struct gev *ev)
+static void put_prefix(const struct out_text *w, struct linebuf *l, const struct gev *ev)
 {
-	FILE *f = w->o.out;
-
 	if (!has(w, BG_O_CONTEXT_INFO))
 		return;
-	if (has(w, BG_O_ABSTIME))
-		fprintf(f, "%5" PRIu64 ".%06" PRIu64 " |  ", ev->ts / NSEC_PER_SEC,
-			ev->ts % NSEC_PER_SEC / 1000);
+	if (has(w, BG_O_ABSTIME)) {
+		linebuf__u64(l, ev->ts / NSEC_PER_SEC, 5, ' ');
+		linebuf__put(l, ".", 1);
+		linebuf__u64(l, ev->ts % NSEC_PER_SEC / 1000, 6, '0');
+		linebuf__put(l, " |  ", 4);
+	}
 	if (has(w, BG_O_CPU))
-		put_cpu(w, ev->cpu);
+		put_cpu(w, l, ev->cpu);
 	if (has(w, BG_O_PROC)) {
-		put_proc(f, comm_of(w, ev->comm, ev->pid), ev->pid);
-		fputs(" | ", f);
+		put_proc(l, comm_of(w, ev->comm, ev->pid), ev->pid);
+		linebuf__put(l, " | ", 3);
 	}
 }
 
 /* Duration column (FLAGS_FILL_FULL for an entry), then the indentation. */
-static void put_duration_indent(const struct out_text *w, const struct gev *ev)
+static void put_duration_indent(const struct out_text *w, struct linebuf *l,
+				const struct gev *ev)
 {
-	char buf[64];
+	char buf[32];
 
 	if (has(w, BG_O_DURATION) && has(w, BG_O_CONTEXT_INFO)) {
-		if (ev->type == GEV_ENTER) {
-			fputs("              |  ", w->o.out);
-		} else {
-			out_text__fmt_duration(buf, sizeof(buf), ev->dur, has(w, BG_O_OVERHEAD));
-			fputs(buf, w->o.out);
-		}
+		if (ev->type == GEV_ENTER)
+			linebuf__put(l, "              |  ", 17);
+		else
+			linebuf__put(l, buf, fmt_duration(buf, ev->dur, has(w, BG_O_OVERHEAD)));
 	}
-	put_spaces(w->o.out, (int)ev->depth * 2);
+	linebuf__spaces(l, (int)ev->depth * 2);
 }
 
 /* --- return values (§6) -------------------------------------------------- */
@@ -221,27 +261,47 @@ static int64_t signed_view(uint64_t v, unsigned int kind, unsigned int bytes)
 	return (int64_t)v;
 }
 
-bool out_text__fmt_retval(char *buf, size_t len, uint64_t ret, const struct bg_func *f,
-			  bool hex)
+/*
+ * The return value as function_graph prints it into buf (at least 24
+ * bytes, no terminator); 0 for a void function, which prints none.
+ */
+static size_t fmt_retval(char *buf, uint64_t ret, const struct bg_func *f, bool hex)
 {
+	static const char xdigits[] = "0123456789abcdef";
 	unsigned int kind = f ? f->ret_kind : BG_RET_UNKNOWN;
 	unsigned int bytes = 8;
+	char tmp[24], *end = tmp + sizeof(tmp), *p = end;
 	int64_t s;
 
-	if (kind == BG_RET_VOID) {
-		if (len)
-			buf[0] = '\0';
-		return false;
-	}
+	if (kind == BG_RET_VOID)
+		return 0;
 	if (kind != BG_RET_UNKNOWN && f->ret_size >= 1 && f->ret_size < 8)
 		bytes = f->ret_size;
 	ret = low_bits(ret, bytes);
 	s = signed_view(ret, kind, bytes);
-	if (ret && !hex && s < 0 && s >= -MAX_ERRNO)
-		snprintf(buf, len, "%" PRId64, s);
-	else
-		snprintf(buf, len, "0x%" PRIx64, ret);
-	return true;
+	if (ret && !hex && s < 0 && s >= -MAX_ERRNO) {
+		p = linebuf__digits(end, (uint64_t)-s);
+		*--p = '-';
+	} else {
+		do {
+			*--p = xdigits[ret & 0xf];
+			ret >>= 4;
+		} while (ret);
+		*--p = 'x';
+		*--p = '0';
+	}
+	memcpy(buf, p, (size_t)(end - p));
+	return (size_t)(end - p);
+}
+
+bool out_text__fmt_retval(char *buf, size_t len, uint64_t ret, const struct bg_func *f,
+			  bool hex)
+{
+	char tmp[24];
+	size_t n = fmt_retval(tmp, ret, f, hex);
+
+	copy_out(buf, len, tmp, n);
+	return n;
 }
 
 /* --- lines (§5, §7.2, §2.3) ---------------------------------------------- */
@@ -267,68 +327,80 @@ static const char *name_of(struct out_text *w, uint32_t func)
 	return w->name_buf;
 }
 
-/* The formatted return value, or NULL when none is printed. */
-static const char *retval_of(const struct out_text *w, const struct gev *ev, char *buf,
-			     size_t len)
+/* The formatted return value into buf (24 bytes); 0 when none is printed. */
+static size_t retval_of(const struct out_text *w, const struct gev *ev, char *buf)
 {
 	if (w->o.dialect < BG_DIALECT_6_5 || !has(w, BG_O_RETVAL) || ev->noret)
-		return NULL;
-	if (!out_text__fmt_retval(buf, len, ev->ret, func_of(w, ev->func),
-				  has(w, BG_O_RETVAL_HEX)))
-		return NULL;
-	return buf;
+		return 0;
+	return fmt_retval(buf, ev->ret, func_of(w, ev->func), has(w, BG_O_RETVAL_HEX));
 }
 
-static void put_leaf(struct out_text *w, const struct gev *ev)
+/* "= VAL * /" or "ret=VAL * /" and the end of the line. */
+static void put_retval(const struct out_text *w, struct linebuf *l, const char *rv, size_t n)
 {
-	const char *name = name_of(w, ev->func);
-	char buf[32];
-	const char *rv = retval_of(w, ev, buf, sizeof(buf));
-
-	if (!rv)
-		fprintf(w->o.out, "%s();\n", name);
-	else if (w->o.dialect >= BG_DIALECT_6_13)
-		fprintf(w->o.out, "%s(); /* ret=%s */\n", name, rv);
+	if (w->o.dialect >= BG_DIALECT_6_13)
+		linebuf__put(l, "ret=", 4);
 	else
-		fprintf(w->o.out, "%s(); /* = %s */\n", name, rv);
+		linebuf__put(l, "= ", 2);
+	linebuf__put(l, rv, n);
+	linebuf__put(l, " */\n", 4);
+}
+
+static void put_leaf(struct out_text *w, struct linebuf *l, const struct gev *ev)
+{
+	char rv[24];
+	size_t n = retval_of(w, ev, rv);
+
+	linebuf__str(l, name_of(w, ev->func));
+	if (!n) {
+		linebuf__put(l, "();\n", 4);
+		return;
+	}
+	linebuf__put(l, "(); /* ", 7);
+	put_retval(w, l, rv, n);
 }
 
 /* With a return value printed, every closing line names its function. */
-static void put_exit(struct out_text *w, const struct gev *ev)
+static void put_exit(struct out_text *w, struct linebuf *l, const struct gev *ev)
 {
-	const char *name = name_of(w, ev->func);
-	char buf[32];
-	const char *rv = retval_of(w, ev, buf, sizeof(buf));
+	char rv[24];
+	size_t n = retval_of(w, ev, rv);
 
-	if (rv && w->o.dialect >= BG_DIALECT_6_13)
-		fprintf(w->o.out, "} /* %s ret=%s */\n", name, rv);
-	else if (rv)
-		fprintf(w->o.out, "} /* %s = %s */\n", name, rv);
-	else if (ev->tail || has(w, BG_O_TAIL))
-		fprintf(w->o.out, "} /* %s */\n", name);
-	else
-		fputs("}\n", w->o.out);
+	if (!n && !ev->tail && !has(w, BG_O_TAIL)) {
+		linebuf__put(l, "}\n", 2);
+		return;
+	}
+	linebuf__put(l, "} /* ", 5);
+	linebuf__str(l, name_of(w, ev->func));
+	if (n) {
+		linebuf__put(l, " ", 1);
+		put_retval(w, l, rv, n);
+	} else {
+		linebuf__put(l, " */\n", 4);
+	}
 }
 
 /* verif_pid(): printed whatever the context-info and cpu options say. */
-static void put_banner(const struct out_text *w, const struct gev *ev)
+static void put_banner(const struct out_text *w, struct linebuf *l, const struct gev *ev)
 {
 	static const char rule[] = " ------------------------------------------\n";
-	FILE *f = w->o.out;
 
-	fputs(rule, f);
-	put_cpu(w, ev->cpu);
-	put_proc(f, comm_of(w, ev->prev_comm, ev->prev_pid), ev->prev_pid);
-	fputs(" => ", f);
-	put_proc(f, comm_of(w, ev->comm, ev->pid), ev->pid);
-	fputc('\n', f);
-	fputs(rule, f);
-	fputc('\n', f);
+	linebuf__put(l, rule, sizeof(rule) - 1);
+	put_cpu(w, l, ev->cpu);
+	put_proc(l, comm_of(w, ev->prev_comm, ev->prev_pid), ev->prev_pid);
+	linebuf__put(l, " => ", 4);
+	put_proc(l, comm_of(w, ev->comm, ev->pid), ev->pid);
+	linebuf__put(l, "\n", 1);
+	linebuf__put(l, rule, sizeof(rule) - 1);
+	linebuf__put(l, "\n", 1);
 }
 
 void out_text__emit(void *ctx, const struct gev *ev)
 {
 	struct out_text *w = ctx;
+	struct linebuf l;
+
+	linebuf__init(&l, w->o.out);
 
 	switch (ev->type) {
 	case GEV_LOST:
@@ -338,21 +410,26 @@ void out_text__emit(void *ctx, const struct gev *ev)
 			fprintf(w->o.out, "CPU:%u [LOST EVENTS]\n", ev->cpu);
 		return;
 	case GEV_BANNER:
-		put_banner(w, ev);
-		return;
+		put_banner(w, &l, ev);
+		break;
 	case GEV_ENTER:
+		put_prefix(w, &l, ev);
+		put_duration_indent(w, &l, ev);
+		linebuf__str(&l, name_of(w, ev->func));
+		linebuf__put(&l, "() {\n", 5);
+		break;
 	case GEV_LEAF:
+		put_prefix(w, &l, ev);
+		put_duration_indent(w, &l, ev);
+		put_leaf(w, &l, ev);
+		break;
 	case GEV_EXIT:
+		put_prefix(w, &l, ev);
+		put_duration_indent(w, &l, ev);
+		put_exit(w, &l, ev);
 		break;
 	default:
 		return;
 	}
-	put_prefix(w, ev);
-	put_duration_indent(w, ev);
-	if (ev->type == GEV_ENTER)
-		fprintf(w->o.out, "%s() {\n", name_of(w, ev->func));
-	else if (ev->type == GEV_LEAF)
-		put_leaf(w, ev);
-	else
-		put_exit(w, ev);
+	linebuf__flush(&l);
 }

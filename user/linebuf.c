@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include "linebuf.h"
+
+#define NSPACES 64
+
+void linebuf__flush(struct linebuf *l)
+{
+	if (l->n)
+		fwrite(l->b, 1, l->n, l->f);
+	l->n = 0;
+}
+
+void linebuf__put_long(struct linebuf *l, const char *s, size_t len)
+{
+	linebuf__flush(l);
+	if (len > sizeof(l->b)) {
+		fwrite(s, 1, len, l->f);
+		return;
+	}
+	memcpy(l->b, s, len);
+	l->n = len;
+}
+
+void linebuf__spaces(struct linebuf *l, int n)
+{
+	static const char spaces[NSPACES + 1] =
+		"                                                                ";
+
+	for (; n > 0; n -= NSPACES)
+		linebuf__put(l, spaces, n < NSPACES ? (size_t)n : NSPACES);
+}
