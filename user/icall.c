@@ -222,8 +222,10 @@ int icall__probe(struct icall *ic, uint32_t idx, const struct bg_func *f)
 	if (n < 0)
 		return n;
 	err = probe_wrapped(ic, f, len);
-	if (err < 0 || ic->no_indirect)
+	if (err < 0 || ic->no_indirect) {
+		ic->st.attach_s += links__now() - t0;
 		return err < 0 ? err : 0;
+	}
 	ic->st.funcs++;
 	ic->st.sites += n;
 	for (int i = 0; i < n && i < ICALL_MAX_SITES; i++) {

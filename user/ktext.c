@@ -284,17 +284,14 @@ int kcode__indirect(const uint8_t *code, size_t len, uint64_t addr,
 	size_t left = len, n = 0;
 	csh h;
 	cs_insn *in[2], *cur, *prev = NULL;
-	int k = 0;
+	int k = 0, err = decoder_open(&h, &in[0]);
 
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
-		return -EINVAL;
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-	in[0] = cs_malloc(h);
+	if (err)
+		return err;
+	/* Two buffers: the instruction before an indirect call is looked at too. */
 	in[1] = cs_malloc(h);
-	if (!in[0] || !in[1]) {
-		if (in[0])
-			cs_free(in[0], 1);
-		cs_close(&h);
+	if (!in[1]) {
+		decoder_close(&h, in[0]);
 		return -ENOMEM;
 	}
 	while (left) {
@@ -330,9 +327,8 @@ next:
 		prev = cur;
 		k ^= 1;
 	}
-	cs_free(in[0], 1);
 	cs_free(in[1], 1);
-	cs_close(&h);
+	decoder_close(&h, in[0]);
 	return n > INT32_MAX ? -E2BIG : (int)n;
 }
 

@@ -20,6 +20,7 @@
 #                    but livelocks on live text patching) or kvm (only
 #                    where KVM really works)
 #   BG_VM_MEM        guest memory in MiB (2048); BG_VM_SMP cpus (2)
+#   BG_VM_APPEND     more kernel command line (e.g. tsc=reliable)
 #   BG_VM_MODULES    modules to load, relative to kernel/ (fs/binfmt_misc.ko)
 #   BG_VM_QUIET=1    do not echo guest progress lines
 #
@@ -228,7 +229,7 @@ start_qemu() {
 	qemu-system-x86_64 $accel -nodefaults -display none -no-reboot \
 		-m "${BG_VM_MEM:-2048}" -smp "${BG_VM_SMP:-2}" \
 		-kernel "$vmlinuz" -initrd "$vmdir/$label.initramfs.cpio" \
-		-append "console=ttyS0 quiet panic=-1 oops=panic" \
+		-append "console=ttyS0 quiet panic=-1 oops=panic ${BG_VM_APPEND:-}" \
 		-serial "file:$console" -serial "file:$channel" -serial "file:$heartbeat" \
 		-monitor "pipe:$mon" \
 		</dev/null >"$vmdir/$label.qemu.log" 2>&1 &
