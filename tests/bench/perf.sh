@@ -22,6 +22,12 @@ res() { echo "$*" >>"$R"; }
 
 # BENCH_SKIP="STEP...": steps left out (unrel-bg: bpfgraph on tcp_sendmsg).
 skipped() { case " ${BENCH_SKIP:-} " in *" $1 "*) return 0 ;; esac; return 1; }
+# BENCH_ONLY="STEP...": only these of getpid openat unrel tp ss (default all).
+wanted() {
+	[ -z "${BENCH_ONLY:-}" ] && return 0
+	case " $BENCH_ONLY " in *" $1 "*) return 0 ;; esac
+	return 1
+}
 
 # A key=value field of a line: kv LINE KEY
 kv() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1; }
@@ -91,6 +97,7 @@ in_subtree() { # CASE FUNC OP N
 	res "sub $c fg $(sed -n 's/.* ns=\([0-9]*\).*/\1/p' "$c.fg") $(count_calls "$c.fg.txt")"
 	res "sub $c bg $(sed -n 's/.* ns=\([0-9]*\) self_ticks=[0-9-]* parent_ticks=\([0-9-]*\)/\1 \2/p' "$c.bg") $(count_calls "$c.bg.txt") $(summary "$c.bg.err")"
 	res "sub $c floor $(sed -n 's/.* ns=\([0-9]*\).*/\1/p' "$c.floor") $(wc -l <"$c.names")"
+	res "sub $c bgfds $(sed -n 's/.* parent_fds=\([0-9-]*\)\/\([0-9-]*\) .*/\1 \2/p' "$c.bg")"
 	# Keep the head of the traces only: they cross a serial line.
 	for x in fg bg; do
 		head -n 200 "$c.$x.txt" >"$c.$x.head"
@@ -227,23 +234,26 @@ throughput() { # OP RATE...
 # Functions of the kernel's own function_graph vs bpfgraph for the same
 # subtree: how many hooks each enables.
 res "kernel $(uname -r) cpus $(nproc) short $BENCH_SHORT"
+# bpf_ktime_get_ns() reads the clocksource; function_graph reads
+# sched_clock (the TSC) whatever it is.
+res "clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
 res "fg_functions $(wc -l <$T/available_filter_functions)"
 
 if [ "$BENCH_SHORT" = 1 ]; then
-	in_subtree getpid __do_sys_getpid getpid 5000
-	in_subtree openat do_sys_openat2 openmiss 300
-	unrelated 5000 500
-	throughput getpid 2000 20000 0
-	startstop small 'ext4_mb_*'
-	startstop medium 'ext4_[a-f]*'
+	wanted getpid && in_subtree getpid __do_sys_getpid getpid 5000
+	wanted openat && in_subtree openat do_sys_openat2 openmiss 300
+	wanted unrel && unrelated 5000 500
+	wanted tp && throughput getpid 2000 20000 0
+	wanted ss && startstop small 'ext4_mb_*'
+	wanted ss && startstop medium 'ext4_[a-f]*'
 else
-	in_subtree getpid __do_sys_getpid getpid 20000
-	in_subtree openat do_sys_openat2 openmiss 1000
-	unrelated 20000 2000
-	throughput getpid 1000 5000 20000 50000 0
-	throughput openmiss 1000 0
-	startstop small 'ext4_mb_*'
-	startstop medium 'ext4_[a-f]*'
-	startstop large 'ext4_*' 'crypto_*'
+	wanted getpid && in_subtree getpid __do_sys_getpid getpid 20000
+	wanted openat && in_subtree openat do_sys_openat2 openmiss 1000
+	wanted unrel && unrelated 20000 2000
+	wanted tp && throughput getpid 1000 5000 20000 50000 0
+	wanted tp && throughput openmiss 1000 0
+	wanted ss && startstop small 'ext4_mb_*'
+	wanted ss && startstop medium 'ext4_[a-f]*'
+	wanted ss && startstop large 'ext4_*' 'crypto_*'
 fi
 progress "done"

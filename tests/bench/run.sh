@@ -6,7 +6,9 @@
 # (tests/vm/run.sh) with tests/bench/perf.sh as the scenario and prints
 # the table (tests/bench/perf.check). --short: smaller counts, no
 # 1000-function set (about 10 minutes).
-# Environment: OUTPUT, BENCH_SKIP="unrel-bg" (steps to leave out), BENCH_STRICT=1 (exit 1 when a target is missed),
+# Environment: OUTPUT, BENCH_SKIP="unrel-bg" (steps to leave out),
+# BENCH_ONLY="getpid openat unrel tp ss" (steps to run; default all),
+# BENCH_STRICT=1 (exit 1 when a target is missed),
 # and tests/vm/run.sh's BG_VM_* variables.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,7 +34,7 @@ scen=$b/$name.sh
 tar -C "$b" -czf "$b/payload.tgz" bwl ldlink
 {
 	sed -n '1,/^# bench-timeout/p' "$here/perf.sh"
-	echo "BENCH_SHORT=$short BENCH_SKIP='${BENCH_SKIP:-}'"
+	echo "BENCH_SHORT=$short BENCH_SKIP='${BENCH_SKIP:-}' BENCH_ONLY='${BENCH_ONLY:-}'"
 	echo 'mkdir -p /tmp/bb && base64 -d <<"BENCH_PAYLOAD" | gunzip | tar -x -f - -C /tmp/bb'
 	base64 "$b/payload.tgz"
 	echo 'BENCH_PAYLOAD'
