@@ -5,9 +5,11 @@
  * links: what any fentry tool pays at least, to compare bpfgraph's
  * attach and detach rates with.
  *
- *   ldlink [-m entry|both] [-o FILE] NAMES-FILE [-- CMD [ARG]...]
+ *   ldlink [-m entry|both] [-p WORK] [-o FILE] NAMES-FILE [-- CMD [ARG]...]
  *     entry  one fentry program and link per function (default)
  *     both   fexit then fentry per function, as bpfgraph does
+ *     WORK   what each program does (ldlink.bpf.c): none (default), ktime,
+ *            storage, ring or all
  *     CMD    run while attached: the cost of bare trampolines and empty
  *            programs on the same functions, the floor of any fentry tool
  * Writes one line of key=value timings (seconds): loads, first and
@@ -112,7 +114,7 @@ static int run_cmd(char **argv)
 
 int main(int argc, char **argv)
 {
-	const char *mode = "entry", *outpath = NULL;
+	const char *mode = "entry", *outpath = NULL, *work = "none";
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
 	struct timing tm = {};
 	struct ldlink_bpf *skel;
@@ -124,9 +126,11 @@ int main(int argc, char **argv)
 	double t0;
 	FILE *out;
 
-	while ((opt = getopt(argc, argv, "+m:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "+m:o:p:")) != -1) {
 		if (opt == 'm')
 			mode = optarg;
+		else if (opt == 'p')
+			work = optarg;
 		else if (opt == 'o')
 			outpath = optarg;
 		else
@@ -141,7 +145,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind + 1 != argc || (!both && strcmp(mode, "entry"))) {
-		fprintf(stderr, "usage: ldlink [-m entry|both] [-o FILE] NAMES-FILE\n");
+		fprintf(stderr, "usage: ldlink [-m entry|both] [-p WORK] [-o FILE] NAMES-FILE "
+			"[-- CMD [ARG]...]\n");
 		return 2;
 	}
 	n = read_names(argv[optind], &names);
@@ -156,18 +161,34 @@ int main(int argc, char **argv)
 	skel = ldlink_bpf__open();
 	if (!btf || !skel)
 		return 1;
-	bpf_program__set_attach_target(skel->progs.bl_entry, 0, names[0]);
-	bpf_program__set_attach_target(skel->progs.bl_exit, 0, names[0]);
-	if (ldlink_bpf__load(skel)) {
-		fprintf(stderr, "ldlink: cannot load the templates\n");
-		return 1;
+	{
+		struct bpf_program *p;
+		char en[64], ex[64];
+
+		snprintf(en, sizeof(en), strcmp(work, "none") ? "bl_entry_%s" : "bl_entry", work);
+		snprintf(ex, sizeof(ex), strcmp(work, "none") ? "bl_exit_%s" : "bl_exit", work);
+		bpf_object__for_each_program(p, skel->obj) {
+			const char *pn = bpf_program__name(p);
+
+			bpf_program__set_attach_target(p, 0, names[0]);
+			bpf_program__set_autoload(p, !strcmp(pn, en) || !strcmp(pn, ex));
+		}
+		if (ldlink_bpf__load(skel)) {
+			fprintf(stderr, "ldlink: cannot load the templates\n");
+			return 1;
+		}
+		/* Order as bpfgraph's: fexit first, then fentry (both mode). */
+		p = bpf_object__find_program_by_name(skel->obj, ex);
+		if (!p || !bpf_program__insns(p)) {
+			fprintf(stderr, "ldlink: no program for -p %s\n", work);
+			return 2;
+		}
+		t[0] = (struct tmpl){ bpf_program__insns(p), bpf_program__insn_cnt(p),
+				      BPF_TRACE_FEXIT, "bl_exit" };
+		p = bpf_object__find_program_by_name(skel->obj, en);
+		t[1] = (struct tmpl){ bpf_program__insns(p), bpf_program__insn_cnt(p),
+				      BPF_TRACE_FENTRY, "bl_entry" };
 	}
-	/* Order as bpfgraph's: fexit first, then fentry (both mode). */
-	t[0] = (struct tmpl){ bpf_program__insns(skel->progs.bl_exit),
-			      bpf_program__insn_cnt(skel->progs.bl_exit), BPF_TRACE_FEXIT, "bl_exit" };
-	t[1] = (struct tmpl){ bpf_program__insns(skel->progs.bl_entry),
-			      bpf_program__insn_cnt(skel->progs.bl_entry), BPF_TRACE_FENTRY,
-			      "bl_entry" };
 	links = calloc(2 * n, sizeof(int));
 	if (!links)
 		return 1;
@@ -215,9 +236,9 @@ int main(int argc, char **argv)
 	out = outpath ? fopen(outpath, "a") : stdout;
 	if (!out)
 		return 1;
-	fprintf(out, "mode=%s funcs=%d failed=%d attach_s=%.3f load_s=%.3f link1_s=%.3f "
+	fprintf(out, "mode=%s work=%s funcs=%d failed=%d attach_s=%.3f load_s=%.3f link1_s=%.3f "
 		     "link2_s=%.3f detach_s=%.3f close1_s=%.3f close2_s=%.3f\n",
-		mode, tm.funcs, tm.failed, attach, tm.load, tm.link[0], tm.link[1], detach,
+		mode, work, tm.funcs, tm.failed, attach, tm.load, tm.link[0], tm.link[1], detach,
 		tm.close[0], tm.close[1]);
 	ldlink_bpf__destroy(skel);
 	btf__free(btf);

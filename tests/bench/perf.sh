@@ -92,6 +92,15 @@ in_subtree() { # CASE FUNC OP N
 	progress "in-subtree $c: bare trampolines (ldlink both)"
 	plan_names -G "$f" >"$c.names"
 	ldlink -m both -o "$c.ldl" "$c.names" -- bwl -o "$c.floor" "$op" "$n"
+	# Where bpfgraph's in-context time goes: the same trampolines with
+	# one kind of its work in each program (ldlink.bpf.c).
+	if [ "$c" = getpid ]; then
+		for w in ktime storage ring all; do
+			progress "in-subtree $c: trampolines with $w work"
+			ldlink -m both -p $w -o "$c.ldl.$w" "$c.names" -- bwl -o "$c.work.$w" "$op" "$n"
+			res "sub $c work $w $(sed -n 's/.* ns=\([0-9]*\).*/\1/p' "$c.work.$w")"
+		done
+	fi
 	bwl -o "$c.none" "$op" "$n"
 	res "sub $c none $(sed -n 's/.* ns=\([0-9]*\).*/\1/p' "$c.none" | sort -n | head -n1) $n"
 	res "sub $c fg $(sed -n 's/.* ns=\([0-9]*\).*/\1/p' "$c.fg") $(count_calls "$c.fg.txt")"
