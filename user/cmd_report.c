@@ -445,7 +445,7 @@ int cmd_report(int argc, char **argv)
 	err = cli__parse_cmd(&o, BG_CMD_REPORT, argc, argv, stderr);
 	if (err)
 		return cli__exit_status(err);
-	if (tracer__check_supported(&o)) {
+	if (tracer__check_report_options(&o)) {
 		cli__free(&o);
 		return BG_EXIT_FAILURE;
 	}

@@ -369,6 +369,8 @@ static int configure_skel(struct graph_bpf *skel, const struct bg_opts *o)
 	ro->bg_filter_comm = o->comm[0] != 0;
 	memcpy((void *)ro->bg_comm, o->comm, sizeof(ro->bg_comm));
 	ro->bg_noirqs = !(o->flags & BG_O_IRQS);
+	/* A program on every context switch, only for nosleep-time. */
+	bpf_program__set_autoload(skel->progs.bg_switch, !(o->flags & BG_O_SLEEP_TIME));
 	/* bg_pause_tgid is set once the command exists (trace()). */
 	return bpf_map__set_max_entries(skel->maps.bg_events, o->buffer_size);
 }
@@ -614,12 +616,12 @@ static void print_discovery(const struct live *l, const struct discover_stats *d
 		d->unknown * 2 > d->checked ? "; return addresses look wrong on this kernel" : "");
 }
 
-int tracer__check_supported(const struct bg_opts *o)
+int tracer__check_report_options(const struct bg_opts *o)
 {
 	if (o->flags & BG_O_SLEEP_TIME)
 		return 0;
-	fprintf(stderr, "bpfgraph: nosleep-time is not implemented yet (it needs the "
-		"scheduler's switches): durations include the time a task was switched out\n");
+	fprintf(stderr, "bpfgraph: nosleep-time applies while tracing (the time a task was "
+		"switched out is taken off as it happens): trace or record with it\n");
 	return -EOPNOTSUPP;
 }
 
@@ -645,6 +647,7 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	struct session s = { .go_fd = -1, .duration_ms = o->duration_ms };
 	struct output out = {};
 	struct live live = { .p = p, .po = plan_opts_of(o, ki), .a = &a, .verbose = o->verbosity };
+	struct bpf_link *sleep_link = NULL;
 	int err, cerr;
 
 	a.skel = graph_bpf__open();
@@ -665,12 +668,21 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		err = attach__all(&a);
 	if (!err)
 		err = attach_kprobes(&live);
+	if (!err && !(o->flags & BG_O_SLEEP_TIME)) {
+		sleep_link = bpf_program__attach(a.skel->progs.bg_switch);
+		if (!sleep_link) {
+			err = -errno;
+			fprintf(stderr, "bpfgraph: nosleep-time: cannot attach to sched_switch: "
+				"%s\n", strerror(errno));
+		}
+	}
 	if (!err)
 		err = fill_pids(a.skel, o, s.child);
 	if (!err)
 		err = open_output(&out, o, ts, &p->funcs);
 	if (err) {
 		session__abort(&s);
+		bpf_link__destroy(sleep_link);
 		kprobes__free(live.kp);
 		attach__detach(&a);
 		close_output(&out, NULL, NULL, ts->record);
@@ -706,6 +718,7 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	attach__count_misses(&a);
 	icall__detach(live.ic);
 	kprobes__detach(live.kp);
+	bpf_link__destroy(sleep_link);
 	attach__detach(&a);
 	cerr = close_output(&out, &a, &s, ts->record);
 	print_summary(p, &a, &s);
@@ -731,9 +744,6 @@ int tracer__run(const struct bg_opts *o, const struct tracer_sinks *ts)
 	struct plan p = {};
 	int err;
 
-	err = tracer__check_supported(o);
-	if (err)
-		return err;
 	raise_nofile();
 	err = load_kernel_info(&ki, o);
 	if (!err)

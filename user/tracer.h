@@ -23,11 +23,11 @@ void tracer__set_verbosity(int verbosity);
 /* -C must name a CPU of this machine: -EINVAL (reported) if not. */
 int tracer__check_cpus(const struct bg_opts *o);
 /*
- * Options accepted for compatibility that bpfgraph cannot honour yet
+ * Options report cannot honour on durations measured already
  * (nosleep-time): one line on stderr and -EOPNOTSUPP, rather than output
  * that silently ignores them. 0 otherwise.
  */
-int tracer__check_supported(const struct bg_opts *o);
+int tracer__check_report_options(const struct bg_opts *o);
 /* Everything from the kernel info to the summary: 0 or -errno (reported). */
 int tracer__run(const struct bg_opts *o, const struct tracer_sinks *sinks);
 

@@ -9,6 +9,8 @@
 #   hex      -O funcgraph-retval-hex
 #   nodisc   --no-discovery -v (default --callee-depth: path_init calls
 #            __rcu_read_lock at depth 3)
+#   sleep    -G hrtimer_nanosleep on wl sleep 300; nosleep: the same with
+#            -O nosleep-time
 #   thresh   -t T, T = median duration of the c613 run (thresh.value)
 #   pid      -p PID -d 3 -O funcgraph-proc, two looping wl (pid.pids)
 #   comm     -n wlother -d 3 -O funcgraph-proc, wl and wlother (comm.pids)
@@ -57,6 +59,20 @@ run nocpu $CHEAP $G -O nofuncgraph-cpu
 run c613 $CHEAP $G --compat=6.13
 run hex $CHEAP $G -O funcgraph-retval-hex
 run nodisc -O nofuncgraph-irqs $G -v --no-discovery
+
+# sleep-time: a 300 ms nanosleep under hrtimer_nanosleep, with the time
+# switched out counted (the default) and without (-O nosleep-time).
+for n in sleep nosleep; do
+	o=
+	[ $n = nosleep ] && o="-O nosleep-time"
+	progress "$n: bpfgraph -G hrtimer_nanosleep $o"
+	t0=$(up)
+	# shellcheck disable=SC2086
+	# --no-pause: stopping the command for discovery would interrupt the
+	# sleep (-ERESTART_RESTARTBLOCK) and restart it elsewhere.
+	run_cmd $n bpfgraph $CHEAP --no-pause -G hrtimer_nanosleep $o -- /bin/wl sleep 300
+	echo "$n $t0 $(up) rc=$(cat $n.rc)" >>times.txt
+done
 
 # Threshold: the median of the durations bpfgraph printed for the same
 # plan and workload, so that some calls pass and some do not.
