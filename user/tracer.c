@@ -217,7 +217,8 @@ static void attach_callees(struct live *l, const struct ksym *s, bool through)
 
 	for (int i = 0; i < n; i++) {
 		attach_live(l, callees[i], false, &why);
-		if (through && why == PS_NOT_TRACEABLE)
+		/* Not only when looking through: it is considered once. */
+		if (why == PS_NOT_TRACEABLE)
 			probe_untraced_calls(l->ic, callees[i]);
 		if (through && (why == PS_NO_BTF || why == PS_NOT_TRACEABLE))
 			attach_callees(l, callees[i], false);
