@@ -177,17 +177,23 @@ static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len)
 	return n;
 }
 
-int icall__probe_calls(struct icall *ic, const struct bg_func *f)
+/* f's text (at most ICALL_MAX_CODE bytes) into ic->code; *len its length. */
+static int read_text(struct icall *ic, const struct bg_func *f, size_t *len)
 {
-	size_t len = f->size ? f->size : 16;
-	double t0 = links__now();
-	int err;
-
+	*len = f->size ? f->size : 16;
 	if (!ic->kt)
 		return -ENOENT;
-	if (len > ICALL_MAX_CODE)
-		len = ICALL_MAX_CODE;
-	err = ktext__read(ic->kt, f->addr, ic->code, len);
+	if (*len > ICALL_MAX_CODE)
+		*len = ICALL_MAX_CODE;
+	return ktext__read(ic->kt, f->addr, ic->code, *len);
+}
+
+int icall__probe_calls(struct icall *ic, const struct bg_func *f)
+{
+	double t0 = links__now();
+	size_t len;
+	int err = read_text(ic, f, &len);
+
 	if (err)
 		return err;
 	err = probe_wrapped(ic, f, len);
@@ -198,17 +204,15 @@ int icall__probe_calls(struct icall *ic, const struct bg_func *f)
 int icall__probe(struct icall *ic, uint32_t idx, const struct bg_func *f)
 {
 	struct kcode_isite sites[ICALL_MAX_SITES];
-	size_t len = f->size ? f->size : 16;
 	double t0 = links__now();
 	int n, placed = 0, err;
+	size_t len;
 
 	if (!ic->kt)
 		return -ENOENT;
 	if (idx >= BG_IC_MAX_FUNCS)
 		return -E2BIG;
-	if (len > ICALL_MAX_CODE)
-		len = ICALL_MAX_CODE;
-	err = ktext__read(ic->kt, f->addr, ic->code, len);
+	err = read_text(ic, f, &len);
 	if (err) {
 		if (ic->verbose > 1)
 			fprintf(ic->err, "bpfgraph: cannot read the text of %s: %s\n", f->name,
