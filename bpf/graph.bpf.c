@@ -279,10 +279,26 @@ static __always_inline struct task_state *enter_state(struct task_state *st, __u
  * The task's next event after a BG_CK_LAZY call: the callee has returned
  * by now (it calls nothing traced), close its frame first.
  */
+/*
+ * Pop frame top (the task's innermost) at now and record its exit (unless
+ * shorter than tracing_thresh).
+ */
+static __always_inline void pop_frame(struct task_state *st, __u32 top, __u64 now, __u8 type,
+				      __u64 ret, __u32 func)
+{
+	__u64 dur = now - st->calltime[top & BG_DEPTH_MASK];
+
+	st->depth = top;
+	if (top < st->irq)
+		st->irq = 0; /* the interrupt entry frame closed */
+	if (bg_thresh_ns && dur < bg_thresh_ns)
+		return;
+	emit(st, type, now, ret, dur, func, top);
+}
+
 static __always_inline void close_lazy(struct task_state *st)
 {
 	__u32 top = st->depth;
-	__u64 now;
 
 	if (!top || st->skip)
 		return;
@@ -292,13 +308,7 @@ static __always_inline void close_lazy(struct task_state *st)
 	top &= BG_DEPTH_MASK;
 	if (top != st->depth - 1 || st->frame[top] != BG_FRAME_LAZY)
 		return;
-	now = bpf_ktime_get_ns();
-	st->depth = top;
-	if (top < st->irq)
-		st->irq = 0;
-	if (!bg_thresh_ns || now - st->calltime[top & BG_DEPTH_MASK] >= bg_thresh_ns)
-		emit(st, BG_REC_EXIT | BG_RF_NOEXIT, now, 0, now - st->calltime[top & BG_DEPTH_MASK],
-		     st->func[top & BG_DEPTH_MASK], top);
+	pop_frame(st, top, bpf_ktime_get_ns(), BG_REC_EXIT | BG_RF_NOEXIT, 0, st->func[top]);
 }
 
 /*
@@ -415,14 +425,7 @@ static __always_inline void on_exit(struct task_state *st, __u64 ck, __u64 frame
 		}
 		top -= i;
 	}
-	now = bpf_ktime_get_ns();
-	dur = now - st->calltime[top & BG_DEPTH_MASK];
-	st->depth = top;
-	if (top < st->irq)
-		st->irq = 0; /* the interrupt entry frame closed */
-	if (bg_thresh_ns && dur < bg_thresh_ns)
-		return;
-	emit(st, BG_REC_EXIT, now, ret, dur, idx, top);
+	pop_frame(st, top, bpf_ktime_get_ns(), BG_REC_EXIT, ret, idx);
 }
 
 static __always_inline void on_icall(struct pt_regs *regs, struct task_state *st);
