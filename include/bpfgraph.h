@@ -19,6 +19,12 @@
 #define BG_COMM_LEN 16
 #define BG_MAX_CPUS 4096
 
+/*
+ * Records are staged per CPU and cross the ring buffer up to BG_BATCH at a
+ * time: one ring buffer sample holds 1..BG_BATCH records, back to back.
+ */
+#define BG_BATCH 16
+
 /* Record types (bg_rec.type). */
 #define BG_REC_ENTRY 1 /* a traced function was entered */
 #define BG_REC_EXIT 2 /* ... and returned; dur and val (return value) valid */
@@ -71,6 +77,17 @@ struct bg_rec {
 	__u16 cpu;
 	__u8 type;
 	__u8 depth;
+};
+
+/*
+ * A CPU's records not yet in the ring buffer (bg_batch, a per-CPU array of
+ * one): read by user space at the end, once nothing writes to it.
+ */
+struct bg_batch {
+	__u32 n; /* records held */
+	__u32 writing; /* a program is writing to it now */
+	__u64 first_ts; /* when the first of them was staged */
+	struct bg_rec rec[BG_BATCH];
 };
 
 static inline unsigned int bg_rec_type(const struct bg_rec *r)
@@ -149,7 +166,7 @@ enum bg_reg {
 #define BG_SELF_RANGES 16
 
 /* Counters in the bg_stats per-CPU array (index). */
-#define BG_ST_DROPS 0 /* ring buffer reserve failed */
+#define BG_ST_DROPS 0 /* records lost: the ring buffer was full */
 #define BG_ST_DEEP 1 /* deeper than BG_MAX_DEPTH: not recorded */
 #define BG_ST_NOSTATE 2 /* task storage could not be created */
 #define BG_ST_UNMATCHED_EXIT 3 /* exit that did not match the task's stack */

@@ -339,11 +339,13 @@ static void print_cost(const struct attach *a, double destroy_s)
 		cost.close_s[0], cost.closes[1], cost.close_s[1], destroy_s);
 }
 
-void attach__detach(struct attach *a)
+void attach__unlink(struct attach *a)
 {
-	double t0 = links__now(), last = 0, t;
+	double last = 0, t;
 	size_t n = a->links_cap;
 
+	if (!a->detach_t0)
+		a->detach_t0 = links__now();
 	if (a->skel && a->skel->bss)
 		a->skel->bss->bg_enabled = 0;
 	for (size_t i = 0; a->links && i < n; i++) {
@@ -356,7 +358,7 @@ void attach__detach(struct attach *a)
 			cost.close_s[nth] += links__now() - t;
 			cost.closes[nth]++;
 		}
-		if (a->progress && links__now() - t0 > 1.0 && links__now() - last > 0.5) {
+		if (a->progress && links__now() - a->detach_t0 > 1.0 && links__now() - last > 0.5) {
 			last = links__now();
 			fprintf(a->err, "\rbpfgraph: detaching %zu/%zu programs...", i + 1, n);
 		}
@@ -365,10 +367,19 @@ void attach__detach(struct attach *a)
 		fprintf(a->err, "\n");
 	free(a->links);
 	a->links = NULL;
+	a->links_cap = 0;
+}
+
+void attach__detach(struct attach *a)
+{
+	double t;
+
+	attach__unlink(a);
 	t = links__now();
 	graph_bpf__destroy(a->skel);
 	a->skel = NULL;
-	a->st.detach_s = links__now() - t0;
+	a->st.detach_s = links__now() - a->detach_t0;
+	a->detach_t0 = 0;
 	if (a->verbose)
 		print_cost(a, links__now() - t);
 }

@@ -33,6 +33,7 @@ struct attach {
 	int verbose;
 	bool progress; /* show progress on stderr */
 	FILE *err;
+	double detach_t0; /* when attach__unlink began, 0: not yet */
 };
 
 /* Load the skeleton (opened and configured by the caller) and attach. */
@@ -48,6 +49,12 @@ bool attach__attached(const struct attach *a, uint32_t idx);
 void attach__disown(struct attach *a, uint32_t idx);
 /* Sums recursion_misses of every attached program (before detach). */
 void attach__count_misses(struct attach *a);
+/*
+ * Close every link: the programs stop running; the maps stay (the records
+ * left in them are still to be read).
+ */
+void attach__unlink(struct attach *a);
+/* attach__unlink, then free the programs and maps. */
 void attach__detach(struct attach *a);
 /* One-line explanation for a load failure of the template programs. */
 void attach__explain_load_error(FILE *err, int errnum);

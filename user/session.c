@@ -136,12 +136,6 @@ static int queue_target(struct session *s, const struct bg_rec *r)
 	return 0;
 }
 
-/* After a record: -EAGAIN stops libbpf's loop once a batch is full. */
-static int batch_done(struct session *s)
-{
-	return ++s->batch >= BATCH_MAX ? -EAGAIN : 0;
-}
-
 /* ring_buffer__poll/consume with the batch limit: records taken, or -errno. */
 static int read_batch(struct session *s, struct ring_buffer *rb, int poll_ms)
 {
@@ -149,37 +143,56 @@ static int read_batch(struct session *s, struct ring_buffer *rb, int poll_ms)
 
 	s->batch = 0;
 	n = poll_ms >= 0 ? ring_buffer__poll(rb, poll_ms) : ring_buffer__consume(rb);
-	return n == -EAGAIN ? (int)s->batch : n;
+	return n < 0 && n != -EAGAIN ? n : (int)s->batch;
 }
 
-static int on_record(void *ctx, void *data, size_t len)
+/* One record of the trace, from the ring buffer or a leftover batch. */
+static int take_record(struct session *s, const struct bg_rec *r)
 {
-	struct session *s = ctx;
-
-	if (len < sizeof(struct bg_rec))
-		return 0;
 	/* Discovery's business only: not a record of the trace. */
-	if (bg_rec_type(data) == BG_REC_TARGET)
-		return queue_target(s, data) ?: batch_done(s);
+	if (bg_rec_type(r) == BG_REC_TARGET)
+		return queue_target(s, r);
 	s->st.records++;
 	/*
 	 * Interrupt work lands in a traced call at random; following it
 	 * attaches the timer, scheduler and RCU paths one by one (hundreds
 	 * of hot functions), so it is shown as far as traced, not grown.
 	 */
-	if (s->discover && (s->discover_irqs || !(((struct bg_rec *)data)->type & BG_RF_IRQ))) {
+	if (s->discover && (s->discover_irqs || !(r->type & BG_RF_IRQ))) {
 		const struct ksym *c;
 		int f;
 
-		if (discover__feed(s->discover, data, &c,
+		if (discover__feed(s->discover, r, &c,
 				   s->npending < sizeof(s->pending) / sizeof(s->pending[0])) == 1)
 			s->pending[s->npending++] = c;
 		/* With the queue full, a function waits for its next call. */
 		if (s->nexpand < sizeof(s->expand) / sizeof(s->expand[0]) &&
-		    (f = discover__expand(s->discover, data)) >= 0)
+		    (f = discover__expand(s->discover, r)) >= 0)
 			s->expand[s->nexpand++] = (uint32_t)f;
 	}
-	return s->sink.feed(s->sink.ctx, data) ?: batch_done(s);
+	return s->sink.feed(s->sink.ctx, r);
+}
+
+/*
+ * A ring buffer sample: 1..BG_BATCH records (see struct bg_batch). It is
+ * consumed whatever this returns, so all of its records are taken before
+ * -EAGAIN stops libbpf's loop at a full batch.
+ */
+static int on_record(void *ctx, void *data, size_t len)
+{
+	struct session *s = ctx;
+	/* Samples are 8-byte aligned, and so are the records in them. */
+	const struct bg_rec *r = data;
+	size_t n = len / sizeof(*r);
+	int err;
+
+	for (size_t i = 0; i < n; i++) {
+		err = take_record(s, &r[i]);
+		if (err)
+			return err;
+	}
+	s->batch += (unsigned int)n;
+	return s->batch >= BATCH_MAX ? -EAGAIN : 0;
 }
 
 static void install_signals(void)
@@ -359,14 +372,13 @@ int session__run(struct session *s)
 		if (had_child && child_done(s))
 			break;
 	}
-	/*
-	 * What the programs wrote before we stopped is still to be read; not
-	 * what they go on writing until they are detached (bounded).
-	 */
+	/* Graphs under way run on until detached; no new one starts. */
+	if (s->enabled)
+		*s->enabled = 0;
+	/* Keep the ring buffer from filling meanwhile (the rest: finish). */
 	for (int i = 0; i < 16 && read_batch(s, rb, -1) >= BATCH_MAX; i++)
 		;
-	s->sink.flush(s->sink.ctx);
-	ring_buffer__free(rb);
+	s->rb = rb;
 	set_paused(s, false);
 	free(s->targets);
 	s->targets = NULL;
@@ -377,6 +389,43 @@ int session__run(struct session *s)
 		s->child = 0;
 	}
 	return err;
+}
+
+/* Records of CPUs whose batch was not full when the programs went away. */
+static void take_leftovers(struct session *s)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	const __u32 zero = 0;
+	struct bg_batch *b;
+
+	if (s->batch_fd < 0 || ncpu <= 0)
+		return;
+	b = calloc(ncpu, sizeof(*b));
+	if (!b)
+		return;
+	if (!bpf_map_lookup_elem(s->batch_fd, &zero, b)) {
+		for (int c = 0; c < ncpu; c++) {
+			__u32 n = b[c].n < BG_BATCH ? b[c].n : BG_BATCH;
+
+			for (__u32 i = 0; i < n; i++)
+				if (take_record(s, &b[c].rec[i]))
+					break;
+		}
+	}
+	free(b);
+}
+
+void session__finish(struct session *s)
+{
+	if (s->rb) {
+		/* Bounded: nothing writes to it any more. */
+		while (read_batch(s, s->rb, -1) >= BATCH_MAX)
+			;
+		ring_buffer__free(s->rb);
+		s->rb = NULL;
+	}
+	take_leftovers(s);
+	s->sink.flush(s->sink.ctx);
 }
 
 void session__read_stats(struct session *s)

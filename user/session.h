@@ -46,6 +46,10 @@ struct session_stats {
 
 struct session {
 	int ringbuf_fd;
+	int batch_fd; /* bg_batch per-CPU array: records left at the end */
+	/* bg_enabled in the BPF programs' data: cleared when tracing stops */
+	volatile uint32_t *enabled;
+	struct ring_buffer *rb; /* from session__run to session__finish */
 	unsigned int batch; /* records taken in this poll or consume call */
 	int stats_fd; /* bg_stats per-CPU array */
 	struct rec_sink sink;
@@ -84,8 +88,16 @@ struct session {
 int session__spawn(struct session *s, char **argv);
 /* Let the command run. */
 int session__go(struct session *s);
-/* Poll until done; 0 or -errno. */
+/*
+ * Poll until done; 0 or -errno. No graph starts after that; those under
+ * way go on until their programs are detached.
+ */
 int session__run(struct session *s);
+/*
+ * Once every program is detached: take what is left in the ring buffer and
+ * the per-CPU batches, and flush the sink.
+ */
+void session__finish(struct session *s);
 /* Reads the BPF counters into st. */
 void session__read_stats(struct session *s);
 /* Kill and reap a command that was never released (error paths). */

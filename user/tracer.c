@@ -370,8 +370,7 @@ static int configure_skel(struct graph_bpf *skel, const struct bg_opts *o)
 	ro->bg_filter_comm = o->comm[0] != 0;
 	memcpy((void *)ro->bg_comm, o->comm, sizeof(ro->bg_comm));
 	ro->bg_noirqs = !(o->flags & BG_O_IRQS);
-	/* A program on every context switch, only for nosleep-time. */
-	bpf_program__set_autoload(skel->progs.bg_switch, !(o->flags & BG_O_SLEEP_TIME));
+	ro->bg_nosleep = !(o->flags & BG_O_SLEEP_TIME);
 	/* bg_pause_tgid is set once the command exists (trace()). */
 	return bpf_map__set_max_entries(skel->maps.bg_events, o->buffer_size);
 }
@@ -645,10 +644,10 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 {
 	struct attach a = { .funcs = &p->funcs, .verbose = o->verbosity, .err = stderr,
 			    .progress = isatty(STDERR_FILENO) };
-	struct session s = { .go_fd = -1, .duration_ms = o->duration_ms };
+	struct session s = { .go_fd = -1, .batch_fd = -1, .duration_ms = o->duration_ms };
 	struct output out = {};
 	struct live live = { .p = p, .po = plan_opts_of(o, ki), .a = &a, .verbose = o->verbosity };
-	struct bpf_link *sleep_link = NULL;
+	struct bpf_link *switch_link = NULL;
 	int err, cerr;
 
 	a.skel = graph_bpf__open();
@@ -669,11 +668,12 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		err = attach__all(&a);
 	if (!err)
 		err = attach_kprobes(&live);
-	if (!err && !(o->flags & BG_O_SLEEP_TIME)) {
-		sleep_link = bpf_program__attach(a.skel->progs.bg_switch);
-		if (!sleep_link) {
+	if (!err) {
+		/* Flushes a switched-out task's records (and does nosleep-time). */
+		switch_link = bpf_program__attach(a.skel->progs.bg_switch);
+		if (!switch_link) {
 			err = -errno;
-			fprintf(stderr, "bpfgraph: nosleep-time: cannot attach to sched_switch: "
+			fprintf(stderr, "bpfgraph: cannot attach to the sched_switch tracepoint: "
 				"%s\n", strerror(errno));
 		}
 	}
@@ -683,7 +683,7 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		err = open_output(&out, o, ts, &p->funcs);
 	if (err) {
 		session__abort(&s);
-		bpf_link__destroy(sleep_link);
+		bpf_link__destroy(switch_link);
 		kprobes__free(live.kp);
 		attach__detach(&a);
 		close_output(&out, NULL, NULL, ts->record);
@@ -691,6 +691,8 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	}
 	s.ringbuf_fd = bpf_map__fd(a.skel->maps.bg_events);
 	s.stats_fd = bpf_map__fd(a.skel->maps.bg_stats);
+	s.batch_fd = bpf_map__fd(a.skel->maps.bg_batch);
+	s.enabled = &a.skel->bss->bg_enabled;
 	s.sink = output_sink(&out);
 	/* Without kernel text there is no static discovery to extend either. */
 	if (ki->kt && !o->thresh_ns && !o->no_discovery) {
@@ -715,11 +717,13 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		err = session__go(&s);
 	if (!err)
 		err = session__run(&s);
-	session__read_stats(&s);
 	attach__count_misses(&a);
 	icall__detach(live.ic);
 	kprobes__detach(live.kp);
-	bpf_link__destroy(sleep_link);
+	bpf_link__destroy(switch_link);
+	attach__unlink(&a);
+	session__finish(&s);
+	session__read_stats(&s);
 	attach__detach(&a);
 	cerr = close_output(&out, &a, &s, ts->record);
 	print_summary(p, &a, &s);
