@@ -27,7 +27,7 @@
  * (system-wide, under emulation) a call never returned, and neither
  * -d nor Ctrl-C was ever looked at.
  */
-#define BATCH_MAX 65536
+#define BATCH_MAX SESSION_BATCH_MAX
 
 static volatile sig_atomic_t stop_signal;
 
@@ -174,11 +174,11 @@ static int take_record(struct session *s, const struct bg_rec *r)
 }
 
 /*
- * A ring buffer sample: 1..BG_BATCH records (see struct bg_batch). It is
- * consumed whatever this returns, so all of its records are taken before
- * -EAGAIN stops libbpf's loop at a full batch.
+ * A ring buffer sample: 1..BG_BATCH records (see struct bg_batch). libbpf
+ * consumes it whatever this returns, so all of its records are taken
+ * before -EAGAIN stops libbpf's loop at a full batch.
  */
-static int on_record(void *ctx, void *data, size_t len)
+int session__sample(void *ctx, void *data, size_t len)
 {
 	struct session *s = ctx;
 	/* Samples are 8-byte aligned, and so are the records in them. */
@@ -338,7 +338,7 @@ int session__run(struct session *s)
 	 * preemption. Set here, after the command was forked.
 	 */
 	sched_setscheduler(0, SCHED_BATCH, &(struct sched_param){ 0 });
-	rb = ring_buffer__new(s->ringbuf_fd, on_record, s, NULL);
+	rb = ring_buffer__new(s->ringbuf_fd, session__sample, s, NULL);
 	if (!rb)
 		return -errno;
 	install_signals();

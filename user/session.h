@@ -51,6 +51,7 @@ struct session {
 	volatile uint32_t *enabled;
 	struct ring_buffer *rb; /* from session__run to session__finish */
 	unsigned int batch; /* records taken in this poll or consume call */
+#define SESSION_BATCH_MAX 65536 /* ... at most (then -EAGAIN) */
 	int stats_fd; /* bg_stats per-CPU array */
 	struct rec_sink sink;
 	/*
@@ -98,6 +99,11 @@ int session__run(struct session *s);
  * the per-CPU batches, and flush the sink.
  */
 void session__finish(struct session *s);
+/*
+ * The ring buffer callback (ctx: the session): feeds every record of one
+ * sample; -EAGAIN once this poll's batch is full.
+ */
+int session__sample(void *ctx, void *data, size_t len);
 /* Reads the BPF counters into st. */
 void session__read_stats(struct session *s);
 /* Kill and reap a command that was never released (error paths). */

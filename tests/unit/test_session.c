@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The ring buffer callback: a sample carries 1..BG_BATCH records (the BPF
+ * side's per-CPU batches); every one of them reaches the sink in order,
+ * discovery's target records go to the target queue instead, and a full
+ * poll batch stops libbpf's loop only after the whole sample was taken.
+ */
+#include <errno.h>
+
+#include "golden.h"
+
+#include "bpfgraph.h"
+#include "session.h"
+
+struct fake_sink {
+	struct bg_rec got[64];
+	int n;
+	int fail_at; /* feed returns -EIO for this record (0-based), -1: never */
+};
+
+static int fake_feed(void *ctx, const struct bg_rec *r)
+{
+	struct fake_sink *f = ctx;
+
+	if (f->n == f->fail_at)
+		return -EIO;
+	if (f->n < 64)
+		f->got[f->n] = *r;
+	f->n++;
+	return 0;
+}
+
+static void fake_drain(void *ctx, uint64_t upto)
+{
+	(void)ctx;
+	(void)upto;
+}
+
+static void fake_flush(void *ctx)
+{
+	(void)ctx;
+}
+
+static void on_target(void *ctx, uint64_t target, uint32_t func)
+{
+	(void)ctx;
+	(void)target;
+	(void)func;
+}
+
+static void setup(struct session *s, struct fake_sink *f)
+{
+	memset(s, 0, sizeof(*s));
+	memset(f, 0, sizeof(*f));
+	f->fail_at = -1;
+	s->ringbuf_fd = s->batch_fd = s->stats_fd = -1;
+	s->sink = (struct rec_sink){ fake_feed, fake_drain, fake_flush, f };
+}
+
+static struct bg_rec rec(uint8_t type, uint64_t ts, uint32_t func)
+{
+	return (struct bg_rec){ .ts = ts, .func = func, .type = type, .pid = 7 };
+}
+
+static void test_whole_batch_in_order(void **state)
+{
+	struct bg_rec sample[BG_BATCH];
+	struct fake_sink f;
+	struct session s;
+
+	(void)state;
+	setup(&s, &f);
+	for (int i = 0; i < BG_BATCH; i++)
+		sample[i] = rec(i % 2 ? BG_REC_EXIT : BG_REC_ENTRY, 1000 + i, (uint32_t)i);
+	assert_int_equal(session__sample(&s, sample, sizeof(sample)), 0);
+	assert_int_equal(f.n, BG_BATCH);
+	for (int i = 0; i < BG_BATCH; i++) {
+		assert_int_equal(f.got[i].ts, 1000 + i);
+		assert_int_equal(f.got[i].func, i);
+	}
+	assert_int_equal(s.st.records, BG_BATCH);
+	assert_int_equal(s.batch, BG_BATCH);
+}
+
+static void test_single_record(void **state)
+{
+	struct bg_rec r = rec(BG_REC_ENTRY, 5, 3);
+	struct fake_sink f;
+	struct session s;
+
+	(void)state;
+	setup(&s, &f);
+	assert_int_equal(session__sample(&s, &r, sizeof(r)), 0);
+	assert_int_equal(f.n, 1);
+	assert_int_equal(s.st.records, 1);
+}
+
+/* A target goes to discovery's queue, not to the trace. */
+static void test_target_not_traced(void **state)
+{
+	struct bg_rec sample[3] = { rec(BG_REC_ENTRY, 1, 1), rec(BG_REC_TARGET, 2, 1),
+				    rec(BG_REC_EXIT, 3, 1) };
+	struct fake_sink f;
+	struct session s;
+
+	(void)state;
+	setup(&s, &f);
+	s.on_target = on_target;
+	sample[1].val = 0xffffffff81000000ULL;
+	assert_int_equal(session__sample(&s, sample, sizeof(sample)), 0);
+	assert_int_equal(f.n, 2);
+	assert_int_equal(f.got[0].ts, 1);
+	assert_int_equal(f.got[1].ts, 3);
+	assert_int_equal(s.st.records, 2);
+	assert_int_equal(s.ntargets, 1);
+	assert_int_equal(s.targets[0].val, 0xffffffff81000000ULL);
+	free(s.targets);
+}
+
+/* libbpf drops the sample whatever we return: take all of it first. */
+static void test_full_poll_batch_takes_whole_sample(void **state)
+{
+	struct bg_rec sample[4];
+	struct fake_sink f;
+	struct session s;
+
+	(void)state;
+	setup(&s, &f);
+	for (int i = 0; i < 4; i++)
+		sample[i] = rec(BG_REC_ENTRY, 10 + i, 0);
+	s.batch = SESSION_BATCH_MAX - 2;
+	assert_int_equal(session__sample(&s, sample, sizeof(sample)), -EAGAIN);
+	assert_int_equal(f.n, 4);
+	assert_int_equal(s.batch, SESSION_BATCH_MAX + 2);
+}
+
+/* Bytes after the last whole record are not a record. */
+static void test_partial_tail_ignored(void **state)
+{
+	unsigned char buf[2 * sizeof(struct bg_rec) + 8];
+	struct bg_rec a = rec(BG_REC_ENTRY, 1, 0), b = rec(BG_REC_EXIT, 2, 0);
+	struct fake_sink f;
+	struct session s;
+
+	(void)state;
+	setup(&s, &f);
+	memcpy(buf, &a, sizeof(a));
+	memcpy(buf + sizeof(a), &b, sizeof(b));
+	memset(buf + 2 * sizeof(a), 0xab, 8);
+	assert_int_equal(session__sample(&s, buf, sizeof(buf)), 0);
+	assert_int_equal(f.n, 2);
+	assert_int_equal(session__sample(&s, buf, sizeof(a) - 1), 0);
+	assert_int_equal(f.n, 2);
+}
+
+/* A sink error stops at that record and is passed on. */
+static void test_sink_error_passed_on(void **state)
+{
+	struct bg_rec sample[3] = { rec(BG_REC_ENTRY, 1, 0), rec(BG_REC_ENTRY, 2, 0),
+				    rec(BG_REC_ENTRY, 3, 0) };
+	struct fake_sink f;
+	struct session s;
+
+	(void)state;
+	setup(&s, &f);
+	f.fail_at = 1;
+	assert_int_equal(session__sample(&s, sample, sizeof(sample)), -EIO);
+	assert_int_equal(f.n, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_whole_batch_in_order),
+		cmocka_unit_test(test_single_record),
+		cmocka_unit_test(test_target_not_traced),
+		cmocka_unit_test(test_full_poll_batch_takes_whole_sample),
+		cmocka_unit_test(test_partial_tail_ignored),
+		cmocka_unit_test(test_sink_error_passed_on),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
