@@ -197,19 +197,6 @@ static __always_inline bool task_selected(void)
 }
 
 /*
- * Records never wake the reader, which polls (user/session.c): a wake-up
- * is an irq_work self-interrupt that lands inside the traced call, and
- * with interrupt work traced its own records asked for the next one: the
- * CPU ended up in irq_work interrupts only (seen system-wide). Only what
- * live discovery must act on at once (a new indirect target) wakes it.
- */
-static __always_inline __u64 submit_flags(__u8 type)
-{
-	return (type & BG_REC_TYPE_MASK) == BG_REC_TARGET ? BPF_RB_FORCE_WAKEUP :
-							     BPF_RB_NO_WAKEUP;
-}
-
-/*
  * Records wait in a per-CPU batch and go to the ring buffer BG_BATCH at a
  * time. Each reservation takes the ring buffer's spin lock, and
  * _raw_spin_lock_irqsave/_raw_spin_unlock_irqrestore are traced functions
@@ -259,68 +246,98 @@ static __always_inline void flush(struct bg_batch *b, __u64 flags)
 		stat_inc(BG_ST_DROPS, n);
 }
 
-/* Flushes this CPU's batch (the end of a graph, a task switched out). */
-static __always_inline void flush_cpu(void)
+/* This CPU's batch, or NULL while a preempted program writes to it. */
+static __always_inline struct bg_batch *batch_get(void)
 {
 	__u32 zero = 0;
 	struct bg_batch *b = bpf_map_lookup_elem(&bg_batch, &zero);
 
-	if (b && b->n && !b->writing) {
+	return b && !b->writing ? b : NULL;
+}
+
+/* Flushes this CPU's batch (the end of a graph, a task switched out). */
+static __always_inline void flush_cpu(void)
+{
+	struct bg_batch *b = batch_get();
+
+	if (b && b->n) {
 		b->writing = 1;
 		flush(b, BPF_RB_NO_WAKEUP);
 		b->writing = 0;
 	}
 }
 
-/* Stages r (made at now) in this CPU's batch; end: a graph ended. */
-static __always_inline void put(const struct bg_rec *r, __u64 now, bool end)
+/*
+ * Appends r (made at now) to batch b, which has room: a batch is flushed
+ * as soon as it is full, and unwinding makes room first.
+ */
+static __always_inline void stage(struct bg_batch *b, const struct bg_rec *r, __u64 now)
 {
-	__u64 flags = submit_flags(r->type);
-	__u32 zero = 0, n;
-	struct bg_batch *b = bpf_map_lookup_elem(&bg_batch, &zero);
+	__u32 n = b->n & (BG_BATCH - 1);
 
-	if (!b || b->writing) {
+	if (!n)
+		b->first_ts = now;
+	b->rec[n] = *r;
+	b->n = n + 1;
+}
+
+/*
+ * Stages r (made at now) in this CPU's batch and flushes it when full,
+ * when out (a graph ended, the task is on its way out of the CPU, a target
+ * for discovery) or when its oldest record waited long enough.
+ */
+static __always_inline void put(const struct bg_rec *r, __u64 now, bool out, __u64 flags)
+{
+	struct bg_batch *b = batch_get();
+
+	if (!b) {
 		if (bpf_ringbuf_output(&bg_events, (void *)r, sizeof(*r), flags))
 			stat_inc(BG_ST_DROPS, 1);
 		return;
 	}
 	b->writing = 1;
-	n = b->n;
-	if (n >= BG_BATCH) {
-		flush(b, BPF_RB_NO_WAKEUP);
-		n = 0;
-	}
-	if (!n)
-		b->first_ts = now;
-	b->rec[n & (BG_BATCH - 1)] = *r;
-	b->n = ++n;
-	if (end || n >= BG_BATCH || flags != BPF_RB_NO_WAKEUP ||
-	    now - b->first_ts >= BG_BATCH_AGE_NS)
+	stage(b, r, now);
+	if (out || b->n >= BG_BATCH || now - b->first_ts >= BG_BATCH_AGE_NS)
 		flush(b, flags);
 	b->writing = 0;
 }
 
-static __always_inline void emit(const struct task_state *st, __u8 type, __u64 ts, __u64 val,
-				 __u64 dur, __u32 func, __u32 depth)
+static __always_inline void fill(struct bg_rec *r, const struct task_state *st, __u8 type,
+				 __u64 ts, __u64 val, __u64 dur, __u32 func, __u32 depth)
 {
-	struct bg_rec r;
-
 	if (dur > 0xffffffffULL) {
 		dur /= 1000;
 		type |= BG_RF_DUR_US;
 		if (dur > 0xffffffffULL)
 			dur = 0xffffffffULL;
 	}
-	r.ts = ts;
-	r.val = val;
-	r.dur = dur;
-	r.pid = st->tid;
-	r.func = func;
-	r.cpu = bpf_get_smp_processor_id();
-	r.type = type;
-	r.depth = depth;
+	r->ts = ts;
+	r->val = val;
+	r->dur = dur;
+	r->pid = st->tid;
+	r->func = func;
+	r->cpu = bpf_get_smp_processor_id();
+	r->type = type;
+	r->depth = depth;
+}
+
+/*
+ * Records never wake the reader, which polls (user/session.c): a wake-up
+ * is an irq_work self-interrupt that lands inside the traced call, and
+ * with interrupt work traced its own records asked for the next one: the
+ * CPU ended up in irq_work interrupts only (seen system-wide). Only what
+ * live discovery must act on at once (a new indirect target) wakes it.
+ */
+static __always_inline void emit(const struct task_state *st, __u8 type, __u64 ts, __u64 val,
+				 __u64 dur, __u32 func, __u32 depth)
+{
+	bool target = (type & BG_REC_TYPE_MASK) == BG_REC_TARGET;
+	struct bg_rec r;
+
+	fill(&r, st, type, ts, val, dur, func, depth);
 	/* The graph function returned: let the reader have its graph. */
-	put(&r, ts, ((type & BG_REC_TYPE_MASK) == BG_REC_EXIT && !depth) || st->switching);
+	put(&r, ts, ((type & BG_REC_TYPE_MASK) == BG_REC_EXIT && !depth) || st->switching || target,
+	    target ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
 static __always_inline void emit_comm(const struct task_state *st)
@@ -332,7 +349,7 @@ static __always_inline void emit_comm(const struct task_state *st)
 	r.pid = st->tid;
 	r.cpu = bpf_get_smp_processor_id();
 	r.type = BG_REC_COMM;
-	put(&r, bpf_ktime_get_ns(), false);
+	put(&r, bpf_ktime_get_ns(), false, BPF_RB_NO_WAKEUP);
 }
 
 /*
@@ -465,6 +482,39 @@ static __always_inline bool frame_is(struct task_state *st, __u32 i, __u32 idx,
 	       st->frame[i & BG_DEPTH_MASK] == frame;
 }
 
+/*
+ * Closes the n frames from top down that lost their exits, innermost first
+ * (see BG_RF_NOEXIT). Staged without a flush check each (that made the
+ * verifier walk put() BG_UNWIND_MAX times over): room is made first, and
+ * the exit that follows at once flushes as needed.
+ */
+static __always_inline void emit_noexits(struct task_state *st, __u32 top, int n, __u64 now)
+{
+	struct bg_batch *b = batch_get();
+	struct bg_rec r;
+	__u64 dur;
+
+	if (!b) {
+		stat_inc(BG_ST_DROPS, n); /* a preempted program holds the batch */
+		return;
+	}
+	b->writing = 1;
+	if (b->n >= BG_BATCH - BG_UNWIND_MAX)
+		flush(b, BPF_RB_NO_WAKEUP);
+	for (int j = 0; j < BG_UNWIND_MAX; j++) {
+		__u32 k = top - j;
+
+		if (j >= n)
+			break;
+		dur = now - st->calltime[k & BG_DEPTH_MASK];
+		if (bg_thresh_ns && dur < bg_thresh_ns)
+			continue;
+		fill(&r, st, BG_REC_EXIT | BG_RF_NOEXIT, now, 0, dur, st->func[k & BG_DEPTH_MASK], k);
+		stage(b, &r, now);
+	}
+	b->writing = 0;
+}
+
 /* The call of frame returned ret; st: the task's state, inside a graph. */
 static __always_inline void on_exit(struct task_state *st, __u64 ck, __u64 frame, __u64 ret)
 {
@@ -502,17 +552,7 @@ static __always_inline void on_exit(struct task_state *st, __u64 ck, __u64 frame
 				     top);
 		} else {
 			stat_inc(BG_ST_UNWOUND, i);
-			/* Close what lost its exit, innermost first (see BG_RF_NOEXIT). */
-			for (int j = 0; j < BG_UNWIND_MAX; j++) {
-				__u32 k = top - j;
-
-				if (j >= i)
-					break;
-				dur = now - st->calltime[k & BG_DEPTH_MASK];
-				if (!bg_thresh_ns || dur >= bg_thresh_ns)
-					emit(st, BG_REC_EXIT | BG_RF_NOEXIT, now, 0, dur,
-					     st->func[k & BG_DEPTH_MASK], k);
-			}
+			emit_noexits(st, top, i, now);
 		}
 		top -= i;
 	}

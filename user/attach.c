@@ -304,8 +304,10 @@ bool attach__attached(const struct attach *a, uint32_t idx)
 /* A function fentry refused, handed over to kprobe.h: not a failure here. */
 void attach__disown(struct attach *a, uint32_t idx)
 {
-	if (a->st.failed)
+	if (a->st.failed) {
 		a->st.failed--;
+		a->st.handed_over++;
+	}
 	a->funcs->f[idx].flags |= BG_FN_KPROBE;
 }
 

@@ -560,12 +560,18 @@ static int close_output(struct output *out, const struct attach *a, const struct
 static void print_summary(const struct plan *p, const struct attach *a,
 			  const struct session *s)
 {
+	char kp[64] = "";
+
+	/* Not failures, but not trampolines either: -v names them. */
+	if (a->st.handed_over)
+		snprintf(kp, sizeof(kp), " (+%u by kprobe: fentry refused)",
+			 a->st.handed_over);
 	fprintf(stderr,
-		"bpfgraph: %u functions attached, %zu skipped, %u failed; %llu records, "
+		"bpfgraph: %u functions attached, %zu skipped, %u failed%s; %llu records, "
 		"%llu dropped, %llu recursion misses, %llu nested in the tracer, "
 		"%llu unmatched exits, %llu unmatched entries, %llu too deep; "
 		"attach %.2f s, detach %.2f s\n",
-		a->st.attached, p->nskipped, a->st.failed,
+		a->st.attached, p->nskipped, a->st.failed, kp,
 		(unsigned long long)s->st.records, (unsigned long long)s->st.drops,
 		(unsigned long long)a->st.recursion_misses, (unsigned long long)s->st.nested,
 		(unsigned long long)s->st.unmatched_exits, (unsigned long long)s->st.unwound,
