@@ -5,11 +5,12 @@
  *   make -f tests/bench/Makefile OUTPUT=build && build/bench/reader
  *   build/bench/reader [-n RECORDS] [-r REPEATS] [-o DIR] [-m MODE] [-s SHAPE]
  *
- * Synthetic records, shaped like a live trace, go the way session.c's
- * ring buffer callback sends them: discover__feed() and
+ * Synthetic records, shaped like a live trace, are handed to session.c's
+ * ring buffer callback (session__sample) in samples of BG_BATCH, as the
+ * programs' per-CPU batches arrive: discover__feed() and
  * discover__expand(), then the render sink (graph__feed(), graph__drain()
- * after each batch as a poll would, graph__flush() at the end) into the
- * writer of each mode, writing to /dev/null. Two shapes: getpid (4
+ * after each poll's worth, graph__flush() at the end) into the writer of
+ * each mode, writing to /dev/null. Two shapes: getpid (4
  * functions, depth 0-2, 8 records a call) and a deeper, wider graph (30
  * functions, depth up to 8). Prints the best of REPEATS runs in process
  * CPU ns per record. -o DIR also writes each mode's output to
@@ -35,6 +36,7 @@
 #include "graph.h"
 #include "out_text.h"
 #include "render.h"
+#include "session.h"
 
 #define PID 4242
 #define CPU 1
@@ -241,25 +243,18 @@ static const char *const mode_help[M_NR] = {
 	[M_JSON] = "+ JSON lines writer",
 };
 
-struct run {
-	struct discover *d;
-	struct rec_sink sink;
-	unsigned int npending;
-	const struct ksym *pending[64];
-};
-
-/* session.c's on_record() without the ring buffer (that is static there). */
-static int on_record(struct run *rn, const struct bg_rec *r)
+/* Discovery alone: records go nowhere after it. */
+static int no_feed(void *ctx, const struct bg_rec *r)
 {
-	const struct ksym *c;
-
-	if (!(r->type & BG_RF_IRQ)) {
-		if (discover__feed(rn->d, r, &c, rn->npending < 64) == 1)
-			rn->pending[rn->npending++] = c;
-		discover__expand(rn->d, r);
-	}
-	return rn->sink.feed ? rn->sink.feed(rn->sink.ctx, r) : 0;
+	(void)ctx;
+	(void)r;
+	return 0;
 }
+
+/* A session without a ring buffer: samples are handed to its callback. */
+struct run {
+	struct session s;
+};
 
 static uint64_t cpu_ns(void)
 {
@@ -276,21 +271,32 @@ static uint64_t cpu_ns(void)
  */
 static __attribute__((noinline)) int feed_all(struct run *rn, const struct shape *s)
 {
-	/* The session drains what is older than its clock less a margin. */
+	struct rec_sink *sink = &rn->s.sink;
+
+	/*
+	 * A poll takes BATCH records in samples of BG_BATCH (the programs'
+	 * per-CPU batches); the session then drains what is older than its
+	 * clock less a margin.
+	 */
 	for (size_t i = 0; i < s->n; i += BATCH) {
 		size_t end = i + BATCH < s->n ? i + BATCH : s->n;
 
-		for (size_t k = i; k < end; k++) {
-			int err = on_record(rn, &s->recs[k]);
+		rn->s.batch = 0;
+		for (size_t k = i; k < end; k += BG_BATCH) {
+			size_t n = end - k < BG_BATCH ? end - k : BG_BATCH;
+			int err = session__sample(&rn->s, (void *)&s->recs[k],
+						  n * sizeof(struct bg_rec));
 
 			if (err)
 				return err;
 		}
-		if (rn->sink.drain)
-			rn->sink.drain(rn->sink.ctx, s->recs[end - 1].ts - 2000);
+		/* What the session's poll loop does with discovery's finds. */
+		rn->s.npending = rn->s.nexpand = 0;
+		if (sink->drain)
+			sink->drain(sink->ctx, s->recs[end - 1].ts - 2000);
 	}
-	if (rn->sink.flush)
-		rn->sink.flush(rn->sink.ctx);
+	if (sink->flush)
+		sink->flush(sink->ctx);
 	return 0;
 }
 
@@ -306,7 +312,7 @@ static uint64_t run_once(struct shape *s, enum mode m, FILE *out)
 	struct render_opts ro = { .out = out, .funcs = &s->ft, .flags = BG_O_DEFAULTS,
 				  .dialect = BG_DIALECT_6_5, .nr_cpu_ids = NR_CPU_IDS,
 				  .header = true };
-	struct run rn = { 0 };
+	struct run rn = { .s = { .ringbuf_fd = -1, .batch_fd = -1, .stats_fd = -1 } };
 	struct graph *g = NULL;
 	struct render *r = NULL;
 	struct bg_rec comm = { .type = BG_REC_COMM, .pid = PID, .cpu = CPU };
@@ -314,8 +320,8 @@ static uint64_t run_once(struct shape *s, enum mode m, FILE *out)
 	int err = 0;
 
 	memcpy(&comm.ts, "getpid_loop", 12);
-	rn.d = discover__new(&s->ft, NULL);
-	if (!rn.d)
+	rn.s.discover = discover__new(&s->ft, NULL);
+	if (!rn.s.discover)
 		return 0;
 	if (m == M_TEXT_PROC)
 		ro.flags |= BG_O_PROC | BG_O_ABSTIME;
@@ -323,18 +329,19 @@ static uint64_t run_once(struct shape *s, enum mode m, FILE *out)
 		ro.format = BG_FMT_JSON;
 	t0 = cpu_ns();
 	if (m == M_GRAPH) {
-		rn.sink = null_graph(s, &g);
+		rn.s.sink = null_graph(s, &g);
 	} else if (m != M_DISCOVER) {
 		r = render__new(&ro);
 		if (r)
-			rn.sink = render__sink(r);
+			rn.s.sink = render__sink(r);
+	} else {
+		rn.s.sink = (struct rec_sink){ .feed = no_feed };
 	}
-	if (m != M_DISCOVER && !rn.sink.feed) {
+	if (!rn.s.sink.feed) {
 		err = -ENOMEM;
 		goto out;
 	}
-	if (rn.sink.feed)
-		err = rn.sink.feed(rn.sink.ctx, &comm);
+	err = rn.s.sink.feed(rn.s.sink.ctx, &comm);
 	err = err ?: feed_all(&rn, s);
 	if (!err && r)
 		err = render__finish(r);
@@ -342,7 +349,8 @@ out:
 	render__free(r);
 	graph__free(g);
 	t1 = cpu_ns();
-	discover__free(rn.d);
+	discover__free(rn.s.discover);
+	free(rn.s.targets);
 	if (err) {
 		fprintf(stderr, "reader: %s %s: %s\n", s->name, mode_names[m], strerror(-err));
 		return 0;
