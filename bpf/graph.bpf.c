@@ -50,6 +50,15 @@ const volatile __u64 bg_self_hi[BG_SELF_RANGES] = {};
  */
 volatile __u32 bg_enabled = 0;
 
+/*
+ * Tasks inside a graph now (depth or skip open). While none is, a program
+ * is done after one load (most runs: a traced function called by work
+ * outside any graph), without a task storage lookup. Counted in one place,
+ * guarded(), from the task's state before and after the run. A task that
+ * dies inside a graph stays counted: programs then only do the lookup.
+ */
+__s64 bg_active = 0;
+
 struct task_state {
 	__u64 calltime[BG_MAX_DEPTH];
 	/*
@@ -597,18 +606,26 @@ enum bg_run { BG_RUN_ENTRY, BG_RUN_EXIT, BG_RUN_KENTRY, BG_RUN_KEXIT, BG_RUN_ICA
  */
 static __always_inline void guarded(void *ctx, enum bg_run what, bool graph)
 {
-	__u64 ck = bpf_get_attach_cookie(ctx), ret = 0;
 	struct pt_regs *regs = ctx;
 	struct task_state *st, *ran;
+	bool start, was, now_in;
+	__u64 ck, ret = 0;
 
 	/*
 	 * Most runs are for tasks outside any graph (a traced function called
-	 * by unrelated work): one task storage lookup and out. Only an entry
+	 * by unrelated work): while no task is inside one (bg_active), one load
+	 * and out; else one task storage lookup and out. Only an entry
 	 * function can start a graph (and create the state: on_entry).
 	 */
+	if (!graph && what != BG_RUN_KENTRY && !bg_active)
+		return;
+	ck = bpf_get_attach_cookie(ctx);
+	start = graph || (what == BG_RUN_KENTRY && (ck & BG_CK_GRAPH));
+	if (!start && !bg_active)
+		return;
 	st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0, 0);
-	if (!(graph || (what == BG_RUN_KENTRY && (ck & BG_CK_GRAPH))) &&
-	    (!st || (!st->depth && !st->skip)))
+	was = st && (st->depth || st->skip);
+	if (!start && !was)
 		return;
 	if (st) {
 		if (st->busy) {
@@ -652,9 +669,18 @@ static __always_inline void guarded(void *ctx, enum bg_run what, bool graph)
 	}
 	/* st if it existed; else the state an entry function created (busy). */
 	if (st)
-		st->busy = 0;
-	else if (ran)
-		ran->busy = 0;
+		ran = st;
+	if (!ran)
+		return;
+	now_in = ran->depth || ran->skip;
+	if (now_in != was) {
+		__sync_fetch_and_add(&bg_active, now_in ? 1 : -1);
+		/* Never below 0 if every transition is counted (read once, racy but
+		 * only ever >= 0 then). */
+		if (!now_in && bg_active < 0)
+			stat_inc(BG_ST_ACTIVE_NEG, 1);
+	}
+	ran->busy = 0;
 }
 
 SEC("fentry")
@@ -787,6 +813,9 @@ int BPF_PROG(bg_switch, bool preempt, struct task_struct *prev, struct task_stru
 	struct task_state *st;
 	__u32 busy;
 
+	/* No task inside a graph: none leaves or comes back inside one. */
+	if (!bg_active)
+		return 0;
 	st = bpf_task_storage_get(&bg_tasks, prev, 0, 0);
 	if (st && (st->depth || st->skip)) {
 		busy = st->busy;

@@ -173,6 +173,7 @@ enum bg_reg {
 #define BG_ST_UNWOUND 4 /* frames popped without their exit */
 #define BG_ST_NESTED 5 /* calls inside one of our own program runs */
 #define BG_ST_TARGETS_FULL 6 /* indirect targets not reported: set full */
+#define BG_ST_ACTIVE_NEG 7 /* bg_active went below 0: a transition missed */
 #define BG_ST_NR 8
 
 #endif /* BPFGRAPH_H */

@@ -453,6 +453,7 @@ void session__read_stats(struct session *s)
 		case BG_ST_UNWOUND: s->st.unwound = sum; break;
 		case BG_ST_NESTED: s->st.nested = sum; break;
 		case BG_ST_TARGETS_FULL: s->st.targets_full = sum; break;
+		case BG_ST_ACTIVE_NEG: s->st.active_neg = sum; break;
 		}
 	}
 	free(vals);

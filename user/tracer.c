@@ -585,6 +585,10 @@ static void print_summary(const struct plan *p, const struct attach *a,
 			"more distinct targets than the probes can remember; narrow the "
 			"trace (-x, --callee-depth)\n",
 			(unsigned long long)s->st.targets_full);
+	if (s->st.active_neg)
+		fprintf(stderr, "bpfgraph: internal error: the count of tasks inside a graph "
+			"went below zero %llu times; records may be missing: please report it\n",
+			(unsigned long long)s->st.active_neg);
 }
 
 /* d: NULL when nothing was discovered while tracing (--no-discovery). */
