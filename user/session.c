@@ -401,16 +401,20 @@ static void take_leftovers(struct session *s)
 	if (s->batch_fd < 0 || ncpu <= 0)
 		return;
 	b = calloc(ncpu, sizeof(*b));
-	if (!b)
+	if (!b || bpf_map_lookup_elem(s->batch_fd, &zero, b)) {
+		/* Up to BG_BATCH - 1 records per CPU: say so, the trace may end early. */
+		fprintf(stderr, "bpfgraph: cannot read the records left in the per-CPU "
+			"batches: %s; the trace may lack its last records\n",
+			b ? strerror(errno) : "out of memory");
+		free(b);
 		return;
-	if (!bpf_map_lookup_elem(s->batch_fd, &zero, b)) {
-		for (int c = 0; c < ncpu; c++) {
-			__u32 n = b[c].n < BG_BATCH ? b[c].n : BG_BATCH;
+	}
+	for (int c = 0; c < ncpu; c++) {
+		__u32 n = b[c].n < BG_BATCH ? b[c].n : BG_BATCH;
 
-			for (__u32 i = 0; i < n; i++)
-				if (take_record(s, &b[c].rec[i]))
-					break;
-		}
+		for (__u32 i = 0; i < n; i++)
+			if (take_record(s, &b[c].rec[i]))
+				break;
 	}
 	free(b);
 }
