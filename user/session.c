@@ -64,7 +64,7 @@ struct rec_sink session__graph_sink(struct graph *g)
 	return (struct rec_sink){ graph_feed, graph_drain, graph_flush, g };
 }
 
-int session__spawn(struct session *s, char **argv)
+int session__spawn(struct session *s, char **argv, const struct rlimit *nofile)
 {
 	int p[2];
 	char c;
@@ -84,6 +84,8 @@ int session__spawn(struct session *s, char **argv)
 		/* Wait for "go"; EOF means the tracer gave up. */
 		if (read(p[0], &c, 1) != 1)
 			_exit(127);
+		if (nofile)
+			setrlimit(RLIMIT_NOFILE, nofile);
 		execvp(argv[0], argv);
 		fprintf(stderr, "bpfgraph: cannot run '%s': %s\n", argv[0], strerror(errno));
 		_exit(127);

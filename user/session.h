@@ -9,6 +9,7 @@
 #define BG_SESSION_H
 
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 struct bg_rec;
@@ -86,8 +87,11 @@ struct session {
 	struct session_stats st;
 };
 
-/* Fork COMMAND stopped before exec; it runs once session__go() is called. */
-int session__spawn(struct session *s, char **argv);
+/*
+ * Fork COMMAND stopped before exec; it runs once session__go() is called.
+ * nofile: the RLIMIT_NOFILE it gets (the tracer's own was raised), or NULL.
+ */
+int session__spawn(struct session *s, char **argv, const struct rlimit *nofile);
 /* Let the command run. */
 int session__go(struct session *s);
 /*

@@ -45,12 +45,37 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, args);
 }
 
-/* Each function costs two link fds: lift the soft limit to the hard one. */
+/*
+ * Each function costs two link fds, each kprobe two more (its perf event
+ * and link): a large plan passes the usual hard limit of 4096 (seen: 1503
+ * functions and their call-site kprobes failed with EMFILE). Root may lift
+ * the hard limit to fs.nr_open; else the soft limit goes to the hard one.
+ * COMMAND gets the limits we were started with (nofile_before).
+ */
+static struct rlimit nofile_before;
+
 static void raise_nofile(void)
 {
 	struct rlimit r;
+	unsigned long nr_open = 0;
+	FILE *f;
 
-	if (getrlimit(RLIMIT_NOFILE, &r) || r.rlim_cur >= r.rlim_max)
+	if (getrlimit(RLIMIT_NOFILE, &r))
+		return;
+	nofile_before = r;
+	f = fopen("/proc/sys/fs/nr_open", "r");
+	if (f) {
+		if (fscanf(f, "%lu", &nr_open) != 1)
+			nr_open = 0;
+		fclose(f);
+	}
+	if (nr_open > r.rlim_max) {
+		struct rlimit up = { nr_open, nr_open };
+
+		if (!setrlimit(RLIMIT_NOFILE, &up))
+			return;
+	}
+	if (r.rlim_cur >= r.rlim_max)
 		return;
 	r.rlim_cur = r.rlim_max;
 	setrlimit(RLIMIT_NOFILE, &r);
@@ -668,7 +693,8 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	err = configure_skel(a.skel, o);
 	fill_self_ranges(a.skel, ki->ks);
 	if (!err && o->command_argc)
-		err = session__spawn(&s, o->command);
+		err = session__spawn(&s, o->command,
+				    nofile_before.rlim_cur ? &nofile_before : NULL);
 	s.pause_child = s.child > 0 && !o->no_pause && ki->kt && !o->thresh_ns &&
 			!o->no_discovery;
 	s.discover_irqs = o->discover_irqs;

@@ -9,3 +9,9 @@ bpfgraph -G do_sys_openat2 -- /bin/wl openmiss 3 >trace.txt 2>stderr.txt
 echo $? >rc
 progress "oracle"
 oracle_capture -o oracle.txt do_sys_openat2 -- wl --stop openmiss 3
+# The tracer lifts its fd limit for its links; COMMAND keeps the one the
+# tracer was started with.
+progress "fd limit of the command"
+sh -c 'ulimit -n; ulimit -Hn' >ulimit.expected
+bpfgraph --no-discovery -o /dev/null -G __do_sys_getpid -- /bin/sh -c 'ulimit -n; ulimit -Hn' \
+	>ulimit.txt 2>ulimit.err
