@@ -739,7 +739,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u64);
-	__type(value, __u8);
+	__type(value, __u32); /* BG_TARGET_SEEN, or BG_TARGET_WRAPPED(functab index) */
 } bg_targets SEC(".maps");
 
 /* Offset of register reg in struct pt_regs, or -1. */
@@ -769,20 +769,34 @@ static __always_inline void on_icall(struct pt_regs *regs, struct task_state *st
 {
 	__u64 ck = bpf_get_attach_cookie(regs), target = 0;
 	int off = reg_offset(BG_IC_REG(ck));
-	__u8 one = 1;
+	__u32 seen = BG_TARGET_SEEN, *v;
 	long err;
 
-	if (!st->depth || st->skip || (st->irq && !bg_discover_irqs))
+	if (!st->depth || st->skip)
 		return;
+	close_lazy(st); /* events in order: a lazy frame before closes first */
 	/* The verifier refuses ctx loads at a computed offset: read it. */
 	if (off < 0 || bpf_probe_read_kernel(&target, sizeof(target), (char *)regs + off))
 		return;
 	if ((ck & BG_IC_LOAD) &&
 	    bpf_probe_read_kernel(&target, sizeof(target), (char *)target + BG_IC_DISP(ck)))
 		return;
-	if (!target || bpf_map_lookup_elem(&bg_targets, &target))
+	if (!target)
 		return;
-	err = bpf_map_update_elem(&bg_targets, &target, &one, BPF_NOEXIST);
+	v = bpf_map_lookup_elem(&bg_targets, &target);
+	if (v && *v != BG_TARGET_SEEN) {
+		/*
+		 * A function no trampoline may hook, called through a pointer
+		 * (the clocksource's read): its frame opens here and closes at
+		 * the task's next event, as for a call site without an exit probe.
+		 */
+		on_entry(st, BG_TARGET_INDEX(*v) | BG_CK_CALLSITE | BG_CK_LAZY, BG_FRAME_LAZY,
+			 NULL);
+		return;
+	}
+	if (v || (st->irq && !bg_discover_irqs))
+		return;
+	err = bpf_map_update_elem(&bg_targets, &target, &seen, BPF_NOEXIST);
 	if (err) {
 		if (err != -17 /* EEXIST: reported by another CPU */)
 			stat_inc(BG_ST_TARGETS_FULL, 1);

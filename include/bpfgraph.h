@@ -126,6 +126,15 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
  */
 #define BG_CK_LAZY (1ULL << 37)
 #define BG_CK_INDEX(ck) ((__u32)(ck))
+
+/*
+ * Values of the bg_targets map (indirect call targets met): seen (reported
+ * once), or a function no trampoline may hook with its functab index: the
+ * indirect call site's probe opens a BG_CK_LAZY frame for it.
+ */
+#define BG_TARGET_SEEN 0
+#define BG_TARGET_WRAPPED(idx) ((__u32)(idx) + 1)
+#define BG_TARGET_INDEX(v) ((__u32)(v) - 1)
 /*
  * Argument registers the trampoline saves below its frame (BTF: one per
  * parameter, two for a 9-16 byte struct by value). With fexit attached

@@ -93,5 +93,12 @@ const char *plan__skip_text(enum plan_skip s);
 void plan__free(struct plan *p);
 /* The built-in deny pattern matching name, or NULL. */
 const char *plan__denied(const char *name);
+/*
+ * The current clocksource's name (sysfs current_clocksource): its read
+ * function, which our programs call for every timestamp, is traced at
+ * its call sites only, like __rcu_read_lock. Returns that function's
+ * name, or NULL for a clocksource not known here.
+ */
+const char *plan__set_clocksource(const char *clocksource);
 
 #endif

@@ -135,10 +135,34 @@ static struct plan_opts plan_opts_of(const struct bg_opts *o, const struct kerne
 	};
 }
 
+/* Our timestamps call the clocksource's read function: see plan__set_clocksource. */
+static void set_clocksource(int verbose)
+{
+	char name[64] = "";
+	const char *fn;
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+
+	if (f) {
+		if (!fgets(name, sizeof(name), f))
+			name[0] = 0;
+		fclose(f);
+	}
+	name[strcspn(name, "\n")] = 0;
+	fn = plan__set_clocksource(name);
+	if (verbose && fn)
+		fprintf(stderr, "bpfgraph: clocksource %s: '%s' is traced where traced functions "
+			"call it, not by a trampoline (every timestamp of ours calls it)\n",
+			name, fn);
+	else if (verbose)
+		fprintf(stderr, "bpfgraph: clocksource '%s' unknown here: if its read function "
+			"is traced, each record pays a nested trampoline pass\n", name);
+}
+
 static int make_plan(struct plan *p, const struct bg_opts *o, struct kernel_info *ki)
 {
 	struct plan_opts po = plan_opts_of(o, ki);
 
+	set_clocksource(o->verbosity);
 	return plan__build(p, &po);
 }
 
@@ -159,15 +183,26 @@ struct live {
 	unsigned int targets_new; /* ... that were not traced yet */
 };
 
-/* Function idx is probed where the functions probed from now on call it. */
+/*
+ * Function idx is probed where the functions probed from now on call it,
+ * and where traced functions call it through a pointer (bg_targets).
+ */
 static int wrap(struct live *l, uint32_t idx)
 {
 	const struct bg_func *f = &l->p->funcs.f[idx];
 
+	__u32 v = BG_TARGET_WRAPPED(idx);
+	int err;
+
 	if (!l->ic)
 		return -ENOENT;
-	return icall__wrap(l->ic, l->a->skel->progs.bg_kentry, l->a->skel->progs.bg_kexit,
-			   f->addr, idx);
+	err = icall__wrap(l->ic, l->a->skel->progs.bg_kentry, l->a->skel->progs.bg_kexit,
+			  f->addr, idx);
+	/* Called through a pointer, too: the indirect call site's probe shows it. */
+	if (!err && bpf_map_update_elem(bpf_map__fd(l->a->skel->maps.bg_targets), &f->addr, &v,
+					BPF_ANY))
+		err = -errno;
+	return err;
 }
 
 /*

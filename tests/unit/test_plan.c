@@ -143,6 +143,17 @@ static void test_deny_list(void **state)
 	assert_null(plan__denied("do_sys_openat2"));
 	assert_null(plan__denied("_raw_spin_lock"));
 	assert_null(plan__denied("kmem_cache_alloc"));
+	/* The clocksource's read function: every timestamp of ours calls it. */
+	assert_null(plan__denied("read_hpet"));
+	assert_string_equal(plan__set_clocksource("hpet"), "read_hpet");
+	assert_non_null(plan__denied("read_hpet"));
+	assert_null(plan__denied("read_tsc"));
+	assert_string_equal(plan__set_clocksource("tsc"), "read_tsc");
+	assert_non_null(plan__denied("read_tsc"));
+	assert_null(plan__denied("read_hpet"));
+	assert_null(plan__set_clocksource("no-such-clock"));
+	assert_null(plan__denied("read_tsc"));
+	assert_non_null(plan__denied("__rcu_read_lock"));
 }
 
 /* Against the host kernel: kallsyms, BTF and kcore, when root can read them. */
