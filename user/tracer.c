@@ -155,7 +155,8 @@ static void set_clocksource(int verbose)
 			name, fn);
 	else if (verbose)
 		fprintf(stderr, "bpfgraph: clocksource '%s' unknown here: if its read function "
-			"is traced, each record pays a nested trampoline pass\n", name);
+			"is traced, each record pays a nested trampoline pass\n",
+			name[0] ? name : "(cannot read current_clocksource)");
 }
 
 static int make_plan(struct plan *p, const struct bg_opts *o, struct kernel_info *ki)

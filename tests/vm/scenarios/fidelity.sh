@@ -10,7 +10,10 @@ set -u
 # The workload repeats its call with pauses: bpfgraph attaches untraced
 # callers it meets while tracing (one level per call), so the later calls
 # are the warm, complete ones; diff pairs each kernel invocation with the
-# best matching one of bpfgraph.
+# best matching one of bpfgraph. 12 calls: tcp_sendmsg's loopback path
+# took 7 calls to converge in session 6, and the calls right after a
+# round of attaching ran 2-3x longer than the later ones (9-18 ms against
+# a steady 5-6.6 ms), long enough to push the softirq into ksoftirqd.
 repeat() { # N WL-CMD...
 	n=$1
 	shift
@@ -23,7 +26,7 @@ repeat() { # N WL-CMD...
 run_case() { # NAME FUNC WL-CMD...
 	name=$1 func=$2
 	shift 2
-	wl_args=$(repeat 8 "$@")
+	wl_args=$(repeat 12 "$@")
 	progress "$name: bpfgraph -G $func -- wl $wl_args"
 	bpfgraph --dry-run -G "$func" >"$name.plan.txt" 2>&1
 	# shellcheck disable=SC2086
