@@ -191,7 +191,6 @@ struct live {
 static int wrap(struct live *l, uint32_t idx)
 {
 	const struct bg_func *f = &l->p->funcs.f[idx];
-
 	__u32 v = BG_TARGET_WRAPPED(idx);
 	int err;
 
