@@ -311,24 +311,101 @@ void attach__disown(struct attach *a, uint32_t idx)
 	a->funcs->f[idx].flags |= BG_FN_KPROBE;
 }
 
+/* The program behind link fd lfd: its info, 0 or -1. */
+static int link_prog_info(int lfd, struct bpf_prog_info *pi)
+{
+	struct bpf_link_info li = {};
+	__u32 len = sizeof(li);
+	int pfd, err;
+
+	if (lfd < 0 || bpf_obj_get_info_by_fd(lfd, &li, &len))
+		return -1;
+	pfd = bpf_prog_get_fd_by_id(li.prog_id);
+	if (pfd < 0)
+		return -1;
+	len = sizeof(*pi);
+	memset(pi, 0, sizeof(*pi));
+	err = bpf_obj_get_info_by_fd(pfd, pi, &len);
+	close(pfd);
+	return err ? -1 : 0;
+}
+
 void attach__count_misses(struct attach *a)
 {
 	for (size_t i = 0; a->links && i < a->links_cap; i++) {
-		struct bpf_link_info li = {};
-		struct bpf_prog_info pi = {};
-		__u32 len = sizeof(li);
-		int pfd;
+		struct bpf_prog_info pi;
 
-		if (a->links[i] < 0 || bpf_obj_get_info_by_fd(a->links[i], &li, &len))
-			continue;
-		pfd = bpf_prog_get_fd_by_id(li.prog_id);
-		if (pfd < 0)
-			continue;
-		len = sizeof(pi);
-		if (!bpf_obj_get_info_by_fd(pfd, &pi, &len))
+		if (!link_prog_info(a->links[i], &pi))
 			a->st.recursion_misses += pi.recursion_misses;
-		close(pfd);
 	}
+}
+
+struct fn_runs {
+	uint64_t cnt, ns;
+	uint32_t idx;
+};
+
+static int by_ns_desc(const void *x, const void *y)
+{
+	const struct fn_runs *a = x, *b = y;
+
+	return a->ns < b->ns ? 1 : a->ns > b->ns ? -1 : 0;
+}
+
+static void print_runs_line(FILE *err, const char *what, uint64_t cnt, uint64_t ns)
+{
+	if (cnt)
+		fprintf(err, "bpfgraph: runs: %-30s %10llu runs, %9.3f ms, %6.2f us/run\n", what,
+			(unsigned long long)cnt, ns / 1e6, ns / 1e3 / cnt);
+}
+
+static void print_prog(FILE *err, const char *what, const struct bpf_program *prog)
+{
+	struct bpf_prog_info pi = {};
+	__u32 len = sizeof(pi);
+	int fd = bpf_program__fd(prog);
+
+	if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &pi, &len))
+		print_runs_line(err, what, pi.run_cnt, pi.run_time_ns);
+}
+
+void attach__print_runs(struct attach *a, int top)
+{
+	size_t n = a->links_cap / 2, used = 0;
+	struct fn_runs *fr = calloc(n ? n : 1, sizeof(*fr));
+	uint64_t cnt[2] = {}, ns[2] = {};
+
+	if (!fr || !a->skel)
+		goto out;
+	for (size_t i = 0; a->links && i < n; i++) {
+		struct fn_runs r = { .idx = (uint32_t)i };
+
+		for (int k = 0; k < 2; k++) {
+			struct bpf_prog_info pi;
+
+			if (link_prog_info(a->links[2 * i + k], &pi))
+				continue;
+			cnt[k] += pi.run_cnt;
+			ns[k] += pi.run_time_ns;
+			r.cnt += pi.run_cnt;
+			r.ns += pi.run_time_ns;
+		}
+		if (r.cnt)
+			fr[used++] = r;
+	}
+	fprintf(a->err, "bpfgraph: runs: program runs by every task while attached, and "
+		"their time (bpf_stats; trampoline and kprobe overhead not included):\n");
+	print_runs_line(a->err, "fentry (all functions)", cnt[0], ns[0]);
+	print_runs_line(a->err, "fexit (all functions)", cnt[1], ns[1]);
+	print_prog(a->err, "kprobe entries", a->skel->progs.bg_kentry);
+	print_prog(a->err, "kprobe returns", a->skel->progs.bg_kexit);
+	print_prog(a->err, "indirect call probes", a->skel->progs.bg_icall);
+	print_prog(a->err, "sched_switch", a->skel->progs.bg_switch);
+	qsort(fr, used, sizeof(*fr), by_ns_desc);
+	for (size_t i = 0; i < used && i < (size_t)top; i++)
+		print_runs_line(a->err, a->funcs->f[fr[i].idx].name, fr[i].cnt, fr[i].ns);
+out:
+	free(fr);
 }
 
 static void print_cost(const struct attach *a, double destroy_s)

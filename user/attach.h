@@ -51,6 +51,11 @@ void attach__disown(struct attach *a, uint32_t idx);
 /* Sums recursion_misses of every attached program (before detach). */
 void attach__count_misses(struct attach *a);
 /*
+ * -vv: program runs and their time per kind of hook, and the top
+ * functions by time (the kernel counts them while bpf_stats is enabled).
+ */
+void attach__print_runs(struct attach *a, int top);
+/*
  * Close every link: the programs stop running; the maps stay (the records
  * left in them are still to be read).
  */

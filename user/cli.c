@@ -162,7 +162,7 @@ static const struct cli_opt cli_opts[] = {
 	{ "dry-run", K_DRY_RUN, NULL, G_OTHER, set_flag, OFF(dry_run), 0, 0,
 	  "print the plan, attach nothing" },
 	{ "verbose", 'v', NULL, G_OTHER, set_verbose, 0, 0, 0,
-	  "more messages (-vv, -vvv: even more)", CM_ALL },
+	  "more messages (-vv: also program runs and their\ntime per hook; -vvv: even more)", CM_ALL },
 	{ "help", 'h', NULL, G_OTHER, do_help, 0, 0, 0, "print this help", CM_ALL },
 	{ "version", 'V', NULL, G_OTHER, do_version, 0, 0, 0,
 	  "print the version", CM_ALL },

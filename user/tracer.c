@@ -718,7 +718,7 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	struct output out = {};
 	struct live live = { .p = p, .po = plan_opts_of(o, ki), .a = &a, .verbose = o->verbosity };
 	struct bpf_link *switch_link = NULL;
-	int err, cerr;
+	int err, cerr, stats_fd = -1;
 
 	a.skel = graph_bpf__open();
 	if (!a.skel) {
@@ -735,6 +735,13 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	s.discover_irqs = o->discover_irqs;
 	if (s.pause_child)
 		a.skel->rodata->bg_pause_tgid = (uint32_t)s.child;
+	/* -vv: per-program run counts and time, kept only while this fd is open. */
+	if (!err && o->verbosity >= 2) {
+		stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+		if (stats_fd < 0)
+			fprintf(stderr, "bpfgraph: cannot enable bpf_stats (%s): no program "
+				"run counts\n", strerror(errno));
+	}
 	if (!err)
 		err = attach__all(&a);
 	if (!err)
@@ -757,6 +764,8 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		bpf_link__destroy(switch_link);
 		kprobes__free(live.kp);
 		attach__detach(&a);
+		if (stats_fd >= 0)
+			close(stats_fd);
 		close_output(&out, NULL, NULL, ts->record);
 		return err;
 	}
@@ -789,6 +798,8 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	if (!err)
 		err = session__run(&s);
 	attach__count_misses(&a);
+	if (stats_fd >= 0)
+		attach__print_runs(&a, 15);
 	icall__detach(live.ic);
 	kprobes__detach(live.kp);
 	bpf_link__destroy(switch_link);
@@ -796,6 +807,8 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	session__finish(&s);
 	session__read_stats(&s);
 	attach__detach(&a);
+	if (stats_fd >= 0)
+		close(stats_fd);
 	cerr = close_output(&out, &a, &s, ts->record);
 	print_summary(p, &a, &s);
 	print_discovery(&live, s.discover ? discover__stats(s.discover) : NULL);
