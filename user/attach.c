@@ -241,18 +241,25 @@ static int attach_counted(struct attach *a, uint32_t i, const struct clone_src s
 
 int attach__all(struct attach *a)
 {
+	struct bpf_program *tmpl[] = { a->skel->progs.bg_entry, a->skel->progs.bg_exit,
+				       a->skel->progs.bg_entry_graph };
 	struct clone_src src[3];
 	struct modcache mc = { NULL, 0 };
 	const struct bg_func *f0 = &a->funcs->f[0];
 	double t0 = links__now(), last = 0;
+	uint32_t want = 0;
 	int err;
 
 	err = grow_links(a, 2 * a->funcs->n);
 	if (err)
 		return err;
-	bpf_program__set_attach_target(a->skel->progs.bg_entry, 0, f0->name);
-	bpf_program__set_attach_target(a->skel->progs.bg_exit, 0, f0->name);
-	bpf_program__set_attach_target(a->skel->progs.bg_entry_graph, 0, f0->name);
+	for (size_t k = 0; k < sizeof(tmpl) / sizeof(tmpl[0]); k++) {
+		/* A kernel without fentry can still load the rest. */
+		if (a->no_fentry)
+			bpf_program__set_autoload(tmpl[k], false);
+		else
+			bpf_program__set_attach_target(tmpl[k], 0, f0->name);
+	}
 	cost.skel_s = links__now();
 	err = graph_bpf__load(a->skel);
 	cost.skel_s = links__now() - cost.skel_s;
@@ -260,10 +267,16 @@ int attach__all(struct attach *a)
 		attach__explain_load_error(a->err, err);
 		return err;
 	}
-	template_srcs(a, src);
+	if (!a->no_fentry)
+		template_srcs(a, src);
 	for (uint32_t i = 0; i < a->funcs->n; i++) {
 		if (a->funcs->f[i].flags & BG_FN_KPROBE)
 			continue; /* kprobe.h: attached by the tracer */
+		if (a->no_fentry) {
+			a->st.failed++;
+			continue;
+		}
+		want++;
 		err = attach_counted(a, i, src, &mc);
 		if (err && (a->verbose || (a->funcs->f[i].flags & BG_FN_GRAPH)))
 			fprintf(a->err, "bpfgraph: failed to attach to '%s': %s\n",
@@ -275,7 +288,7 @@ int attach__all(struct attach *a)
 		fprintf(a->err, "\n");
 	modcache_free(&mc);
 	a->st.attach_s = links__now() - t0;
-	return a->st.attached ? 0 : -ENOENT;
+	return !want || a->st.attached ? 0 : -ENOENT;
 }
 
 int attach__one(struct attach *a, uint32_t idx)
@@ -284,7 +297,8 @@ int attach__one(struct attach *a, uint32_t idx)
 	struct modcache mc = { NULL, 0 };
 	int err;
 
-	if (idx == 0 || idx >= a->funcs->n || (a->funcs->f[idx].flags & BG_FN_KPROBE))
+	if (idx == 0 || idx >= a->funcs->n || (a->funcs->f[idx].flags & BG_FN_KPROBE) ||
+	    a->no_fentry)
 		return -EINVAL;
 	err = grow_links(a, 2 * (size_t)a->funcs->n);
 	if (err)

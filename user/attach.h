@@ -33,6 +33,7 @@ struct attach {
 	struct attach_stats st;
 	int verbose;
 	bool progress; /* show progress on stderr */
+	bool no_fentry; /* --kprobes: the fentry/fexit templates are not even loaded */
 	FILE *err;
 	double detach_t0; /* when attach__unlink began, 0: not yet */
 };

@@ -67,6 +67,7 @@ enum {
 	K_NO_CALLSITES,
 	K_DISCOVER_IRQS,
 	K_NO_DISCOVERY,
+	K_KPROBES,
 };
 
 static int set_glob(struct cli_ctx *c, const struct cli_opt *d, char *arg);
@@ -117,6 +118,10 @@ static const struct cli_opt cli_opts[] = {
 	  "trace the planned functions only: no\nprobes on indirect calls, nothing\n"
 	  "attached while tracing (cheapest for\nthe rest of the machine; calls through\n"
 	  "pointers are missing)" },
+	{ "kprobes", K_KPROBES, NULL, G_SELECT, set_flag, OFF(kprobes), 0, 0,
+	  "trace every function by kprobe and\nkretprobe instead of fentry/fexit: one\n"
+	  "shared program, nothing to verify per\nfunction (faster to attach); for kernels\n"
+	  "without fentry" },
 	{ "max-funcs", K_MAX_FUNCS, "N", G_SELECT, set_u32, OFF(max_funcs), 1,
 	  BG_MAX_MAX_FUNCS, "refuse plans of more than N functions\n(default 2000)" },
 

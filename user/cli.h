@@ -80,6 +80,7 @@ struct bg_opts {
 	bool no_callsites; /* --no-callsite-probes */
 	bool discover_irqs; /* --discover-irqs */
 	bool no_discovery; /* --no-discovery: the static plan only */
+	bool kprobes; /* --kprobes: kprobe/kretprobe for every function */
 
 	/* Output */
 	uint32_t flags; /* BG_O_*, for out_text_opts.flags */

@@ -229,7 +229,7 @@ static enum plan_skip classify(const struct plan_opts *o, const struct ksym *s,
 		return btf; /* kprobes need a known fentry site */
 	}
 	/* A kprobe on the function's address needs neither BTF nor a name. */
-	if (btf != PS_NONE && o->kprobes && why != PW_ENTRY) {
+	if (o->kprobes_only || (btf != PS_NONE && o->kprobes && why != PW_ENTRY)) {
 		*kprobe = 1;
 		return PS_NONE;
 	}
@@ -502,6 +502,7 @@ int plan__build(struct plan *p, const struct plan_opts *o)
 
 	memset(p, 0, sizeof(*p));
 	functab__init(&p->funcs);
+	p->kprobes_only = o->kprobes_only;
 	if (!code || !targets || !callees) {
 		err = -ENOMEM;
 		goto out;
@@ -569,8 +570,9 @@ void plan__print(const struct plan *p, FILE *out)
 			snprintf(why, sizeof(why), "callee of %s, depth %d", c->parent, c->depth);
 		fprintf(out, "%-6s %-40s %s%s%s", c->skip ? "skip" : "attach", name, why,
 			c->notrace && !c->skip ? ", notrace (-x): hidden with its subtree" : "",
-			c->kprobe && c->why != PW_CALLSITE ?
-				", by kprobe (no BTF, an ambiguous name, or fentry refused)" : "");
+			!c->kprobe || c->why == PW_CALLSITE ? "" :
+			p->kprobes_only ? ", by kprobe (--kprobes)" :
+				", by kprobe (no BTF, an ambiguous name, or fentry refused)");
 		if (c->skip == PS_DENIED)
 			fprintf(out, ": denied (%s): on the tracer's own path\n", c->deny);
 		else if (c->skip)

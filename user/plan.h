@@ -57,6 +57,7 @@ struct plan_opts {
 	int max_funcs;
 	int irqs; /* funcgraph-irqs: also trace what interrupts run */
 	int kprobes; /* attach what fentry cannot by kprobe (not entries) */
+	int kprobes_only; /* --kprobes: every function by kprobe, entries too */
 	int callsites; /* kprobe-only functions: at their call sites (icall.h) */
 	struct ksyms *ks;
 	struct kbtf *kb;
@@ -72,6 +73,7 @@ struct plan {
 	struct plan_cand *cands;
 	size_t ncands, cap;
 	size_t nattach, nskipped;
+	int kprobes_only; /* built with plan_opts.kprobes_only */
 };
 
 /* 0, or -errno after printing one line per problem to opts->err. */

@@ -30,6 +30,7 @@
 #include "discover.h"
 #include "icall.h"
 #include "kprobe.h"
+#include "links.h"
 #include "session.h"
 #include "tracer.h"
 
@@ -128,7 +129,7 @@ static struct plan_opts plan_opts_of(const struct bg_opts *o, const struct kerne
 		.notrace = o->notrace.v, .n_notrace = (int)o->notrace.n,
 		.callee_depth = ki->kt ? (int)o->callee_depth : 0,
 		.max_funcs = (int)o->max_funcs,
-		.irqs = !!(o->flags & BG_O_IRQS), .kprobes = 1,
+		.irqs = !!(o->flags & BG_O_IRQS), .kprobes = 1, .kprobes_only = o->kprobes,
 		/* Call sites are found and probed with the indirect ones. */
 		.callsites = ki->kt && !o->thresh_ns && !o->no_callsites,
 		.ks = ki->ks, .kb = ki->kb, .kt = ki->kt, .err = stderr,
@@ -351,19 +352,44 @@ static void on_expand(void *ctx, uint32_t func)
 static int attach_kprobes(struct live *l)
 {
 	const struct functab *ft = &l->p->funcs;
+	double t0 = links__now(), last = 0;
+	unsigned int graphs = 0, graphs_ok = 0;
 
 	l->kp = kprobes__new(l->a->skel->progs.bg_kentry, l->a->skel->progs.bg_kexit,
 			     l->verbose, stderr);
 	if (!l->kp)
 		return -ENOMEM;
 	for (size_t i = 0; i < ft->n; i++) {
+		const struct bg_func *f = &ft->f[i];
+		double t;
+		int err;
+
 		/* fentry refused (a variadic function...): a kprobe will do. */
-		if (!(ft->f[i].flags & (BG_FN_KPROBE | BG_FN_GRAPH)) &&
+		if (!(f->flags & (BG_FN_KPROBE | BG_FN_GRAPH)) &&
 		    !attach__attached(l->a, (uint32_t)i))
 			attach__disown(l->a, (uint32_t)i);
-		if ((ft->f[i].flags & (BG_FN_KPROBE | BG_FN_CALLSITE)) == BG_FN_KPROBE)
-			kprobes__attach(l->kp, (uint32_t)i, &ft->f[i]);
+		if ((f->flags & (BG_FN_KPROBE | BG_FN_CALLSITE)) != BG_FN_KPROBE)
+			continue;
+		err = kprobes__attach(l->kp, (uint32_t)i, f);
+		if (f->flags & BG_FN_GRAPH) {
+			graphs++;
+			graphs_ok += !err;
+			if (err && !l->verbose)
+				fprintf(stderr, "bpfgraph: cannot kprobe '%s': %s\n", f->display,
+					strerror(-err));
+		}
+		/* --kprobes puts every function here: say how far it got. */
+		t = links__now();
+		if (l->a->progress && t - t0 > 1.0 && t - last > 0.5) {
+			last = t;
+			fprintf(stderr, "\rbpfgraph: attaching kprobes %zu/%zu...", i + 1, ft->n);
+		}
 	}
+	if (last > 0)
+		fprintf(stderr, "\n");
+	/* With --kprobes no trampoline starts a graph either. */
+	if (l->po.kprobes_only && graphs && !graphs_ok)
+		return -ENOENT;
 	return 0;
 }
 
@@ -618,24 +644,34 @@ static int close_output(struct output *out, const struct attach *a, const struct
 }
 
 static void print_summary(const struct plan *p, const struct attach *a,
-			  const struct session *s)
+			  const struct session *s, const struct live *l)
 {
+	const struct kprobe_stats *ks = l->kp ? kprobes__stats(l->kp) : NULL;
+	unsigned int attached = a->st.attached, failed = a->st.failed;
+	double attach_s = a->st.attach_s, detach_s = a->st.detach_s;
 	char kp[64] = "";
 
 	/* Not failures, but not trampolines either: -v names them. */
-	if (a->st.handed_over)
+	if (a->no_fentry && ks) {
+		attached = ks->attached;
+		failed += ks->failed;
+		attach_s += ks->attach_s;
+		detach_s += ks->detach_s;
+		snprintf(kp, sizeof(kp), " (by kprobe: --kprobes)");
+	} else if (a->st.handed_over) {
 		snprintf(kp, sizeof(kp), " (+%u by kprobe: fentry refused)",
 			 a->st.handed_over);
+	}
 	fprintf(stderr,
 		"bpfgraph: %u functions attached, %zu skipped, %u failed%s; %llu records, "
 		"%llu dropped, %llu recursion misses, %llu nested in the tracer, "
 		"%llu unmatched exits, %llu unmatched entries, %llu too deep; "
 		"attach %.2f s, detach %.2f s\n",
-		a->st.attached, p->nskipped, a->st.failed, kp,
+		attached, p->nskipped, failed, kp,
 		(unsigned long long)s->st.records, (unsigned long long)s->st.drops,
 		(unsigned long long)a->st.recursion_misses, (unsigned long long)s->st.nested,
 		(unsigned long long)s->st.unmatched_exits, (unsigned long long)s->st.unwound,
-		(unsigned long long)s->st.deep, a->st.attach_s, a->st.detach_s);
+		(unsigned long long)s->st.deep, attach_s, detach_s);
 	if (s->st.drops)
 		fprintf(stderr, "bpfgraph: %llu records were lost (ring buffer full): "
 			"use a larger -b or trace fewer functions\n",
@@ -657,7 +693,7 @@ static void print_discovery(const struct live *l, const struct discover_stats *d
 	if (l->kp) {
 		const struct kprobe_stats *ks = kprobes__stats(l->kp);
 
-		if (ks->attached || ks->failed)
+		if ((ks->attached || ks->failed) && !l->po.kprobes_only)
 			fprintf(stderr, "bpfgraph: %u functions without BTF or a unique name "
 				"traced by kprobe, %u failed; attach %.2f s, detach %.2f s\n",
 				ks->attached, ks->failed, ks->attach_s, ks->detach_s);
@@ -713,7 +749,7 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		 const struct kernel_info *ki)
 {
 	struct attach a = { .funcs = &p->funcs, .verbose = o->verbosity, .err = stderr,
-			    .progress = isatty(STDERR_FILENO) };
+			    .progress = isatty(STDERR_FILENO), .no_fentry = o->kprobes };
 	struct session s = { .go_fd = -1, .batch_fd = -1, .duration_ms = o->duration_ms };
 	struct output out = {};
 	struct live live = { .p = p, .po = plan_opts_of(o, ki), .a = &a, .verbose = o->verbosity };
@@ -789,10 +825,10 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	/* Say when tracing really began (without a command: when to stop). */
 	if (s.child <= 0 && (verbosity || isatty(STDERR_FILENO)))
 		fprintf(stderr, "bpfgraph: tracing %u functions; Ctrl-C to stop\n",
-			a.st.attached);
+			a.st.attached + (live.kp ? kprobes__stats(live.kp)->attached : 0));
 	else if (s.child > 0 && verbosity)
 		fprintf(stderr, "bpfgraph: tracing %u functions; starting the command\n",
-			a.st.attached);
+			a.st.attached + (live.kp ? kprobes__stats(live.kp)->attached : 0));
 	if (s.child > 0)
 		err = session__go(&s);
 	if (!err)
@@ -810,7 +846,7 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	if (stats_fd >= 0)
 		close(stats_fd);
 	cerr = close_output(&out, &a, &s, ts->record);
-	print_summary(p, &a, &s);
+	print_summary(p, &a, &s, &live);
 	print_discovery(&live, s.discover ? discover__stats(s.discover) : NULL);
 	discover__free(s.discover);
 	icall__free(live.ic);

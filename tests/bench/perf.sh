@@ -89,6 +89,8 @@ in_subtree() { # CASE FUNC OP N
 	fg_pid "$f" "$c.fg.txt" bwl --stop -o "$c.fg" "$op" "$n"
 	progress "in-subtree $c: bpfgraph"
 	bpfgraph -v -o "$c.bg.txt" -G "$f" -- bwl -o "$c.bg" "$op" "$n" 2>"$c.bg.err"
+	progress "in-subtree $c: bpfgraph --kprobes"
+	bpfgraph --kprobes -v -o "$c.bgk.txt" -G "$f" -- bwl -o "$c.bgk" "$op" "$n" 2>"$c.bgk.err"
 	progress "in-subtree $c: bare trampolines (ldlink both)"
 	plan_names -G "$f" >"$c.names"
 	ldlink -m both -o "$c.ldl" "$c.names" -- bwl -o "$c.floor" "$op" "$n"
@@ -105,10 +107,11 @@ in_subtree() { # CASE FUNC OP N
 	res "sub $c none $(sed -n 's/.* ns=\([0-9]*\).*/\1/p' "$c.none" | sort -n | head -n1) $n"
 	res "sub $c fg $(sed -n 's/.* ns=\([0-9]*\).*/\1/p' "$c.fg") $(count_calls "$c.fg.txt")"
 	res "sub $c bg $(sed -n 's/.* ns=\([0-9]*\) self_ticks=[0-9-]* parent_ticks=\([0-9-]*\)/\1 \2/p' "$c.bg") $(count_calls "$c.bg.txt") $(summary "$c.bg.err")"
+	res "sub $c bgk $(sed -n 's/.* ns=\([0-9]*\) self_ticks=[0-9-]* parent_ticks=\([0-9-]*\)/\1 \2/p' "$c.bgk") $(count_calls "$c.bgk.txt") $(summary "$c.bgk.err")"
 	res "sub $c floor $(sed -n 's/.* ns=\([0-9]*\).*/\1/p' "$c.floor") $(wc -l <"$c.names")"
 	res "sub $c bgfds $(sed -n 's/.* parent_fds=\([0-9-]*\)\/\([0-9-]*\) .*/\1 \2/p' "$c.bg")"
 	# Keep the head of the traces only: they cross a serial line.
-	for x in fg bg; do
+	for x in fg bg bgk; do
 		head -n 200 "$c.$x.txt" >"$c.$x.head"
 		rm -f "$c.$x.txt"
 	done
@@ -186,6 +189,13 @@ startstop() { # LABEL GLOB...
 	usleep 500000
 	mem_sample "$l"
 	wait $bp
+	# The same set by kprobes (--kprobes): nothing to verify per function.
+	progress "start/stop $l: bpfgraph --kprobes $args"
+	# shellcheck disable=SC2086
+	bpfgraph --kprobes -v --callee-depth=0 -O nofuncgraph-irqs -o "ss.$l.k.txt" \
+		$args -- bwl sleep 3000 2>"ss.$l.k.err"
+	res "ss $l bgk $(summary "ss.$l.k.err")"
+	rm -f "ss.$l.k.txt"
 	res "ss $l bg $(summary "ss.$l.err") $(sed -n 's/.*attach cost: templates \([0-9.]*\) s; \([0-9]*\) clones loaded in \([0-9.]*\) s, \([0-9]*\) links in \([0-9.]*\) s; detach: \([0-9]*\) first closes \([0-9.]*\) s, \([0-9]*\) second closes \([0-9.]*\) s, skeleton \([0-9.]*\) s/\1 \2 \3 \4 \5 \6 \7 \8 \9/p' "ss.$l.err")"
 	for m in entry both; do
 		[ "$BENCH_SHORT" = 1 ] && [ $m = both ] && [ "$l" != small ] && continue

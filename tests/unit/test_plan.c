@@ -186,6 +186,17 @@ static void test_plan_live_host(void **state)
 		assert_false(p.funcs.f[i].flags & BG_FN_GRAPH);
 	plan__free(&p);
 
+	/* --kprobes: every planned function by kprobe, the entry too. */
+	o.kprobes = 1;
+	o.kprobes_only = 1;
+	assert_int_equal(plan__build(&p, &o), 0);
+	assert_true(p.kprobes_only);
+	assert_true(p.funcs.f[0].flags & BG_FN_GRAPH);
+	for (size_t i = 0; i < p.funcs.n; i++)
+		assert_true(p.funcs.f[i].flags & BG_FN_KPROBE);
+	plan__free(&p);
+	o.kprobes = o.kprobes_only = 0;
+
 	/* A glob that matches nothing is an error. */
 	globs[0] = "do_sys_openat2_nonexistent";
 	assert_int_equal(plan__build(&p, &o), -ENOENT);

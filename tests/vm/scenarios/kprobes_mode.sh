@@ -1,0 +1,19 @@
+#!/bin/sh
+# --kprobes: every function by kprobe and kretprobe, the -G one included,
+# no fentry program loaded. The same failed open as the fidelity suite's
+# openat case, against the kernel's function_graph in the same boot.
+# bench-timeout: 600
+set -u
+. /bench/lib/guest.sh
+wl_args=""
+for i in 1 2 3 4 5 6; do wl_args="$wl_args openmiss 1 sleep 300"; done
+progress "--kprobes --dry-run"
+bpfgraph --kprobes --dry-run -G do_sys_openat2 >plan.txt 2>plan.err
+echo $? >plan.rc
+progress "--kprobes -G do_sys_openat2"
+# shellcheck disable=SC2086
+bpfgraph --kprobes -vv -G do_sys_openat2 -- /bin/wl $wl_args >kp.txt 2>kp.err
+echo $? >kp.rc
+progress "oracle"
+# shellcheck disable=SC2086
+oracle_capture -o oracle.txt do_sys_openat2 -- wl --stop $wl_args
