@@ -150,6 +150,18 @@ unrelated() { # NPIPE NOPEN
 		bwl -o un.bg pipe "$np" openmiss "$no"
 		kill -INT $bp
 		wait $bp
+		progress "unrelated: bpfgraph --kprobes -G $UNREL_FUNC"
+		bpfgraph --kprobes -v --no-discovery --no-callsite-probes -o un.bgk.txt \
+			-G $UNREL_FUNC 2>un.bgk.err &
+		bp=$!
+		i=0
+		while ! grep -q 'Ctrl-C to stop' un.bgk.err 2>/dev/null && [ $i -lt 3000 ]; do
+			usleep 200000
+			i=$((i + 1))
+		done
+		bwl -o un.bgk pipe "$np" openmiss "$no"
+		kill -INT $bp
+		wait $bp
 	fi
 	progress "unrelated: bare trampolines on the same plan"
 	plan_names -G $UNREL_FUNC >un.names
@@ -158,7 +170,8 @@ unrelated() { # NPIPE NOPEN
 	for op in pipe openmiss; do
 		none=$(sed -n "s/^op=$op .* ns=\([0-9]*\).*/\1/p" un.none | sort -n | head -n1)
 		res "unrel $op none $none"
-		for x in fg bg floor; do
+		for x in fg bg bgk floor; do
+			[ -f un.$x ] || continue
 			res "unrel $op $x $(sed -n "s/^op=$op .* ns=\([0-9]*\).*/\1/p" un.$x)"
 		done
 	done
