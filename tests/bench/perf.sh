@@ -119,6 +119,26 @@ in_subtree() { # CASE FUNC OP N
 
 # ---- 2. unrelated cost -------------------------------------------------
 UNREL_FUNC=tcp_sendmsg
+# bpfgraph [OPTION...] on UNREL_FUNC while the unrelated workload runs:
+# its timing goes to un.TAG.
+unrel_bg() { # TAG OPTION...
+	_t=$1
+	shift
+	progress "unrelated: bpfgraph $* -G $UNREL_FUNC"
+	bpfgraph "$@" -v --no-discovery --no-callsite-probes -o "un.$_t.txt" \
+		-G $UNREL_FUNC 2>"un.$_t.err" &
+	_bp=$!
+	_i=0
+	# -v: it says when all is attached (the trace stays empty: no TCP).
+	while ! grep -q 'Ctrl-C to stop' "un.$_t.err" 2>/dev/null && [ $_i -lt 3000 ]; do
+		usleep 200000
+		_i=$((_i + 1))
+	done
+	bwl -o "un.$_t" pipe "$np" openmiss "$no"
+	kill -INT $_bp
+	wait $_bp
+}
+
 unrelated() { # NPIPE NOPEN
 	np=$1 no=$2
 	progress "unrelated: untraced"
@@ -134,34 +154,12 @@ unrelated() { # NPIPE NOPEN
 	if skipped unrel-bg; then
 		: >un.bg
 	else
-		progress "unrelated: bpfgraph -G $UNREL_FUNC"
 		# --no-discovery: with its default kprobes on the indirect call
 		# sites of the planned functions (and the RCU call sites), every
 		# task that runs one of them takes an int3 there: under emulation
 		# this step then ran past 10 minutes.
-		bpfgraph -v --no-discovery --no-callsite-probes -o un.bg.txt -G $UNREL_FUNC 2>un.bg.err &
-		bp=$!
-		i=0
-		# -v: it says when all is attached (the trace stays empty: no TCP).
-		while ! grep -q 'Ctrl-C to stop' un.bg.err 2>/dev/null && [ $i -lt 3000 ]; do
-			usleep 200000
-			i=$((i + 1))
-		done
-		bwl -o un.bg pipe "$np" openmiss "$no"
-		kill -INT $bp
-		wait $bp
-		progress "unrelated: bpfgraph --kprobes -G $UNREL_FUNC"
-		bpfgraph --kprobes -v --no-discovery --no-callsite-probes -o un.bgk.txt \
-			-G $UNREL_FUNC 2>un.bgk.err &
-		bp=$!
-		i=0
-		while ! grep -q 'Ctrl-C to stop' un.bgk.err 2>/dev/null && [ $i -lt 3000 ]; do
-			usleep 200000
-			i=$((i + 1))
-		done
-		bwl -o un.bgk pipe "$np" openmiss "$no"
-		kill -INT $bp
-		wait $bp
+		unrel_bg bg
+		unrel_bg bgk --kprobes
 	fi
 	progress "unrelated: bare trampolines on the same plan"
 	plan_names -G $UNREL_FUNC >un.names
