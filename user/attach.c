@@ -175,6 +175,9 @@ void attach__explain_load_error(FILE *err, int errnum)
 		fprintf(err, "bpfgraph: the kernel cannot load fentry programs (%s): it needs BTF, "
 			"the BPF JIT and DYNAMIC_FTRACE_WITH_DIRECT_CALLS (5.19+ for cookies)\n",
 			strerror(-errnum));
+	} else if (errnum == -ENOENT || errnum == -ESRCH) {
+		fprintf(err, "bpfgraph: failed to load the BPF programs: the kernel lacks a symbol "
+			"or BTF type they use (%s; -v shows libbpf's log)\n", strerror(-errnum));
 	} else {
 		fprintf(err, "bpfgraph: failed to load the BPF programs: %s\n", strerror(-errnum));
 	}
