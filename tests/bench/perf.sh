@@ -117,6 +117,16 @@ in_subtree() { # CASE FUNC OP N
 	done
 }
 
+# Until a line matching PATTERN is in FILE (bpfgraph saying it has attached
+# everything), for at most 600 s.
+wait_for() { # PATTERN FILE
+	_w=0
+	while ! grep -q "$1" "$2" 2>/dev/null && [ $_w -lt 3000 ]; do
+		usleep 200000
+		_w=$((_w + 1))
+	done
+}
+
 # ---- 2. unrelated cost -------------------------------------------------
 UNREL_FUNC=tcp_sendmsg
 # bpfgraph [OPTION...] on UNREL_FUNC while the unrelated workload runs:
@@ -128,12 +138,8 @@ unrel_bg() { # TAG OPTION...
 	bpfgraph "$@" -v --no-discovery --no-callsite-probes -o "un.$_t.txt" \
 		-G $UNREL_FUNC 2>"un.$_t.err" &
 	_bp=$!
-	_i=0
 	# -v: it says when all is attached (the trace stays empty: no TCP).
-	while ! grep -q 'Ctrl-C to stop' "un.$_t.err" 2>/dev/null && [ $_i -lt 3000 ]; do
-		usleep 200000
-		_i=$((_i + 1))
-	done
+	wait_for 'Ctrl-C to stop' "un.$_t.err"
 	bwl -o "un.$_t" pipe "$np" openmiss "$no"
 	kill -INT $_bp
 	wait $_bp
@@ -192,11 +198,7 @@ startstop() { # LABEL GLOB...
 	bwl -o "ss.$l.ru" exec bpfgraph -v --callee-depth=0 -O nofuncgraph-irqs -o "ss.$l.txt" \
 		$args -- bwl sleep 3000 2>"ss.$l.err" &
 	bp=$!
-	i=0
-	while ! grep -q '^bpfgraph: tracing ' "ss.$l.err" 2>/dev/null && [ $i -lt 3000 ]; do
-		usleep 200000
-		i=$((i + 1))
-	done
+	wait_for '^bpfgraph: tracing ' "ss.$l.err"
 	usleep 500000
 	mem_sample "$l"
 	wait $bp
