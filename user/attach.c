@@ -150,7 +150,7 @@ static int attach_func(struct attach *a, uint32_t i, const struct clone_src src[
 	return err;
 }
 
-static void show_progress(struct attach *a, uint32_t done, double t0, double *last)
+void attach__progress(const struct attach *a, uint32_t done, double t0, double *last)
 {
 	double t = links__now();
 
@@ -285,7 +285,7 @@ int attach__all(struct attach *a)
 			fprintf(a->err, "bpfgraph: failed to attach to '%s': %s\n",
 				a->funcs->f[i].display, strerror(-err));
 		if (!err)
-			show_progress(a, i + 1, t0, &last);
+			attach__progress(a, i + 1, t0, &last);
 	}
 	if (last > 0)
 		fprintf(a->err, "\n");

@@ -45,6 +45,11 @@ int attach__all(struct attach *a);
  * table after attach__all). 0 or -errno; a failure leaves nothing behind.
  */
 int attach__one(struct attach *a, uint32_t idx);
+/*
+ * "attaching DONE/N functions..." on a->err when a->progress, from one
+ * second after t0, every half second (*last: when it last did, 0 first).
+ */
+void attach__progress(const struct attach *a, uint32_t done, double t0, double *last);
 /* Both links of function idx are in place. */
 bool attach__attached(const struct attach *a, uint32_t idx);
 /* Function idx failed here and is traced by kprobe instead. */

@@ -361,7 +361,6 @@ static int attach_kprobes(struct live *l)
 		return -ENOMEM;
 	for (size_t i = 0; i < ft->n; i++) {
 		const struct bg_func *f = &ft->f[i];
-		double t;
 		int err;
 
 		/* fentry refused (a variadic function...): a kprobe will do. */
@@ -379,11 +378,7 @@ static int attach_kprobes(struct live *l)
 					strerror(-err));
 		}
 		/* --kprobes puts every function here: say how far it got. */
-		t = links__now();
-		if (l->a->progress && t - t0 > 1.0 && t - last > 0.5) {
-			last = t;
-			fprintf(stderr, "\rbpfgraph: attaching kprobes %zu/%zu...", i + 1, ft->n);
-		}
+		attach__progress(l->a, (uint32_t)i + 1, t0, &last);
 	}
 	if (last > 0)
 		fprintf(stderr, "\n");
@@ -755,6 +750,7 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	struct live live = { .p = p, .po = plan_opts_of(o, ki), .a = &a, .verbose = o->verbosity };
 	struct bpf_link *switch_link = NULL;
 	int err, cerr, stats_fd = -1;
+	unsigned int traced;
 
 	a.skel = graph_bpf__open();
 	if (!a.skel) {
@@ -823,12 +819,11 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	}
 	a.skel->bss->bg_enabled = 1;
 	/* Say when tracing really began (without a command: when to stop). */
+	traced = a.st.attached + (live.kp ? kprobes__stats(live.kp)->attached : 0);
 	if (s.child <= 0 && (verbosity || isatty(STDERR_FILENO)))
-		fprintf(stderr, "bpfgraph: tracing %u functions; Ctrl-C to stop\n",
-			a.st.attached + (live.kp ? kprobes__stats(live.kp)->attached : 0));
+		fprintf(stderr, "bpfgraph: tracing %u functions; Ctrl-C to stop\n", traced);
 	else if (s.child > 0 && verbosity)
-		fprintf(stderr, "bpfgraph: tracing %u functions; starting the command\n",
-			a.st.attached + (live.kp ? kprobes__stats(live.kp)->attached : 0));
+		fprintf(stderr, "bpfgraph: tracing %u functions; starting the command\n", traced);
 	if (s.child > 0)
 		err = session__go(&s);
 	if (!err)
