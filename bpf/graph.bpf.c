@@ -429,11 +429,75 @@ static __always_inline void close_lazy(struct task_state *st)
 }
 
 /*
+ * Untraced callers, all at once. Live discovery learns of an untraced
+ * function between two traced ones from the return address of the inner
+ * one (user/discover.c); a chain of untraced functions (the receive path
+ * under a softirq, reached through pointers) then took one traced call
+ * per level. When an entry's return address is outside its recorded
+ * parent, the kernel stack from there up to the parent names them all
+ * (BG_REC_STACK). Once per return address (bg_stacked): a caller that
+ * cannot be attached (no fentry site) would otherwise cost a stack walk
+ * on every call.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* sized by user space: one per function index */
+	__type(key, __u32);
+	__type(value, struct bg_frange);
+} bg_franges SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, __u8);
+} bg_stacked SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bg_stack);
+} bg_stackbuf SEC(".maps");
+
+/*
+ * The call of function func at depth d (> 0) returns to caller: if that
+ * is not inside the parent, send the kernel stack to user space, which
+ * names what lies between (see struct bg_stack). No loop here: the
+ * verifier would walk it in every clone (3x the load time).
+ */
+static __always_inline void walk_callers(void *ctx, struct task_state *st, __u32 d,
+					 __u64 caller, __u64 now, __u8 flags)
+{
+	__u32 zero = 0, parent = st->func[(d - 1) & BG_DEPTH_MASK];
+	struct bg_frange *pr = bpf_map_lookup_elem(&bg_franges, &parent);
+	struct bg_stack *sb;
+	__u8 one = 1;
+	long n;
+
+	if (!pr || !pr->hi || (caller > pr->lo && caller <= pr->hi))
+		return;
+	if (bpf_map_update_elem(&bg_stacked, &caller, &one, BPF_NOEXIST))
+		return; /* walked before (or the set is full) */
+	sb = bpf_map_lookup_elem(&bg_stackbuf, &zero);
+	if (!sb)
+		return;
+	n = bpf_get_stack(ctx, sb->ip, sizeof(sb->ip), 0);
+	if (n <= 0)
+		return;
+	fill(&sb->hdr, st, BG_REC_STACK | flags, now, caller, (__u64)n, parent, d);
+	/* After the entry, still in this CPU's batch: one CPU's records in order. */
+	flush_cpu();
+	if (bpf_ringbuf_output(&bg_events, sb, sizeof(*sb), BPF_RB_NO_WAKEUP))
+		stat_inc(BG_ST_DROPS, 1);
+}
+
+/*
  * One call entered. frame pairs it with its exit (see task_state);
  * caller_at is where the return address into the caller can be read.
  * Returns the task's state (created here by an entry function), or NULL.
  */
-static __always_inline struct task_state *on_entry(struct task_state *st, __u64 ck,
+static __always_inline struct task_state *on_entry(void *ctx, struct task_state *st, __u64 ck,
 						   __u64 frame, const void *caller_at)
 {
 	__u32 limit = bg_max_depth ? bg_max_depth : BG_MAX_DEPTH;
@@ -471,6 +535,9 @@ static __always_inline struct task_state *on_entry(struct task_state *st, __u64 
 		flags = BG_RF_IRQ;
 	if (!bg_thresh_ns)
 		emit(st, BG_REC_ENTRY | flags, now, caller, 0, BG_CK_INDEX(ck), d);
+	/* As user space's discovery: interrupt work only when asked. */
+	if (ctx && caller && d && (!flags || bg_discover_irqs))
+		walk_callers(ctx, st, d, caller, now, flags);
 	return st;
 }
 
@@ -638,7 +705,7 @@ static __always_inline void guarded(void *ctx, enum bg_run what, bool graph)
 	switch (what) {
 	case BG_RUN_ENTRY:
 		/* The trampoline frame: see BG_CK_NREGS. */
-		ran = on_entry(st, ck, (__u64)ctx, (char *)ctx + (BG_CK_NREGS(ck) + 3) * 8);
+		ran = on_entry(ctx, st, ck, (__u64)ctx, (char *)ctx + (BG_CK_NREGS(ck) + 3) * 8);
 		break;
 	case BG_RUN_EXIT:
 		bpf_get_func_ret(ctx, &ret);
@@ -648,7 +715,7 @@ static __always_inline void guarded(void *ctx, enum bg_run what, bool graph)
 	case BG_RUN_KENTRY:
 		/* On a call site (icall.h): its caller is the traced function. */
 		if (ck & BG_CK_CALLSITE) {
-			ran = on_entry(st, ck, (ck & BG_CK_TAIL)   ? BG_FRAME_TAIL :
+			ran = on_entry(NULL, st, ck, (ck & BG_CK_TAIL)   ? BG_FRAME_TAIL :
 					       (ck & BG_CK_LAZY) ? BG_FRAME_LAZY :
 								   BG_FRAME_KPROBE, NULL);
 			break;
@@ -656,7 +723,7 @@ static __always_inline void guarded(void *ctx, enum bg_run what, bool graph)
 		if (hide_own_call(regs, st))
 			break;
 		/* At the function's first instruction: sp points at the return address. */
-		ran = on_entry(st, ck, BG_FRAME_KPROBE, (void *)PT_REGS_SP(regs));
+		ran = on_entry(ctx, st, ck, BG_FRAME_KPROBE, (void *)PT_REGS_SP(regs));
 		break;
 	case BG_RUN_KEXIT:
 		if (st)
@@ -790,8 +857,8 @@ static __always_inline void on_icall(struct pt_regs *regs, struct task_state *st
 		 * (the clocksource's read): its frame opens here and closes at
 		 * the task's next event, as for a call site without an exit probe.
 		 */
-		on_entry(st, BG_TARGET_INDEX(*v) | BG_CK_CALLSITE | BG_CK_LAZY, BG_FRAME_LAZY,
-			 NULL);
+		on_entry(NULL, st, BG_TARGET_INDEX(*v) | BG_CK_CALLSITE | BG_CK_LAZY,
+			 BG_FRAME_LAZY, NULL);
 		return;
 	}
 	if (v || (st->irq && !bg_discover_irqs))

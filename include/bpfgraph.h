@@ -36,6 +36,16 @@
  * for the tracer's discovery; never shown, never recorded.
  */
 #define BG_REC_TARGET 5
+/*
+ * A traced function at depth > 0 was entered from an untraced caller: its
+ * return address (val) is outside the function recorded one level up
+ * (func: that parent's index; depth: the entry's). The header of a
+ * struct bg_stack sample, never inside a batch: the kernel stack it
+ * carries names every untraced function between the two at once, not one
+ * per call. Made once per return address; for discovery only, like
+ * BG_REC_TARGET.
+ */
+#define BG_REC_STACK 6
 
 /* Flags share the type byte: type in the low nibble, flags above. */
 #define BG_REC_TYPE_MASK 0x0f
@@ -159,6 +169,28 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
 #define BG_IC_DISP_SHIFT 32
 #define BG_IC_DISP(ck) ((__s32)((ck) >> BG_IC_DISP_SHIFT))
 #define BG_IC_MAX_FUNCS (1U << 24)
+/*
+ * bg_franges: [lo, hi] of each traced function (by function index), so
+ * that an entry program can tell an untraced caller from the parent.
+ * hi == 0: not known. Return addresses r of calls made by the function
+ * satisfy lo < r <= hi (a call may be its last instruction).
+ */
+struct bg_frange {
+	__u64 lo;
+	__u64 hi;
+};
+
+/*
+ * A ring buffer sample of its own: a BG_REC_STACK record whose dur is the
+ * bytes of ip filled (bpf_get_stack(): return addresses, innermost first,
+ * our program's and trampoline's frames below the caller's).
+ */
+#define BG_STACK_READ 24
+struct bg_stack {
+	struct bg_rec hdr;
+	__u64 ip[BG_STACK_READ];
+};
+
 enum bg_reg {
 	BG_REG_AX, BG_REG_CX, BG_REG_DX, BG_REG_BX, BG_REG_SP, BG_REG_BP,
 	BG_REG_SI, BG_REG_DI, BG_REG_R8, BG_REG_R9, BG_REG_R10, BG_REG_R11,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,6 +129,39 @@ int discover__feed(struct discover *d, const struct bg_rec *r, const struct ksym
 		return 0;
 	*caller = s;
 	return 1;
+}
+
+static bool in_func(const struct bg_func *f, uint64_t ret)
+{
+	return ret > f->addr && ret <= f->addr + f->size;
+}
+
+size_t discover__stack(struct discover *d, const struct bg_rec *hdr, const uint64_t *ip,
+		       size_t n, const struct ksym **out, size_t max)
+{
+	const struct bg_func *parent;
+	size_t i = 0, k = 0;
+
+	if (bg_rec_type(hdr) != BG_REC_STACK || hdr->func >= d->funcs->n)
+		return 0;
+	d->st.stacks++;
+	parent = &d->funcs->f[hdr->func];
+	/* Our program and trampoline frames, then the untraced caller. */
+	while (i < n && ip[i] != hdr->val)
+		i++;
+	/* Above it, up to the parent: all untraced too. */
+	for (i++; i < n && k < max && !in_func(parent, ip[i]); i++) {
+		const struct ksym *s = ksyms__find_addr(d->ks, ip[i]);
+
+		if (!s) {
+			d->st.unknown++;
+			break; /* not kernel text: the walk went astray */
+		}
+		d->st.stacked++;
+		if (remember(d, s) > 0)
+			out[k++] = s;
+	}
+	return k;
 }
 
 int discover__expand(struct discover *d, const struct bg_rec *r)

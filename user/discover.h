@@ -24,6 +24,8 @@ struct discover_stats {
 	uint64_t direct; /* ... whose caller was the traced parent */
 	uint64_t between; /* ... with an untraced function in between */
 	uint64_t unknown; /* ... whose return address is not kernel text */
+	uint64_t stacks; /* kernel stacks read at an untraced caller (BG_REC_STACK) */
+	uint64_t stacked; /* ... untraced callers above it found there */
 };
 
 struct discover *discover__new(struct functab *funcs, const struct ksyms *ks);
@@ -43,6 +45,16 @@ int discover__feed(struct discover *d, const struct bg_rec *r, const struct ksym
  * Growing the traced set where calls really go keeps it small.
  */
 int discover__expand(struct discover *d, const struct bg_rec *r);
+/*
+ * A kernel stack read where a traced function was entered from an
+ * untraced caller (struct bg_stack: hdr, then n return addresses): the
+ * functions above that caller up to the traced parent are untraced too.
+ * Puts up to max of them not reported before in out; returns how many.
+ * The kernel sends each stack once: those left out are found one per
+ * call, from return addresses.
+ */
+size_t discover__stack(struct discover *d, const struct bg_rec *hdr, const uint64_t *ip,
+		       size_t n, const struct ksym **out, size_t max);
 const struct discover_stats *discover__stats(const struct discover *d);
 
 #endif

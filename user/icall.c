@@ -28,6 +28,12 @@ struct icall {
 	uint32_t widx[ICALL_MAX_WRAP];
 	size_t nwrap;
 	bool no_indirect;
+	/*
+	 * The kernel refused a kprobe in a function without an fentry site:
+	 * without CONFIG_KPROBE_EVENTS_ON_NOTRACE it refuses them all, so
+	 * the others are not even tried.
+	 */
+	bool notrace_refused;
 	struct icall_stats st;
 	int verbose;
 	FILE *err;
@@ -105,8 +111,11 @@ static struct bpf_link *kprobe_at(struct bpf_program *prog, uint64_t addr, uint6
 	return bpf_program__attach_kprobe_opts(prog, NULL, &ko);
 }
 
-/* Kprobes around f's calls to wrapped functions: how many calls or -errno. */
-static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len)
+/*
+ * Kprobes around f's calls to wrapped functions: how many calls or -errno.
+ * notrace: f has no fentry site (icall__probe_calls).
+ */
+static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len, bool notrace)
 {
 	struct kcode_csite sites[ICALL_MAX_SITES];
 	int n, placed = 0, err;
@@ -118,6 +127,10 @@ static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len)
 	if (n <= 0)
 		return n;
 	ic->st.csites += n;
+	if (notrace && ic->notrace_refused) {
+		ic->st.cnotrace += n;
+		return n;
+	}
 	for (int i = 0; i < n && i < ICALL_MAX_SITES; i++) {
 		uint64_t at = f->addr + sites[i].off;
 		uint64_t ck = ic->widx[sites[i].which] | BG_CK_CALLSITE;
@@ -152,6 +165,19 @@ static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len)
 			}
 		}
 		l[0] = kprobe_at(ic->wentry, at, ck);
+		if (!l[0] && notrace && errno == EINVAL) {
+			/* trace_kprobe's "Could not probe notrace function". */
+			ic->notrace_refused = true;
+			ic->st.cnotrace += n - i;
+			if (ic->verbose)
+				fprintf(ic->err, "bpfgraph: the kernel refuses kprobes in functions "
+					"without an fentry site (%s+0x%x; "
+					"CONFIG_KPROBE_EVENTS_ON_NOTRACE is off): their calls "
+					"to functions traced at call sites are not seen\n",
+					f->name, sites[i].off);
+			bpf_link__destroy(l[1]);
+			break;
+		}
 		if (!l[0]) {
 			ic->st.cfailed++;
 			if (ic->verbose)
@@ -196,7 +222,7 @@ int icall__probe_calls(struct icall *ic, const struct bg_func *f)
 
 	if (err)
 		return err;
-	err = probe_wrapped(ic, f, len);
+	err = probe_wrapped(ic, f, len, true);
 	ic->st.attach_s += links__now() - t0;
 	return err;
 }
@@ -225,7 +251,7 @@ int icall__probe(struct icall *ic, uint32_t idx, const struct bg_func *f)
 			len);
 	if (n < 0)
 		return n;
-	err = probe_wrapped(ic, f, len);
+	err = probe_wrapped(ic, f, len, false);
 	if (err < 0 || ic->no_indirect) {
 		ic->st.attach_s += links__now() - t0;
 		return err < 0 ? err : 0;

@@ -29,6 +29,7 @@ struct icall_stats {
 	unsigned int cunusable; /* tail jumps, prefixed calls: not probed */
 	unsigned int cfailed; /* ... the kernel refused */
 	unsigned int clazy; /* ... probed on the call only (BG_CK_LAZY) */
+	unsigned int cnotrace; /* ... in functions without an fentry site: refused */
 	double attach_s, detach_s;
 };
 

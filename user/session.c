@@ -175,8 +175,24 @@ static int take_record(struct session *s, const struct bg_rec *r)
 	return s->sink.feed(s->sink.ctx, r);
 }
 
+/* Untraced callers named by a kernel stack: attached like the others. */
+static void take_stack(struct session *s, const struct bg_stack *k, size_t len)
+{
+	size_t cap = sizeof(s->pending) / sizeof(s->pending[0]);
+	size_t n = k->hdr.dur / sizeof(k->ip[0]);
+
+	if (!s->discover || len < sizeof(*k) ||
+	    (!s->discover_irqs && (k->hdr.type & BG_RF_IRQ)))
+		return;
+	if (n > BG_STACK_READ)
+		n = BG_STACK_READ;
+	s->npending += discover__stack(s->discover, &k->hdr, (const uint64_t *)k->ip, n,
+				       s->pending + s->npending, cap - s->npending);
+}
+
 /*
- * A ring buffer sample: 1..BG_BATCH records (see struct bg_batch). libbpf
+ * A ring buffer sample: 1..BG_BATCH records (see struct bg_batch), or a
+ * kernel stack (struct bg_stack). libbpf
  * consumes it whatever this returns, so all of its records are taken
  * before -EAGAIN stops libbpf's loop at a full batch.
  */
@@ -188,6 +204,11 @@ int session__sample(void *ctx, void *data, size_t len)
 	size_t n = len / sizeof(*r);
 	int err;
 
+	/* A kernel stack (struct bg_stack) is a sample of its own. */
+	if (n && bg_rec_type(r) == BG_REC_STACK) {
+		take_stack(s, (const struct bg_stack *)data, len);
+		return 0;
+	}
 	for (size_t i = 0; i < n; i++) {
 		err = take_record(s, &r[i]);
 		if (err)

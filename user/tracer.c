@@ -210,6 +210,19 @@ static int wrap(struct live *l, uint32_t idx)
  * The functab index of s when it was attached now; -1 when it was known
  * already or cannot be (*why says which) or its attach failed.
  */
+/*
+ * Where function idx's calls return to (struct bg_frange), for the entry
+ * programs' untraced-caller check. A failure (an index past the map's
+ * size) only leaves that function's callers to be found one per call.
+ */
+static void frange_set(struct graph_bpf *skel, uint32_t idx, const struct bg_func *f)
+{
+	struct bg_frange r = { .lo = f->addr, .hi = f->addr + f->size };
+
+	if (f->size)
+		bpf_map_update_elem(bpf_map__fd(skel->maps.bg_franges), &idx, &r, BPF_ANY);
+}
+
 static int attach_live(struct live *l, const struct ksym *s, bool report,
 		       enum plan_skip *why)
 {
@@ -238,6 +251,7 @@ static int attach_live(struct live *l, const struct ksym *s, bool report,
 		return -1;
 	}
 	l->attached++;
+	frange_set(l->a->skel, (uint32_t)idx, &l->p->funcs.f[idx]);
 	if (l->ic)
 		icall__probe(l->ic, (uint32_t)idx, &l->p->funcs.f[idx]);
 	if (l->verbose)
@@ -252,6 +266,9 @@ static int attach_live(struct live *l, const struct ksym *s, bool report,
  * leaves the last ones out for good).
  */
 #define LIVE_CALLEES 512
+
+/* Functions attached while tracing that bg_franges has room for. */
+#define LIVE_FRANGES 16384
 
 /*
  * s has no fentry site: function_graph shows what it calls in its place,
@@ -705,15 +722,18 @@ static void print_discovery(const struct live *l, const struct discover_stats *d
 		if (is->csites)
 			fprintf(stderr, "bpfgraph: %u calls to functions no trampoline may hook: %u "
 				"probed (%u with their return taken at the next event), %u not "
-				"probeable (prefixed calls), %u refused\n", is->csites,
-				is->cprobed, is->clazy, is->cunusable, is->cfailed);
+				"probeable (prefixed calls), %u refused, %u in functions without "
+				"an fentry site (the kernel allows no kprobe there)\n", is->csites,
+				is->cprobed, is->clazy, is->cunusable, is->cfailed, is->cnotrace);
 	}
 	if (!d || !d->checked)
 		return;
 	fprintf(stderr, "bpfgraph: %llu of %llu calls came through untraced functions; "
-		"%u functions attached while tracing, %u callers cannot be (-v says why)%s\n",
+		"%u functions attached while tracing, %u callers cannot be (-v says why); "
+		"%llu more callers read from %llu kernel stacks%s\n",
 		(unsigned long long)d->between, (unsigned long long)d->checked, l->attached,
-		l->skipped + l->failed,
+		l->skipped + l->failed, (unsigned long long)d->stacked,
+		(unsigned long long)d->stacks,
 		d->unknown * 2 > d->checked ? "; return addresses look wrong on this kernel" : "");
 }
 
@@ -758,6 +778,10 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		return -errno;
 	}
 	err = configure_skel(a.skel, o);
+	/* bg_franges: every function of the plan and room for live ones. */
+	if (!err)
+		err = bpf_map__set_max_entries(a.skel->maps.bg_franges,
+					       (uint32_t)(p->funcs.n + LIVE_FRANGES));
 	fill_self_ranges(a.skel, ki->ks);
 	if (!err && o->command_argc)
 		err = session__spawn(&s, o->command,
@@ -801,6 +825,8 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		close_output(&out, NULL, NULL, ts->record);
 		return err;
 	}
+	for (uint32_t i = 0; i < p->funcs.n; i++)
+		frange_set(a.skel, i, &p->funcs.f[i]);
 	s.ringbuf_fd = bpf_map__fd(a.skel->maps.bg_events);
 	s.stats_fd = bpf_map__fd(a.skel->maps.bg_stats);
 	s.batch_fd = bpf_map__fd(a.skel->maps.bg_batch);

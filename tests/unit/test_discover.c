@@ -132,6 +132,50 @@ static void test_other_records_ignored(void **state)
 	assert_int_equal(discover__stats(fx->d)->checked, 0);
 }
 
+/*
+ * delta entered from gamma.part.0, itself called by untraced beta, called
+ * by alpha: the kernel stack read there (our frames first) names beta in
+ * the same call, not on the next one, and stops at alpha.
+ */
+static void test_stack_names_all(void **state)
+{
+	struct fixture *fx = *state;
+	const struct ksym *c = NULL, *out[4];
+	struct bg_rec a = entry(14, 0, 0, 0);
+	struct bg_rec b = entry(14, 1, 1, 0xffffffff81001090ULL);
+	struct bg_rec h = entry(14, 0, 1, 0xffffffff81001090ULL); /* parent: alpha */
+	uint64_t ip[] = {
+		0xffffffffc0002000ULL, /* our program: no symbol of the table */
+		0xffffffff81002005ULL, /* delta, after its fentry call */
+		0xffffffff81001090ULL, /* the caller: gamma.part.0 */
+		0xffffffff81001050ULL, /* beta */
+		0xffffffff81001020ULL, /* alpha: the parent, the end */
+		0xffffffff81002010ULL, /* beyond it: never looked at */
+	};
+
+	h.type = BG_REC_STACK;
+	assert_int_equal(discover__feed(fx->d, &a, &c, 1), 0);
+	assert_int_equal(discover__feed(fx->d, &b, &c, 1), 1);
+	assert_string_equal(c->name, "gamma.part.0");
+	assert_int_equal(discover__stack(fx->d, &h, ip, 6, out, 4), 1);
+	assert_string_equal(out[0]->name, "beta");
+	assert_int_equal(discover__stats(fx->d)->stacks, 1);
+	assert_int_equal(discover__stats(fx->d)->stacked, 1);
+	/* Each function once, whichever way it was found. */
+	assert_int_equal(discover__stack(fx->d, &h, ip, 6, out, 4), 0);
+	/* No room: nothing taken. */
+	ip[3] = 0xffffffff81000010ULL; /* _stext: not reported yet */
+	assert_int_equal(discover__stack(fx->d, &h, ip, 6, out, 0), 0);
+	/* A stack without the caller in it names nothing. */
+	h.val = 0xffffffff81001010ULL;
+	assert_int_equal(discover__stack(fx->d, &h, ip, 6, out, 4), 0);
+	/* Not kernel text above the caller: the walk stops there. */
+	h.val = 0xffffffff81001090ULL;
+	ip[3] = 0x1234;
+	assert_int_equal(discover__stack(fx->d, &h, ip, 6, out, 4), 0);
+	assert_int_equal(discover__stats(fx->d)->unknown, 1);
+}
+
 static void test_expand_once(void **state)
 {
 	struct fixture *fx = *state;
@@ -156,6 +200,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tasks_apart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_records_ignored, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_names_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_expand_once, setup, teardown),
 	};
 
