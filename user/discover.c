@@ -136,31 +136,57 @@ static bool in_func(const struct bg_func *f, uint64_t ret)
 	return ret > f->addr && ret <= f->addr + f->size;
 }
 
+/* A function of the table whose calls return to ret, or NULL. */
+static const struct bg_func *traced_at(const struct functab *t, uint64_t ret)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (in_func(&t->f[i], ret))
+			return &t->f[i];
+	return NULL;
+}
+
 size_t discover__stack(struct discover *d, const struct bg_rec *hdr, const uint64_t *ip,
 		       size_t n, const struct ksym **out, size_t max)
 {
-	const struct bg_func *parent;
-	size_t i = 0, k = 0;
+	const struct ksym *found[BG_STACK_READ];
+	size_t i = 0, k = 0, nf = 0;
+	bool ended = false;
 
 	if (bg_rec_type(hdr) != BG_REC_STACK || hdr->func >= d->funcs->n)
 		return 0;
+	if (n > BG_STACK_READ)
+		n = BG_STACK_READ;
 	d->st.stacks++;
-	parent = &d->funcs->f[hdr->func];
 	/* Our program and trampoline frames, then the untraced caller. */
 	while (i < n && ip[i] != hdr->val)
 		i++;
-	/* Above it, up to the parent: all untraced too. */
-	for (i++; i < n && k < max && !in_func(parent, ip[i]); i++) {
-		const struct ksym *s = ksyms__find_addr(d->ks, ip[i]);
+	/*
+	 * Above it, untraced functions up to the parent, or up to another
+	 * traced function: the parent may have left the stack by a tail
+	 * call (its trampoline is the caller then), and what lies above
+	 * the graph is not ours to attach.
+	 */
+	for (i++; i < n; i++) {
+		const struct ksym *s;
 
+		if (in_func(&d->funcs->f[hdr->func], ip[i]) || traced_at(d->funcs, ip[i])) {
+			ended = true;
+			break;
+		}
+		s = ksyms__find_addr(d->ks, ip[i]);
 		if (!s) {
 			d->st.unknown++;
-			break; /* not kernel text: the walk went astray */
+			return 0; /* not kernel text: the walk went astray */
 		}
-		d->st.stacked++;
-		if (remember(d, s) > 0)
-			out[k++] = s;
+		found[nf++] = s;
 	}
+	/* The stack's bottom without a traced function: not between two. */
+	if (!ended && n < BG_STACK_READ)
+		return 0;
+	d->st.stacked += nf;
+	for (i = 0; i < nf && k < max; i++)
+		if (remember(d, found[i]) > 0)
+			out[k++] = found[i];
 	return k;
 }
 

@@ -48,10 +48,12 @@ int discover__expand(struct discover *d, const struct bg_rec *r);
 /*
  * A kernel stack read where a traced function was entered from an
  * untraced caller (struct bg_stack: hdr, then n return addresses): the
- * functions above that caller up to the traced parent are untraced too.
- * Puts up to max of them not reported before in out; returns how many.
- * The kernel sends each stack once: those left out are found one per
- * call, from return addresses.
+ * functions above that caller up to the traced parent (or another traced
+ * function) are untraced too. Puts up to max of them not reported before
+ * in out; returns how many. Nothing when the walk leaves kernel text or
+ * reaches the stack's bottom without a traced function. The kernel sends
+ * each stack once: those left out are found one per call, from return
+ * addresses.
  */
 size_t discover__stack(struct discover *d, const struct bg_rec *hdr, const uint64_t *ip,
 		       size_t n, const struct ksym **out, size_t max);

@@ -150,7 +150,7 @@ static void test_stack_names_all(void **state)
 		0xffffffff81001090ULL, /* the caller: gamma.part.0 */
 		0xffffffff81001050ULL, /* beta */
 		0xffffffff81001020ULL, /* alpha: the parent, the end */
-		0xffffffff81002010ULL, /* beyond it: never looked at */
+		0xffffffff81000010ULL, /* beyond it: never looked at */
 	};
 
 	h.type = BG_REC_STACK;
@@ -163,17 +163,34 @@ static void test_stack_names_all(void **state)
 	assert_int_equal(discover__stats(fx->d)->stacked, 1);
 	/* Each function once, whichever way it was found. */
 	assert_int_equal(discover__stack(fx->d, &h, ip, 6, out, 4), 0);
-	/* No room: nothing taken. */
-	ip[3] = 0xffffffff81000010ULL; /* _stext: not reported yet */
-	assert_int_equal(discover__stack(fx->d, &h, ip, 6, out, 0), 0);
 	/* A stack without the caller in it names nothing. */
 	h.val = 0xffffffff81001010ULL;
 	assert_int_equal(discover__stack(fx->d, &h, ip, 6, out, 4), 0);
-	/* Not kernel text above the caller: the walk stops there. */
-	h.val = 0xffffffff81001090ULL;
-	ip[3] = 0x1234;
-	assert_int_equal(discover__stack(fx->d, &h, ip, 6, out, 4), 0);
+}
+
+/* Walks that end anywhere but at a traced function name nothing. */
+static void test_stack_stray(void **state)
+{
+	struct fixture *fx = *state;
+	const struct ksym *out[4];
+	struct bg_rec h = entry(15, 0, 1, 0xffffffff81001090ULL); /* parent: alpha */
+	uint64_t ip[] = {
+		0xffffffff81001090ULL, /* the caller: gamma.part.0 */
+		0xffffffff81001050ULL, /* beta */
+		0xffffffff81000010ULL, /* _stext: the bottom, no traced function */
+	};
+
+	h.type = BG_REC_STACK;
+	assert_int_equal(discover__stack(fx->d, &h, ip, 3, out, 4), 0);
+	/* Not kernel text above the caller. */
+	ip[2] = 0x1234;
+	assert_int_equal(discover__stack(fx->d, &h, ip, 3, out, 4), 0);
 	assert_int_equal(discover__stats(fx->d)->unknown, 1);
+	/* Another traced function (delta) ends it as well as the parent. */
+	ip[2] = 0xffffffff81002040ULL;
+	assert_int_equal(discover__stack(fx->d, &h, ip, 3, out, 0), 0); /* no room */
+	assert_int_equal(discover__stack(fx->d, &h, ip, 3, out, 4), 1);
+	assert_string_equal(out[0]->name, "beta");
 }
 
 static void test_expand_once(void **state)
@@ -201,6 +218,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_not_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_records_ignored, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_names_all, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_stray, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_expand_once, setup, teardown),
 	};
 
