@@ -448,7 +448,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
+	__uint(max_entries, 2048); /* tcp_sendmsg's trace needed ~100 */
 	__type(key, __u64);
 	__type(value, __u8);
 } bg_stacked SEC(".maps");

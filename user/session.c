@@ -192,9 +192,9 @@ static void take_stack(struct session *s, const struct bg_stack *k, size_t len)
 
 /*
  * A ring buffer sample: 1..BG_BATCH records (see struct bg_batch), or a
- * kernel stack (struct bg_stack). libbpf
- * consumes it whatever this returns, so all of its records are taken
- * before -EAGAIN stops libbpf's loop at a full batch.
+ * kernel stack (struct bg_stack). libbpf consumes it whatever this
+ * returns, so all of its records are taken before -EAGAIN stops libbpf's
+ * loop at a full batch.
  */
 int session__sample(void *ctx, void *data, size_t len)
 {

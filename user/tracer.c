@@ -207,10 +207,6 @@ static int wrap(struct live *l, uint32_t idx)
 }
 
 /*
- * The functab index of s when it was attached now; -1 when it was known
- * already or cannot be (*why says which) or its attach failed.
- */
-/*
  * Where function idx's calls return to (struct bg_frange), for the entry
  * programs' untraced-caller check. A failure (an index past the map's
  * size) only leaves that function's callers to be found one per call.
@@ -223,6 +219,10 @@ static void frange_set(struct graph_bpf *skel, uint32_t idx, const struct bg_fun
 		bpf_map_update_elem(bpf_map__fd(skel->maps.bg_franges), &idx, &r, BPF_ANY);
 }
 
+/*
+ * The functab index of s when it was attached now; -1 when it was known
+ * already or cannot be (*why says which) or its attach failed.
+ */
 static int attach_live(struct live *l, const struct ksym *s, bool report,
 		       enum plan_skip *why)
 {
@@ -268,7 +268,7 @@ static int attach_live(struct live *l, const struct ksym *s, bool report,
 #define LIVE_CALLEES 512
 
 /* Functions attached while tracing that bg_franges has room for. */
-#define LIVE_FRANGES 16384
+#define LIVE_FRANGES 4096
 
 /*
  * s has no fentry site: function_graph shows what it calls in its place,
