@@ -96,6 +96,12 @@ static int remember(struct discover *d, const struct ksym *s)
 	return 1;
 }
 
+/* ret is a return address into f: a call made by f. */
+static bool in_func(const struct bg_func *f, uint64_t ret)
+{
+	return ret > f->addr && ret <= f->addr + f->size;
+}
+
 int discover__feed(struct discover *d, const struct bg_rec *r, const struct ksym **caller,
 		   int want)
 {
@@ -115,7 +121,7 @@ int discover__feed(struct discover *d, const struct bg_rec *r, const struct ksym
 		return 0;
 	d->st.checked++;
 	parent = &d->funcs->f[pf];
-	if (r->val > parent->addr && r->val <= parent->addr + parent->size) {
+	if (in_func(parent, r->val)) {
 		d->st.direct++;
 		return 0;
 	}
@@ -131,18 +137,13 @@ int discover__feed(struct discover *d, const struct bg_rec *r, const struct ksym
 	return 1;
 }
 
-static bool in_func(const struct bg_func *f, uint64_t ret)
-{
-	return ret > f->addr && ret <= f->addr + f->size;
-}
-
-/* A function of the table whose calls return to ret, or NULL. */
-static const struct bg_func *traced_at(const struct functab *t, uint64_t ret)
+/* Some function of the table made the call that returns to ret. */
+static bool traced_at(const struct functab *t, uint64_t ret)
 {
 	for (size_t i = 0; i < t->n; i++)
 		if (in_func(&t->f[i], ret))
-			return &t->f[i];
-	return NULL;
+			return true;
+	return false;
 }
 
 size_t discover__stack(struct discover *d, const struct bg_rec *hdr, const uint64_t *ip,
@@ -152,7 +153,7 @@ size_t discover__stack(struct discover *d, const struct bg_rec *hdr, const uint6
 	size_t i = 0, k = 0, nf = 0;
 	bool ended = false;
 
-	if (bg_rec_type(hdr) != BG_REC_STACK || hdr->func >= d->funcs->n)
+	if (bg_rec_type(hdr) != BG_REC_STACK)
 		return 0;
 	if (n > BG_STACK_READ)
 		n = BG_STACK_READ;
@@ -161,15 +162,15 @@ size_t discover__stack(struct discover *d, const struct bg_rec *hdr, const uint6
 	while (i < n && ip[i] != hdr->val)
 		i++;
 	/*
-	 * Above it, untraced functions up to the parent, or up to another
-	 * traced function: the parent may have left the stack by a tail
-	 * call (its trampoline is the caller then), and what lies above
+	 * Above it, untraced functions up to the first traced one: the
+	 * parent (hdr->func), or another when the parent left the stack by
+	 * a tail call (its trampoline is the caller then); what lies above
 	 * the graph is not ours to attach.
 	 */
 	for (i++; i < n; i++) {
 		const struct ksym *s;
 
-		if (in_func(&d->funcs->f[hdr->func], ip[i]) || traced_at(d->funcs, ip[i])) {
+		if (traced_at(d->funcs, ip[i])) {
 			ended = true;
 			break;
 		}

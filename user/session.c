@@ -184,8 +184,7 @@ static void take_stack(struct session *s, const struct bg_stack *k, size_t len)
 	if (!s->discover || len < sizeof(*k) ||
 	    (!s->discover_irqs && (k->hdr.type & BG_RF_IRQ)))
 		return;
-	if (n > BG_STACK_READ)
-		n = BG_STACK_READ;
+	/* discover__stack() takes at most BG_STACK_READ of them. */
 	s->npending += discover__stack(s->discover, &k->hdr, (const uint64_t *)k->ip, n,
 				       s->pending + s->npending, cap - s->npending);
 }
