@@ -3,7 +3,11 @@
 # bpfgraph on the same workload in the same boot. The host side compares
 # them with `bpfgraph diff` and prints recall and precision per case.
 # Cases are "entry function : workload"; nothing here is tuned to them.
+# On the instruction clock (tests/vm/run.sh): guest time is what the
+# guest's instructions cost, not what emulating them costs, so both
+# tracers' runs meet the same timer ticks for the same work.
 # bench-timeout: 900
+# bench-clock: icount
 set -u
 . /bench/lib/guest.sh
 
@@ -11,9 +15,8 @@ set -u
 # callers it meets while tracing (one level per call), so the later calls
 # are the warm, complete ones; diff pairs each kernel invocation with the
 # best matching one of bpfgraph. 12 calls: tcp_sendmsg's loopback path
-# took 7 calls to converge in session 6, and the calls right after a
-# round of attaching ran 2-3x longer than the later ones (9-18 ms against
-# a steady 5-6.6 ms), long enough to push the softirq into ksoftirqd.
+# took 7 calls to converge in session 6 (4-5 since callers are read from
+# the kernel stack), and other entry functions may reach deeper chains.
 repeat() { # N WL-CMD...
 	n=$1
 	shift

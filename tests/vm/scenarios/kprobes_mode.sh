@@ -3,6 +3,7 @@
 # no fentry program loaded. The same failed open as the fidelity suite's
 # openat case, against the kernel's function_graph in the same boot.
 # bench-timeout: 600
+# bench-clock: icount
 set -u
 . /bench/lib/guest.sh
 wl_args=""
