@@ -626,6 +626,15 @@ static int select_invs(struct diff *d, struct side *sd, uint32_t *map)
 					   .root_name = sd->node[root].name };
 		map[i] = (uint32_t)k++;
 	}
+	/*
+	 * --skip-last: the end left out (a call cut short when tracing
+	 * stopped, or the warm calls before the last ones).
+	 */
+	k = k > d->o.skip_last ? k - d->o.skip_last : 0;
+	for (size_t i = 0; i < sd->ninv; i++) {
+		if (map[i] != NONE && map[i] >= k)
+			map[i] = NONE;
+	}
 	/* --last: the steady state, after what came first (warm-up). */
 	if (d->o.last && k > d->o.last) {
 		size_t drop = k - d->o.last;
@@ -1701,6 +1710,8 @@ static const char usage_text[] =
 	"      --last=N          compare only the last N invocations of each side\n"
 	"                        (the warm ones, after a first call that loaded\n"
 	"                        caches or let bpfgraph find functions)\n"
+	"      --skip-last=N     leave out the last N invocations of each side\n"
+	"                        first (with --last: compare the ones before them)\n"
 	"      --max-lines=N     list at most N differences of each kind (default 20)\n"
 	"      --ratio=R         count a function whose mean duration grew or shrank\n"
 	"                        R times or more as changed (default 2)\n"
@@ -1721,13 +1732,15 @@ void diff__usage(FILE *f)
 	fputs(usage_text, f);
 }
 
-enum { OPT_ROOT = 256, OPT_IGNORE, OPT_MAX_LINES, OPT_RATIO, OPT_LAST, OPT_ONE_TASK };
+enum { OPT_ROOT = 256, OPT_IGNORE, OPT_MAX_LINES, OPT_RATIO, OPT_LAST, OPT_SKIP_LAST,
+       OPT_ONE_TASK };
 
 static const struct option long_opts[] = {
 	{ "root", required_argument, NULL, OPT_ROOT },
 	{ "ignore", required_argument, NULL, OPT_IGNORE },
 	{ "max-lines", required_argument, NULL, OPT_MAX_LINES },
 	{ "last", required_argument, NULL, OPT_LAST },
+	{ "skip-last", required_argument, NULL, OPT_SKIP_LAST },
 	{ "ratio", required_argument, NULL, OPT_RATIO },
 	{ "one-task", no_argument, NULL, OPT_ONE_TASK },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -1795,6 +1808,12 @@ static int parse_value(struct diff_cmd *c, int opt, const char *arg)
 		c->o.last = strtoul(arg, &end, 10);
 		if (!is_digit_str(arg) || *end || errno || !c->o.last || c->o.last > 1000000)
 			return usage_err("invalid --last '%s': a number from 1 to 1000000", arg);
+		return 0;
+	case OPT_SKIP_LAST:
+		errno = 0;
+		c->o.skip_last = strtoul(arg, &end, 10);
+		if (!is_digit_str(arg) || *end || errno || c->o.skip_last > 1000000)
+			return usage_err("invalid --skip-last '%s': a number from 0 to 1000000", arg);
 		return 0;
 	case OPT_RATIO:
 		errno = 0;
@@ -1865,9 +1884,10 @@ static void warn_empty(const struct diff_cmd *c, const struct diff_stats *st)
 {
 	for (int i = 0; i < 2; i++)
 		if (!st->invocations[i])
-			fprintf(stderr, "bpfgraph diff: %s: no call at depth 0%s to compare\n",
+			fprintf(stderr, "bpfgraph diff: %s: no call at depth 0%s%s to compare\n",
 				strcmp(c->path[i], "-") ? c->path[i] : "<stdin>",
-				c->o.root ? " matching --root" : "");
+				c->o.root ? " matching --root" : "",
+				c->o.skip_last ? " left after --skip-last" : "");
 }
 
 int cmd_diff(int argc, char **argv)

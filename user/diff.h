@@ -33,6 +33,7 @@ struct diff_opts {
 	char *const *ignore; /* globs: functions dropped with their subtrees */
 	size_t n_ignore;
 	size_t last; /* compare only each side's last N invocations; 0 = all */
+	size_t skip_last; /* leave out each side's last N invocations first */
 	size_t max_lines; /* differences listed per list */
 	double ratio; /* a mean duration this many times larger or smaller is a change */
 	bool quiet; /* only the summary line */

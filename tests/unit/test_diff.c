@@ -365,6 +365,42 @@ static void test_last(void **state)
 	assert_ratio(st.precision, 1);
 }
 
+/*
+ * --skip-last: B's last call was cut short (tracing stopped inside it);
+ * with --last=1 the warm one before it is compared, and more skipped
+ * than there are leaves nothing.
+ */
+static void test_skip_last(void **state)
+{
+	static const char warm[] = " 0)               |  do_sys_openat2() {\n"
+				   " 0)   1.000 us    |    getname();\n"
+				   " 0)   1.000 us    |    do_filp_open();\n"
+				   " 0)   3.000 us    |  }\n";
+	static const char cut[] = " 0)               |  do_sys_openat2() {\n"
+				  " 0)   1.000 us    |    getname();\n";
+	char a[sizeof(warm) * 3], b[sizeof(warm) * 2 + sizeof(cut)];
+	struct diff_opts o = { .max_lines = 20, .last = 1, .skip_last = 1 };
+	struct diff_stats st;
+
+	(void)state;
+	snprintf(a, sizeof(a), "%s%s%s", warm, warm, warm);
+	snprintf(b, sizeof(b), "%s%s%s", warm, warm, cut);
+	st = compare_opts(a, b, &(struct diff_opts){ .max_lines = 20, .last = 1 }, NULL);
+	assert_int_equal(st.calls[DIFF_B], 2);
+	assert_true(st.recall < 0.9);
+	st = compare_opts(a, b, &o, NULL);
+	assert_int_equal(st.invocations[DIFF_A], 1);
+	assert_int_equal(st.invocations[DIFF_B], 1);
+	assert_int_equal(st.calls[DIFF_B], 3);
+	assert_ratio(st.recall, 1);
+	assert_ratio(st.precision, 1);
+	o.last = 0;
+	o.skip_last = 5;
+	st = compare_opts(a, b, &o, NULL);
+	assert_int_equal(st.invocations[DIFF_A], 0);
+	assert_int_equal(st.invocations[DIFF_B], 0);
+}
+
 /* One task migrating inside a call: --one-task follows it across CPUs. */
 static void test_one_task(void **state)
 {
@@ -632,6 +668,7 @@ int main(void)
 		cmocka_unit_test(test_ignore),
 		cmocka_unit_test(test_root),
 		cmocka_unit_test(test_last),
+		cmocka_unit_test(test_skip_last),
 		cmocka_unit_test(test_one_task),
 		cmocka_unit_test(test_context_switch),
 		cmocka_unit_test(test_thresh),
