@@ -25,6 +25,9 @@
 #   BG_VM_ICOUNT     QEMU's -icount for scenarios on the instruction clock
 #                    (shift=0: 1 ns per guest instruction; off: they run on
 #                    the real-time clock with the others)
+#   BG_VM_CLOCK      real or icount: every scenario on that clock, whatever
+#                    its bench-clock says (tests/bench/run.sh on icount:
+#                    costs in instructions, not in emulation time)
 #   BG_VM_CPU        QEMU's -cpu under TCG (max)
 #   BG_VM_MODULES    modules to load, relative to kernel/ (fs/binfmt_misc.ko)
 #   BG_VM_QUIET=1    do not echo guest progress lines
@@ -494,7 +497,7 @@ main() {
 	# Scenarios on the instruction clock get boots of their own.
 	local s clock real=() icount=()
 	for s in "${scenarios[@]}"; do
-		clock=$(directive "$(scenario_script "$s")" clock real)
+		clock=${BG_VM_CLOCK:-$(directive "$(scenario_script "$s")" clock real)}
 		case $clock in
 		real) real+=("$s") ;;
 		icount) [ "${BG_VM_ICOUNT:-}" = off ] && real+=("$s") || icount+=("$s") ;;

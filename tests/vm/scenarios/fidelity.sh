@@ -30,6 +30,7 @@ run_case() { # NAME FUNC WL-CMD...
 	name=$1 func=$2
 	shift 2
 	wl_args=$(repeat 12 "$@")
+	echo "$name" >>cases.txt
 	progress "$name: bpfgraph -G $func -- wl $wl_args"
 	bpfgraph --dry-run -G "$func" >"$name.plan.txt" 2>&1
 	# shellcheck disable=SC2086

@@ -1,7 +1,7 @@
 #!/bin/sh
 # bpfgraph's filters and output options on do_sys_openat2, one run each:
 #   depth    -D 2                      (--callee-depth=2: depth 2 exists)
-#   c61      --compat=6.1              (--callee-depth=2)
+#   c61      --compat=6.1
 #   tail     --compat=6.1 -O funcgraph-tail (--callee-depth=2)
 #   abstime  -O funcgraph-abstime      (uptime before/after in abstime.window)
 #   nocpu    -O nofuncgraph-cpu
@@ -50,7 +50,7 @@ loop_args() {
 
 : >times.txt
 run depth $DEEP $G -D 2
-run c61 $DEEP $G --compat=6.1
+run c61 $CHEAP $G --compat=6.1
 run tail $DEEP $G --compat=6.1 -O funcgraph-tail
 before=$(up)
 run abstime $CHEAP $G -O funcgraph-abstime
