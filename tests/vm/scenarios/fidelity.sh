@@ -6,7 +6,7 @@
 # On the instruction clock (tests/vm/run.sh): guest time is what the
 # guest's instructions cost, not what emulating them costs, so both
 # tracers' runs meet the same timer ticks for the same work.
-# bench-timeout: 900
+# bench-timeout: 1500
 # bench-clock: icount
 set -u
 . /bench/lib/guest.sh
@@ -33,8 +33,11 @@ run_case() { # NAME FUNC WL-CMD...
 	echo "$name" >>cases.txt
 	progress "$name: bpfgraph -G $func -- wl $wl_args"
 	bpfgraph --dry-run -G "$func" >"$name.plan.txt" 2>&1
+	# A case whose run hangs (a workload that never returns) fails alone,
+	# the others are still scored: SIGTERM after 600 s, SIGKILL 120 s on.
 	# shellcheck disable=SC2086
-	bpfgraph -v -G "$func" -- /bin/wl $wl_args >"$name.bpfgraph.txt" 2>"$name.bpfgraph.err"
+	timeout -k 120 600 bpfgraph -v -G "$func" -- /bin/wl $wl_args \
+		>"$name.bpfgraph.txt" 2>"$name.bpfgraph.err"
 	echo $? >"$name.bpfgraph.rc"
 	progress "$name: oracle"
 	# shellcheck disable=SC2086
