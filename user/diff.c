@@ -627,27 +627,22 @@ static int select_invs(struct diff *d, struct side *sd, uint32_t *map)
 		map[i] = (uint32_t)k++;
 	}
 	/*
-	 * --skip-last: the end left out (a call cut short when tracing
-	 * stopped, or the warm calls before the last ones).
+	 * The window [lo, hi): --skip-last leaves the end out (a call cut
+	 * short when tracing stopped, or the warm calls after the ones
+	 * wanted), --last keeps the steady state before it (warm-up left out).
 	 */
-	k = k > d->o.skip_last ? k - d->o.skip_last : 0;
-	for (size_t i = 0; i < sd->ninv; i++) {
-		if (map[i] != NONE && map[i] >= k)
-			map[i] = NONE;
-	}
-	/* --last: the steady state, after what came first (warm-up). */
-	if (d->o.last && k > d->o.last) {
-		size_t drop = k - d->o.last;
+	size_t hi = k > d->o.skip_last ? k - d->o.skip_last : 0;
+	size_t lo = d->o.last && hi > d->o.last ? hi - d->o.last : 0;
 
+	if (lo || hi < k) {
 		for (size_t i = 0; i < sd->ninv; i++) {
 			if (map[i] == NONE)
 				continue;
-			map[i] = map[i] < drop ? NONE : (uint32_t)(map[i] - drop);
+			map[i] = map[i] < lo || map[i] >= hi ? NONE : (uint32_t)(map[i] - lo);
 		}
-		memmove(sd->inv, sd->inv + drop, d->o.last * sizeof(*sd->inv));
-		k = d->o.last;
+		memmove(sd->inv, sd->inv + lo, (hi - lo) * sizeof(*sd->inv));
 	}
-	sd->ninvs = k;
+	sd->ninvs = hi - lo;
 	return 0;
 }
 
@@ -1776,6 +1771,18 @@ static bool is_digit_str(const char *s)
 	return true;
 }
 
+/* --NAME=N, a count from min to 1000000, into *out. */
+static int parse_count(const char *name, const char *arg, size_t min, size_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoul(arg, &end, 10);
+	if (!is_digit_str(arg) || *end || errno || *out < min || *out > 1000000)
+		return usage_err("invalid --%s '%s': a number from %zu to 1000000", name, arg, min);
+	return 0;
+}
+
 static int parse_value(struct diff_cmd *c, int opt, const char *arg)
 {
 	char *end;
@@ -1798,23 +1805,11 @@ static int parse_value(struct diff_cmd *c, int opt, const char *arg)
 		return 0;
 	}
 	case OPT_MAX_LINES:
-		errno = 0;
-		c->o.max_lines = strtoul(arg, &end, 10);
-		if (!is_digit_str(arg) || *end || errno || c->o.max_lines > 1000000)
-			return usage_err("invalid --max-lines '%s': a number from 0 to 1000000", arg);
-		return 0;
+		return parse_count("max-lines", arg, 0, &c->o.max_lines);
 	case OPT_LAST:
-		errno = 0;
-		c->o.last = strtoul(arg, &end, 10);
-		if (!is_digit_str(arg) || *end || errno || !c->o.last || c->o.last > 1000000)
-			return usage_err("invalid --last '%s': a number from 1 to 1000000", arg);
-		return 0;
+		return parse_count("last", arg, 1, &c->o.last);
 	case OPT_SKIP_LAST:
-		errno = 0;
-		c->o.skip_last = strtoul(arg, &end, 10);
-		if (!is_digit_str(arg) || *end || errno || c->o.skip_last > 1000000)
-			return usage_err("invalid --skip-last '%s': a number from 0 to 1000000", arg);
-		return 0;
+		return parse_count("skip-last", arg, 0, &c->o.skip_last);
 	case OPT_RATIO:
 		errno = 0;
 		c->o.ratio = strtod(arg, &end);

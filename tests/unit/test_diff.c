@@ -334,13 +334,15 @@ static void test_root(void **state)
 	assert_ratio(st.recall, 1);
 }
 
+/* A warm do_sys_openat2 call (test_last, test_skip_last). */
+static const char warm[] = " 0)               |  do_sys_openat2() {\n"
+			   " 0)   1.000 us    |    getname();\n"
+			   " 0)   1.000 us    |    do_filp_open();\n"
+			   " 0)   3.000 us    |  }\n";
+
 /* --last: a cold first invocation (B found functions late) is left out. */
 static void test_last(void **state)
 {
-	static const char warm[] = " 0)               |  do_sys_openat2() {\n"
-				   " 0)   1.000 us    |    getname();\n"
-				   " 0)   1.000 us    |    do_filp_open();\n"
-				   " 0)   3.000 us    |  }\n";
 	static const char cold_then_warm[] = " 0)               |  do_sys_openat2() {\n"
 					     " 0)   1.000 us    |    getname();\n"
 					     " 0)   2.000 us    |  }\n"
@@ -372,10 +374,6 @@ static void test_last(void **state)
  */
 static void test_skip_last(void **state)
 {
-	static const char warm[] = " 0)               |  do_sys_openat2() {\n"
-				   " 0)   1.000 us    |    getname();\n"
-				   " 0)   1.000 us    |    do_filp_open();\n"
-				   " 0)   3.000 us    |  }\n";
 	static const char cut[] = " 0)               |  do_sys_openat2() {\n"
 				  " 0)   1.000 us    |    getname();\n";
 	char a[sizeof(warm) * 3], b[sizeof(warm) * 2 + sizeof(cut)];
