@@ -248,7 +248,7 @@ int attach__all(struct attach *a)
 				       a->skel->progs.bg_entry_graph };
 	struct clone_src src[3];
 	struct modcache mc = { NULL, 0 };
-	const struct bg_func *f0 = &a->funcs->f[0];
+	const struct bg_func *f0 = NULL;
 	double t0 = links__now(), last = 0;
 	uint32_t want = 0;
 	int err;
@@ -256,9 +256,17 @@ int attach__all(struct attach *a)
 	err = grow_links(a, 2 * a->funcs->n);
 	if (err)
 		return err;
+	/*
+	 * The templates are verified against a function fentry will attach
+	 * to (the clones get their own targets): not one traced by kprobe,
+	 * which may have no BTF or a name several functions share.
+	 */
+	for (uint32_t i = 0; i < a->funcs->n && !f0; i++)
+		if (!(a->funcs->f[i].flags & BG_FN_KPROBE) && a->funcs->f[i].btf_id)
+			f0 = &a->funcs->f[i];
 	for (size_t k = 0; k < sizeof(tmpl) / sizeof(tmpl[0]); k++) {
-		/* A kernel without fentry can still load the rest. */
-		if (a->no_fentry)
+		/* A kernel without fentry, or a plan without it, loads the rest. */
+		if (a->no_fentry || !f0)
 			bpf_program__set_autoload(tmpl[k], false);
 		else
 			bpf_program__set_attach_target(tmpl[k], 0, f0->name);
@@ -270,18 +278,20 @@ int attach__all(struct attach *a)
 		attach__explain_load_error(a->err, err);
 		return err;
 	}
-	if (!a->no_fentry)
+	a->templates = !a->no_fentry && f0;
+	if (a->templates)
 		template_srcs(a, src);
 	for (uint32_t i = 0; i < a->funcs->n; i++) {
 		if (a->funcs->f[i].flags & BG_FN_KPROBE)
 			continue; /* kprobe.h: attached by the tracer */
-		if (a->no_fentry) {
+		if (!a->templates) {
 			a->st.failed++;
 			continue;
 		}
 		want++;
 		err = attach_counted(a, i, src, &mc);
-		if (err && (a->verbose || (a->funcs->f[i].flags & BG_FN_GRAPH)))
+		/* Not an error yet: the tracer tries a kprobe (and says if that fails). */
+		if (err && a->verbose)
 			fprintf(a->err, "bpfgraph: failed to attach to '%s': %s\n",
 				a->funcs->f[i].display, strerror(-err));
 		if (!err)
@@ -300,9 +310,10 @@ int attach__one(struct attach *a, uint32_t idx)
 	struct modcache mc = { NULL, 0 };
 	int err;
 
-	if (idx == 0 || idx >= a->funcs->n || (a->funcs->f[idx].flags & BG_FN_KPROBE) ||
-	    a->no_fentry)
+	if (idx == 0 || idx >= a->funcs->n || (a->funcs->f[idx].flags & BG_FN_KPROBE))
 		return -EINVAL;
+	if (!a->templates)
+		return -EOPNOTSUPP; /* nothing to clone: a kprobe will do */
 	err = grow_links(a, 2 * (size_t)a->funcs->n);
 	if (err)
 		return err;

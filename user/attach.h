@@ -34,6 +34,7 @@ struct attach {
 	int verbose;
 	bool progress; /* show progress on stderr */
 	bool no_fentry; /* --kprobes: the fentry/fexit templates are not even loaded */
+	bool templates; /* set by attach__all: the fentry templates are loaded */
 	FILE *err;
 	double detach_t0; /* when attach__unlink began, 0: not yet */
 };

@@ -15,6 +15,8 @@
 struct fidx {
 	const char *name;
 	uint32_t id;
+	uint32_t proto; /* its FUNC_PROTO */
+	int ambiguous; /* another FUNC has this name and another prototype */
 };
 
 struct bmod {
@@ -52,9 +54,25 @@ static int index_funcs(struct bmod *m)
 		if (!btf_is_func(t))
 			continue;
 		m->idx[m->n].name = btf__name_by_offset(m->btf, t->name_off);
+		m->idx[m->n].proto = t->type;
+		m->idx[m->n].ambiguous = 0;
 		m->idx[m->n++].id = id;
 	}
 	qsort(m->idx, m->n, sizeof(*m->idx), cmp_fidx);
+	/*
+	 * Static functions of several files may share a name (three FUNCs
+	 * "compute_score" in 6.1). Deduplicated BTF keeps one FUNC per
+	 * prototype: two with one name and different prototypes cannot say
+	 * which prototype the function the kernel finds by that name has.
+	 */
+	for (size_t i = 0, j; i < m->n; i = j) {
+		int amb = 0;
+
+		for (j = i + 1; j < m->n && !strcmp(m->idx[j].name, m->idx[i].name); j++)
+			amb |= m->idx[j].proto != m->idx[i].proto;
+		for (size_t k = i; k < j; k++)
+			m->idx[k].ambiguous = amb;
+	}
 	return 0;
 }
 
@@ -214,6 +232,8 @@ int kbtf__func(struct kbtf *kb, const char *name, const char *module,
 	hit = bsearch(&key, m->idx, m->n, sizeof(*m->idx), cmp_fidx);
 	if (!hit)
 		return -ENOENT;
+	if (hit->ambiguous)
+		return -ENOTUNIQ;
 	memset(out, 0, sizeof(*out));
 	out->btf_id = hit->id;
 	fn = btf__type_by_id(m->btf, hit->id);

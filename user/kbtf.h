@@ -20,7 +20,10 @@ struct kbtf_func {
 /* dir: where "vmlinux" and module BTF files live (NULL: /sys/kernel/btf). */
 struct kbtf *kbtf__load(const char *dir);
 void kbtf__free(struct kbtf *kb);
-/* 0 and *out filled, -ENOENT when the function has no BTF. */
+/*
+ * 0 and *out filled, -ENOENT when the function has no BTF, -ENOTUNIQ when
+ * BTF has FUNCs of that name with different prototypes (which one is it?).
+ */
 int kbtf__func(struct kbtf *kb, const char *name, const char *module,
 	       struct kbtf_func *out);
 /* The BTF holding module's types (vmlinux for NULL), or NULL. */

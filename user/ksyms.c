@@ -224,8 +224,8 @@ const struct ksym *ksyms__find_addr(const struct ksyms *ks, uint64_t addr)
 	return s;
 }
 
-const struct ksym *ksyms__find_name(const struct ksyms *ks, const char *name,
-				    const char *module)
+/* Index in by_name of the first symbol called name (or where it would be). */
+static size_t name_lower_bound(const struct ksyms *ks, const char *name)
 {
 	size_t lo = 0, hi = ks->n;
 
@@ -237,8 +237,19 @@ const struct ksym *ksyms__find_name(const struct ksyms *ks, const char *name,
 		else
 			hi = mid;
 	}
-	for (; lo < ks->n; lo++) {
-		const struct ksym *s = &ks->syms[ks->by_name[lo]];
+	return lo;
+}
+
+static int same_module(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+const struct ksym *ksyms__find_name(const struct ksyms *ks, const char *name,
+				    const char *module)
+{
+	for (size_t i = name_lower_bound(ks, name); i < ks->n; i++) {
+		const struct ksym *s = &ks->syms[ks->by_name[i]];
 
 		if (strcmp(s->name, name))
 			break;
@@ -246,6 +257,20 @@ const struct ksym *ksyms__find_name(const struct ksyms *ks, const char *name,
 			return s;
 	}
 	return NULL;
+}
+
+size_t ksyms__name_count(const struct ksyms *ks, const char *name, const char *module)
+{
+	size_t n = 0;
+
+	for (size_t i = name_lower_bound(ks, name); i < ks->n; i++) {
+		const struct ksym *s = &ks->syms[ks->by_name[i]];
+
+		if (strcmp(s->name, name))
+			break;
+		n += same_module(s->module, module);
+	}
+	return n;
 }
 
 int ksyms__hidden(const struct ksyms *ks)

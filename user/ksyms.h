@@ -26,6 +26,12 @@ const struct ksym *ksyms__find_addr(const struct ksyms *ks, uint64_t addr);
 /* First text symbol with that name (module NULL = any), or NULL. */
 const struct ksym *ksyms__find_name(const struct ksyms *ks, const char *name,
 				    const char *module);
+/*
+ * How many text symbols are called name in one scope: vmlinux (module
+ * NULL) or that module. The kernel attaches a trampoline by name, so more
+ * than one means it may land on another function than the one planned.
+ */
+size_t ksyms__name_count(const struct ksyms *ks, const char *name, const char *module);
 /* True when every address reads as 0 (kptr_restrict hides them). */
 int ksyms__hidden(const struct ksyms *ks);
 

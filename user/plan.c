@@ -195,14 +195,41 @@ static int read_code(const struct plan_opts *o, const struct ksym *s, uint8_t *b
 	return ktext__read(o->kt, s->addr, buf, n);
 }
 
+/*
+ * Why fentry cannot attach to s (PS_NONE: it can). The kernel attaches a
+ * trampoline to the BTF FUNC's name, looked up in kallsyms
+ * (bpf_check_attach_target): where the name is not unique, the trampoline
+ * may land on another function than s, and where BTF holds that name with
+ * several prototypes, the one used may not be s's. A fexit trampoline
+ * built for the wrong prototype calls the function without its stack
+ * arguments (UDP's 8-argument compute_score scored every socket -1 and
+ * its datagrams were dropped): such functions are attached by address,
+ * with a kprobe, or not at all.
+ */
+static enum plan_skip fentry_blocker(const struct plan_opts *o, const struct ksym *s,
+				     struct kbtf_func *bf)
+{
+	int err;
+
+	if (ksyms__name_count(o->ks, s->name, s->module) > 1)
+		return PS_DUPLICATE;
+	err = kbtf__func(o->kb, s->name, s->module, bf);
+	if (err == -ENOTUNIQ)
+		return PS_BTF_AMBIGUOUS;
+	if (err)
+		return PS_NO_BTF;
+	if (!s->module && is_kprobe_only(s->name))
+		return PS_DENIED;
+	return PS_NONE;
+}
+
 static enum plan_skip classify(const struct plan_opts *o, const struct ksym *s,
 			       enum plan_why why, const char **deny, struct kbtf_func *bf,
-			       int *kprobe, uint8_t *code)
+			       int *kprobe, enum plan_skip *kprobe_why, uint8_t *code)
 {
 	struct kcode_info ci;
 	size_t len;
-
-	enum plan_skip btf = PS_NONE;
+	enum plan_skip btf;
 
 	*deny = plan__denied(s->name);
 	/*
@@ -215,12 +242,7 @@ static enum plan_skip classify(const struct plan_opts *o, const struct ksym *s,
 		       is_kprobe_only(s->name)))
 		return PS_DENIED;
 	memset(bf, 0, sizeof(*bf));
-	if (ksyms__find_name(o->ks, s->name, s->module) != s)
-		btf = PS_DUPLICATE; /* BTF names one of them: which? */
-	else if (kbtf__func(o->kb, s->name, s->module, bf))
-		btf = PS_NO_BTF;
-	else if (!s->module && is_kprobe_only(s->name))
-		btf = PS_DENIED;
+	btf = fentry_blocker(o, s, bf);
 	if (o->kt && !read_code(o, s, code, &len)) {
 		kcode__scan(code, len < 16 ? len : 16, s->addr, NULL, 0, &ci);
 		if (!ci.fentry_site)
@@ -229,8 +251,9 @@ static enum plan_skip classify(const struct plan_opts *o, const struct ksym *s,
 		return btf; /* kprobes need a known fentry site */
 	}
 	/* A kprobe on the function's address needs neither BTF nor a name. */
-	if (o->kprobes_only || (btf != PS_NONE && o->kprobes && why != PW_ENTRY)) {
+	if (o->kprobes_only || (btf != PS_NONE && o->kprobes)) {
 		*kprobe = 1;
+		*kprobe_why = btf;
 		return PS_NONE;
 	}
 	return btf;
@@ -282,7 +305,7 @@ static int add_cand(struct plan *p, const struct plan_opts *o, struct symset *se
 		p->cap = cap;
 	}
 	c.notrace = any_glob(o->notrace, o->n_notrace, c.sym->name);
-	c.skip = classify(o, c.sym, c.why, &deny, &bf, &c.kprobe, code);
+	c.skip = classify(o, c.sym, c.why, &deny, &bf, &c.kprobe, &c.kprobe_why, code);
 	if (c.skip == PS_NONE && o->max_funcs > 0 && (int)p->funcs.n >= o->max_funcs)
 		c.skip = PS_LIMIT;
 	c.deny = deny;
@@ -417,7 +440,10 @@ const char *plan__skip_text(enum plan_skip s)
 	case PS_DENIED: return "denied: on the tracer's own path";
 	case PS_NO_BTF: return "no BTF (compiler clone or stripped): fentry cannot attach";
 	case PS_NOT_TRACEABLE: return "not traceable: no fentry site (notrace/noinstr)";
-	case PS_DUPLICATE: return "several functions share this name: not attached";
+	case PS_DUPLICATE: return "several functions share this name: fentry could "
+				  "attach to another one";
+	case PS_BTF_AMBIGUOUS: return "BTF has this name with several prototypes: "
+				      "fentry could use another one's";
 	case PS_LIMIT: return "over --max-funcs";
 	}
 	return "?";
@@ -547,6 +573,18 @@ out:
 	return err;
 }
 
+/* Why a function is attached by kprobe rather than fentry, in words. */
+static const char *kprobe_reason(enum plan_skip why)
+{
+	switch (why) {
+	case PS_NO_BTF: return "no BTF";
+	case PS_DUPLICATE: return "its name is not unique";
+	case PS_BTF_AMBIGUOUS: return "BTF has its name with several prototypes";
+	case PS_DENIED: return "no trampoline may hook it";
+	default: return "fentry refused";
+	}
+}
+
 void plan__print(const struct plan *p, FILE *out)
 {
 	for (size_t i = 0; i < p->ncands; i++) {
@@ -568,11 +606,12 @@ void plan__print(const struct plan *p, FILE *out)
 				 "functions call it");
 		else
 			snprintf(why, sizeof(why), "callee of %s, depth %d", c->parent, c->depth);
-		fprintf(out, "%-6s %-40s %s%s%s", c->skip ? "skip" : "attach", name, why,
-			c->notrace && !c->skip ? ", notrace (-x): hidden with its subtree" : "",
-			!c->kprobe || c->why == PW_CALLSITE ? "" :
-			p->kprobes_only ? ", by kprobe (--kprobes)" :
-				", by kprobe (no BTF, an ambiguous name, or fentry refused)");
+		fprintf(out, "%-6s %-40s %s%s", c->skip ? "skip" : "attach", name, why,
+			c->notrace && !c->skip ? ", notrace (-x): hidden with its subtree" : "");
+		if (c->kprobe && c->why != PW_CALLSITE && p->kprobes_only)
+			fprintf(out, ", by kprobe (--kprobes)");
+		else if (c->kprobe && c->why != PW_CALLSITE)
+			fprintf(out, ", by kprobe (%s)", kprobe_reason(c->kprobe_why));
 		if (c->skip == PS_DENIED)
 			fprintf(out, ": denied (%s): on the tracer's own path\n", c->deny);
 		else if (c->skip)

@@ -29,7 +29,8 @@ enum plan_skip {
 	PS_DENIED, /* on the tracer's own path */
 	PS_NO_BTF, /* no BTF FUNC: fentry cannot attach (compiler clones...) */
 	PS_NOT_TRACEABLE, /* no fentry site (notrace, noinstr) */
-	PS_DUPLICATE, /* another function has the same name */
+	PS_DUPLICATE, /* another function in its scope has the same name */
+	PS_BTF_AMBIGUOUS, /* BTF FUNCs of that name with different prototypes */
 	PS_LIMIT, /* over --max-funcs */
 };
 
@@ -43,6 +44,7 @@ struct plan_cand {
 	const char *deny; /* PS_DENIED: the deny-list pattern */
 	int notrace; /* matched a -x glob */
 	int kprobe; /* attached by kprobe/kretprobe: fentry cannot (no BTF...) */
+	enum plan_skip kprobe_why; /* kprobe && !kprobes_only: why not fentry */
 	int func; /* functab index when attached, else -1 */
 };
 
@@ -56,7 +58,7 @@ struct plan_opts {
 	int callee_depth;
 	int max_funcs;
 	int irqs; /* funcgraph-irqs: also trace what interrupts run */
-	int kprobes; /* attach what fentry cannot by kprobe (not entries) */
+	int kprobes; /* attach what fentry cannot by kprobe */
 	int kprobes_only; /* --kprobes: every function by kprobe, entries too */
 	int callsites; /* kprobe-only functions: at their call sites (icall.h) */
 	struct ksyms *ks;

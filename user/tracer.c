@@ -359,9 +359,10 @@ static void on_expand(void *ctx, uint32_t func)
 {
 	struct live *l = ctx;
 	const struct bg_func *f = &l->p->funcs.f[func];
-	const struct ksym *s = ksyms__find_name(l->po.ks, f->name, f->module);
+	/* By address: a name several functions share would find the first. */
+	const struct ksym *s = ksyms__find_addr(l->po.ks, f->addr);
 
-	if (s)
+	if (s && s->addr == f->addr)
 		attach_callees(l, s, true);
 }
 
@@ -380,27 +381,28 @@ static int attach_kprobes(struct live *l)
 		const struct bg_func *f = &ft->f[i];
 		int err;
 
+		graphs += !!(f->flags & BG_FN_GRAPH);
 		/* fentry refused (a variadic function...): a kprobe will do. */
-		if (!(f->flags & (BG_FN_KPROBE | BG_FN_GRAPH)) &&
-		    !attach__attached(l->a, (uint32_t)i))
+		if (!(f->flags & BG_FN_KPROBE) && !attach__attached(l->a, (uint32_t)i))
 			attach__disown(l->a, (uint32_t)i);
-		if ((f->flags & (BG_FN_KPROBE | BG_FN_CALLSITE)) != BG_FN_KPROBE)
+		if ((f->flags & (BG_FN_KPROBE | BG_FN_CALLSITE)) != BG_FN_KPROBE) {
+			graphs_ok += !!(f->flags & BG_FN_GRAPH); /* by fentry */
 			continue;
+		}
 		err = kprobes__attach(l->kp, (uint32_t)i, f);
 		if (f->flags & BG_FN_GRAPH) {
-			graphs++;
 			graphs_ok += !err;
-			if (err && !l->verbose)
-				fprintf(stderr, "bpfgraph: cannot kprobe '%s': %s\n", f->display,
-					strerror(-err));
+			if (err)
+				fprintf(stderr, "bpfgraph: cannot trace '%s': neither fentry nor a "
+					"kprobe attached (%s)\n", f->display, strerror(-err));
 		}
 		/* --kprobes puts every function here: say how far it got. */
 		attach__progress(l->a, (uint32_t)i + 1, t0, &last);
 	}
 	if (last > 0)
 		fprintf(stderr, "\n");
-	/* With --kprobes no trampoline starts a graph either. */
-	if (l->po.kprobes_only && graphs && !graphs_ok)
+	/* No -G function to start a graph: nothing would ever be traced. */
+	if (graphs && !graphs_ok)
 		return -ENOENT;
 	return 0;
 }

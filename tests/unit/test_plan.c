@@ -8,11 +8,16 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include <bpf/btf.h>
+#include <gelf.h>
+
+#include "functab.h"
 #include "kbtf.h"
 #include "ksyms.h"
 #include "ktext.h"
@@ -156,6 +161,215 @@ static void test_deny_list(void **state)
 	assert_non_null(plan__denied("__rcu_read_lock"));
 }
 
+/*
+ * A made-up kernel where names are not unique, as in 6.1 (two
+ * compute_score in kallsyms, three BTF FUNCs of that name). The kernel
+ * attaches a trampoline by name, so neither may get fentry: the UDP
+ * lookup once ran under a trampoline built for another compute_score's
+ * prototype and dropped every datagram.
+ */
+#define FAKE_TEXT 0xffffffff81001000ULL
+enum { F_LOOKUP, F_SCORE1, F_SCORE2, F_UNIQUE, F_TWOPROTO, F_END, F_NR };
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	fclose(f);
+}
+
+static void fake_kallsyms(const char *dir)
+{
+	static const char *const names[F_NR] = { "udp_lookup", "compute_score", "compute_score",
+						 "unique_fn", "twoproto", "end" };
+	char path[256], buf[1024];
+	size_t n = 0;
+
+	for (int i = 0; i < F_NR; i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%llx t %s\n",
+				      FAKE_TEXT + 0x100ULL * (unsigned)i, names[i]);
+	n += (size_t)snprintf(buf + n, sizeof(buf) - n,
+			      "ffffffffc0001000 t compute_score\t[mymod]\n"
+			      "ffffffffc0001100 t mymod_end\t[mymod]\n");
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	write_file(path, buf, n);
+}
+
+/* vmlinux BTF: compute_score with 8 and 2 arguments, twoproto with 1 and 2. */
+static void fake_btf(const char *dir)
+{
+	struct btf *btf = btf__new_empty();
+	int i32, p1, p2, p8, id;
+	const void *raw;
+	__u32 size;
+	char path[256];
+
+	assert_non_null(btf);
+	i32 = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	p1 = btf__add_func_proto(btf, i32);
+	assert_int_equal(btf__add_func_param(btf, "a", i32), 0);
+	p2 = btf__add_func_proto(btf, i32);
+	for (int k = 0; k < 2; k++)
+		assert_int_equal(btf__add_func_param(btf, k ? "b" : "a", i32), 0);
+	p8 = btf__add_func_proto(btf, i32);
+	for (int k = 0; k < 8; k++)
+		assert_int_equal(btf__add_func_param(btf, "x", i32), 0);
+	id = btf__add_func(btf, "udp_lookup", BTF_FUNC_STATIC, p1);
+	assert_true(id > 0);
+	assert_true(btf__add_func(btf, "compute_score", BTF_FUNC_STATIC, p8) > 0);
+	assert_true(btf__add_func(btf, "compute_score", BTF_FUNC_STATIC, p2) > 0);
+	assert_true(btf__add_func(btf, "unique_fn", BTF_FUNC_GLOBAL, p1) > 0);
+	/* Same prototype twice (two files' copies): not ambiguous. */
+	assert_true(btf__add_func(btf, "unique_fn", BTF_FUNC_STATIC, p1) > 0);
+	assert_true(btf__add_func(btf, "twoproto", BTF_FUNC_STATIC, p1) > 0);
+	assert_true(btf__add_func(btf, "twoproto", BTF_FUNC_STATIC, p2) > 0);
+	raw = btf__raw_data(btf, &size);
+	assert_non_null(raw);
+	snprintf(path, sizeof(path), "%s/vmlinux", dir);
+	write_file(path, raw, size);
+	btf__free(btf);
+}
+
+/* Text as an ELF core: every function an fentry site; udp_lookup calls the rest. */
+static void fake_kcore(const char *dir)
+{
+	static uint8_t text[0x100 * F_NR];
+	struct {
+		Elf64_Ehdr eh;
+		Elf64_Phdr ph;
+	} hdr = {
+		.eh = { .e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB,
+				     EV_CURRENT },
+			.e_type = ET_CORE, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
+			.e_phoff = sizeof(Elf64_Ehdr), .e_ehsize = sizeof(Elf64_Ehdr),
+			.e_phentsize = sizeof(Elf64_Phdr), .e_phnum = 1 },
+		.ph = { .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_offset = sizeof(hdr),
+			.p_vaddr = FAKE_TEXT, .p_filesz = sizeof(text), .p_memsz = sizeof(text),
+			.p_align = 1 },
+	};
+	static const int callees[] = { F_SCORE1, F_SCORE2, F_UNIQUE, F_TWOPROTO };
+	char path[256];
+	FILE *f;
+
+	memset(text, 0xcc, sizeof(text));
+	for (int i = 0; i < F_NR; i++) {
+		uint8_t *c = text + 0x100 * i;
+
+		memcpy(c, "\x0f\x1f\x44\x00\x00", 5); /* nop5: the fentry site */
+		c[5] = 0xc3; /* ret */
+	}
+	for (int k = 0; k < 4; k++) {
+		uint8_t *c = text + 5 + 5 * k;
+		int32_t rel = 0x100 * callees[k] - (5 + 5 * k + 5);
+
+		c[0] = 0xe8; /* call rel32 */
+		memcpy(c + 1, &rel, 4);
+	}
+	text[5 + 5 * 4] = 0xc3;
+	snprintf(path, sizeof(path), "%s/kcore", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(&hdr, sizeof(hdr), 1, f), 1);
+	assert_int_equal(fwrite(text, sizeof(text), 1, f), 1);
+	fclose(f);
+}
+
+static const struct plan_cand *cand_at(const struct plan *p, uint64_t addr)
+{
+	for (size_t i = 0; i < p->ncands; i++)
+		if (p->cands[i].sym->addr == addr)
+			return &p->cands[i];
+	return NULL;
+}
+
+static void test_plan_duplicate_names(void **state)
+{
+	char dir[] = "/tmp/bg_test_plan.XXXXXX", path[256], *globs[] = { "udp_lookup" };
+	struct plan_opts o = { .graph = globs, .n_graph = 1, .callee_depth = 1,
+			       .max_funcs = 100, .kprobes = 1, .err = stderr };
+	const struct plan_cand *c;
+	struct kbtf_func bf;
+	struct plan p;
+
+	assert_non_null(mkdtemp(dir));
+	fake_kallsyms(dir);
+	fake_btf(dir);
+	fake_kcore(dir);
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	o.ks = ksyms__load(path);
+	o.kb = kbtf__load(dir);
+	snprintf(path, sizeof(path), "%s/kcore", dir);
+	o.kt = ktext__open(path);
+	assert_non_null(o.ks);
+	assert_non_null(o.kb);
+	assert_non_null(o.kt);
+
+	/* Counted per scope: the module's compute_score is its own. */
+	assert_int_equal(ksyms__name_count(o.ks, "compute_score", NULL), 2);
+	assert_int_equal(ksyms__name_count(o.ks, "compute_score", "mymod"), 1);
+	assert_int_equal(ksyms__name_count(o.ks, "udp_lookup", NULL), 1);
+	assert_int_equal(ksyms__name_count(o.ks, "nope", NULL), 0);
+	assert_int_equal(kbtf__func(o.kb, "twoproto", NULL, &bf), -ENOTUNIQ);
+	assert_int_equal(kbtf__func(o.kb, "compute_score", NULL, &bf), -ENOTUNIQ);
+	assert_int_equal(kbtf__func(o.kb, "unique_fn", NULL, &bf), 0);
+	assert_int_equal(bf.nr_regs, 1);
+
+	assert_int_equal(plan__build(&p, &o), 0);
+	assert_int_equal(p.nattach, 5);
+	c = cand_at(&p, FAKE_TEXT);
+	assert_non_null(c);
+	assert_int_equal(c->skip, PS_NONE);
+	assert_false(c->kprobe);
+	assert_true(p.funcs.f[c->func].btf_id > 0);
+	/* Both compute_score: each by kprobe at its own address, no BTF id. */
+	for (int i = F_SCORE1; i <= F_SCORE2; i++) {
+		c = cand_at(&p, FAKE_TEXT + 0x100ULL * (unsigned)i);
+		assert_non_null(c);
+		assert_int_equal(c->skip, PS_NONE);
+		assert_true(c->kprobe);
+		assert_int_equal(c->kprobe_why, PS_DUPLICATE);
+		assert_true(p.funcs.f[c->func].flags & BG_FN_KPROBE);
+		assert_int_equal(p.funcs.f[c->func].addr, FAKE_TEXT + 0x100ULL * (unsigned)i);
+		assert_int_equal(p.funcs.f[c->func].btf_id, 0);
+	}
+	c = cand_at(&p, FAKE_TEXT + 0x100ULL * F_TWOPROTO);
+	assert_true(c && c->kprobe && c->kprobe_why == PS_BTF_AMBIGUOUS);
+	c = cand_at(&p, FAKE_TEXT + 0x100ULL * F_UNIQUE);
+	assert_true(c && !c->kprobe && c->skip == PS_NONE);
+	plan__free(&p);
+
+	/* Without kprobes they are left out, not given a trampoline. */
+	o.kprobes = 0;
+	assert_int_equal(plan__build(&p, &o), 0);
+	assert_int_equal(p.nattach, 2);
+	assert_int_equal(cand_at(&p, FAKE_TEXT + 0x100)->skip, PS_DUPLICATE);
+	assert_int_equal(cand_at(&p, FAKE_TEXT + 0x200)->skip, PS_DUPLICATE);
+	assert_int_equal(cand_at(&p, FAKE_TEXT + 0x100ULL * F_TWOPROTO)->skip,
+			 PS_BTF_AMBIGUOUS);
+	plan__free(&p);
+	/* ... and as -G they are an error, */
+	globs[0] = "compute_score";
+	assert_int_equal(plan__build(&p, &o), -EINVAL);
+	plan__free(&p);
+	/* unless kprobes may start the graph: both, by address. */
+	o.kprobes = 1;
+	o.callee_depth = 0;
+	assert_int_equal(plan__build(&p, &o), 0);
+	assert_int_equal(p.funcs.n, 2);
+	for (size_t i = 0; i < p.funcs.n; i++)
+		assert_int_equal(p.funcs.f[i].flags & (BG_FN_GRAPH | BG_FN_KPROBE),
+				 BG_FN_GRAPH | BG_FN_KPROBE);
+	plan__free(&p);
+
+	ksyms__free(o.ks);
+	kbtf__free(o.kb);
+	ktext__close(o.kt);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	assert_int_equal(system(path), 0);
+}
+
 /* Against the host kernel: kallsyms, BTF and kcore, when root can read them. */
 static void test_plan_live_host(void **state)
 {
@@ -216,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_kcode_traced_site),
 		cmocka_unit_test(test_kcode_calls_to),
 		cmocka_unit_test(test_deny_list),
+		cmocka_unit_test(test_plan_duplicate_names),
 		cmocka_unit_test(test_plan_live_host),
 	};
 
