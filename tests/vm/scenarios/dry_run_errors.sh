@@ -1,11 +1,16 @@
 #!/bin/sh
-# The plan and the refusals, on the bench kernel (nothing gets attached):
+# The plan and the refusals, on the bench kernel:
 #   dry      bpfgraph --dry-run -G do_sys_openat2
 #   nomatch  bpfgraph -G no_such_function_xyz -- true
-#   clone    bpfgraph -G CLONE -- true, CLONE a compiler clone (.part.0 /
-#            .isra.0, no BTF) named once in /proc/kallsyms (clone.name)
+#   clone    bpfgraph --dry-run -G CLONE, CLONE a compiler clone (.part.0 /
+#            .isra.0, no BTF) named once in /proc/kallsyms (clone.name):
+#            planned as a graph entry by kprobe; getname_flags.part.0 is
+#            also traced (clonerun) on a failed open
+#   dup      bpfgraph --dry-run -G DUP, DUP a text symbol vmlinux names twice
+#            (dup.name): each one by kprobe, never a trampoline by name
+#   notrace  bpfgraph -G do_syscall_64 -- true (noinstr: no fentry site)
 #   depth    bpfgraph -G do_sys_openat2 -D 999
-# bench-timeout: 120
+# bench-timeout: 400
 set -u
 . /bench/lib/guest.sh
 
@@ -23,6 +28,20 @@ fi
 echo "$clone" >clone.name
 grep " $clone\$" /proc/kallsyms >clone.kallsyms
 progress "clone: $clone"
-run_cmd clone bpfgraph -G "$clone" -- true
+run_cmd clone bpfgraph --dry-run -G "$clone"
+if [ "$clone" = getname_flags.part.0 ]; then
+	progress "clonerun: $clone"
+	run_cmd clonerun bpfgraph --callee-depth=1 -G "$clone" -- /bin/wl openmiss 2
+fi
+# A name two vmlinux functions share (static functions of two files):
+# compute_score (6.1 has two) where the kernel has it twice.
+dup=compute_score
+[ "$(grep -c ' [tT] compute_score$' /proc/kallsyms)" -ge 2 ] ||
+	dup=$(awk 'NF == 3 && $2 ~ /^[tT]$/ && $3 !~ /\./ { n[$3]++; if (n[$3] == 2) { print $3; exit } }' /proc/kallsyms)
+echo "$dup" >dup.name
+grep " $dup\$" /proc/kallsyms >dup.kallsyms
+progress "dup: $dup"
+run_cmd dup bpfgraph --dry-run --callee-depth=0 -G "$dup"
+run_cmd notrace bpfgraph -G do_syscall_64 -- true
 run_cmd depth bpfgraph -G do_sys_openat2 -D 999
 exit 0
