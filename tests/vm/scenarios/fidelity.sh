@@ -53,3 +53,6 @@ run_case() { # NAME FUNC WL-CMD...
 run_case openat do_sys_openat2 openmiss 1
 run_case read vfs_read read 1
 run_case tcp tcp_sendmsg tcp 1
+# UDP's lookup calls one of two functions named compute_score (8
+# arguments): traced by kprobe, never by a trampoline built by name.
+run_case udp udp_sendmsg udp 1
