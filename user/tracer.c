@@ -38,6 +38,13 @@ static int verbosity;
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
+	/*
+	 * A kprobe the kernel refuses (a call site in a notrace function):
+	 * counted and explained in our summary; libbpf's line per probe
+	 * ("failed to create %s '%s+0x%zx' perf event") only with -vv.
+	 */
+	if (level == LIBBPF_WARN && verbosity < 2 && strstr(fmt, "failed to create %s '%s"))
+		return 0;
 	/* libbpf's own messages sit one level below ours. */
 	if ((level == LIBBPF_WARN && verbosity < 1) ||
 	    (level == LIBBPF_INFO && verbosity < 2) ||
