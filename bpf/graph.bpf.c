@@ -87,6 +87,7 @@ struct task_state {
 	 * Switched out inside a graph, not yet back in: the calls it makes
 	 * on its way out after the sched_switch tracepoint (switch_mm...)
 	 * must not wait in this CPU's batch (see struct bg_batch).
+	 * BG_SWITCH_HIDE: nor be shown (see bg_switch).
 	 */
 	__u32 switching;
 	/* nosleep-time: when the task was switched out inside a graph, 0: not */
@@ -166,6 +167,18 @@ static __always_inline bool in_hardirq_ctx(void)
 	pcp = bpf_this_cpu_ptr(&__preempt_count);
 	pc = *pcp;
 	return ((pc & BG_HARDIRQ_MASK) >> 16) > ((pc & BG_NMI_MASK) >> 20);
+}
+
+/* Values of task_state.switching. */
+#define BG_SWITCH_OUT 1
+#define BG_SWITCH_HIDE 2
+
+/* Is task t one of the -p/COMMAND threads (bg_filter_pid set)? */
+static __always_inline bool pid_listed(const struct task_struct *t)
+{
+	__u32 tid = t->pid, tgid = t->tgid;
+
+	return bpf_map_lookup_elem(&bg_pids, &tid) || bpf_map_lookup_elem(&bg_pids, &tgid);
 }
 
 static __always_inline bool comm_matches(void)
@@ -513,7 +526,7 @@ static __always_inline struct task_state *on_entry(void *ctx, struct task_state 
 	close_lazy(st);
 	d = st->depth;
 	if (st->skip || (ck & BG_CK_NOTRACE) || d >= limit ||
-	    (bg_noirqs && in_hardirq_ctx())) {
+	    st->switching == BG_SWITCH_HIDE || (bg_noirqs && in_hardirq_ctx())) {
 		/* No exit of its own will come to take it off again. */
 		if (frame == BG_FRAME_TAIL || frame == BG_FRAME_LAZY)
 			return st;
@@ -903,7 +916,14 @@ int BPF_PROG(bg_switch, bool preempt, struct task_struct *prev, struct task_stru
 		st->busy = 1;
 		flush_cpu();
 		st->busy = busy;
-		st->switching = 1;
+		/*
+		 * function_graph with a pid filter (set_ftrace_pid, perf ftrace
+		 * -p, trace-cmd -P) decides at this tracepoint whether the CPU
+		 * traces on: for next. When next is not traced, the calls prev
+		 * makes on its way out (enter_lazy_tlb, the FPU state's save)
+		 * are not shown: nor here, with -p or a COMMAND.
+		 */
+		st->switching = bg_filter_pid && !pid_listed(next) ? BG_SWITCH_HIDE : BG_SWITCH_OUT;
 		if (bg_nosleep && st->depth)
 			st->out_at = bpf_ktime_get_ns();
 	}

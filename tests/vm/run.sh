@@ -32,14 +32,20 @@
 #   BG_VM_MODULES    modules to load, relative to kernel/ (fs/binfmt_misc.ko)
 #   BG_VM_QUIET=1    do not echo guest progress lines
 #
-# One boot runs all scenarios of one clock in order (the host's clock
-# first). A scenario that kills the guest (panic, oops, or a lockup: no
-# heartbeat for BG_VM_STALL seconds, then an NMI for backtraces) fails
-# alone: the rest get a fresh boot.
+#   BG_VM_JOBS       guests at once (default: the host's CPUs, nproc): with
+#                    2 or more, the instruction clock's boot runs beside
+#                    the host clock's (its logs: L.icount.*, its lines
+#                    "vm icount:"); with 1, after it
+#
+# One boot runs all scenarios of one clock in order. A scenario that kills
+# the guest (panic, oops, or a lockup: no heartbeat for BG_VM_STALL
+# seconds, then an NMI for backtraces) fails alone: the rest get a fresh
+# boot.
 # Results: $OUTPUT/vm/out/NAME/ per scenario, $OUTPUT/vm/L.console.log
 # (kernel console), L.channel.log (raw results channel), L.heartbeat.log,
-# L.bootN.* for the boots after the first, L.results (one "PASS NAME" /
-# "FAIL NAME" line per scenario). Exit 0 if all passed, 1 if a scenario
+# L.bootN.* for the boots after the first (L.icount.* and L.icount.bootN.*
+# for the instruction clock's when they run side by side), L.results (one
+# "PASS NAME" / "FAIL NAME" line per scenario). Exit 0 if all passed, 1 if a scenario
 # failed, 3 if a guest did not finish.
 # Scenario files may carry directives in comments:
 #   # bench-timeout: SECONDS   (default 180)
@@ -58,7 +64,7 @@ label=bench
 do_check=1
 scenarios=()
 
-log() { printf 'vm: %s\n' "$*" >&2; }
+log() { printf 'vm%s: %s\n' "${log_tag:-}" "$*" >&2; }
 die() { printf 'vm: ERROR: %s\n' "$*" >&2; exit 3; }
 
 parse_args() {
@@ -366,23 +372,23 @@ wait_qemu() {
 # Loud, with everything needed to start debugging.
 guest_failure() {
 	{
-		echo "vm: ################################################################"
-		echo "vm: $1"
+		echo "vm${log_tag:-}: ################################################################"
+		echo "vm${log_tag:-}: $1"
 		if [ -n "$current" ]; then
-			echo "vm: scenario running at that moment: $current"
+			echo "vm${log_tag:-}: scenario running at that moment: $current"
 		elif [ -z "$boot_secs" ]; then
-			echo "vm: the guest never reached /init"
+			echo "vm${log_tag:-}: the guest never reached /init"
 		else
-			echo "vm: between scenarios (last started: ${last_started:-none})"
+			echo "vm${log_tag:-}: between scenarios (last started: ${last_started:-none})"
 		fi
 		if [ "${trouble_seen:-0}" -gt 0 ]; then
-			echo "vm: console log: $console (from the first kernel trouble)"
-			echo "vm: ################################################################"
+			echo "vm${log_tag:-}: console log: $console (from the first kernel trouble)"
+			echo "vm${log_tag:-}: ################################################################"
 			tr -d '\r' <"$console" | awk -v re="$trouble_re" '$0 ~ re { p = 1 } p' |
 				head -n 150 | sed 's/^/vm| /'
 		else
-			echo "vm: console log: $console (last lines below)"
-			echo "vm: ################################################################"
+			echo "vm${log_tag:-}: console log: $console (last lines below)"
+			echo "vm${log_tag:-}: ################################################################"
 			tr -d '\r' <"$console" | tail -n 30 | sed 's/^/vm| /'
 		fi
 	} >&2
@@ -489,7 +495,7 @@ main() {
 	mkdir -p "$vmdir"
 	ir=$vmdir/$label.initramfs.d
 	results=$vmdir/$label.results
-	rm -f "$results" "$vmdir/$label".boot*.log
+	rm -f "$results" "$vmdir/$label".boot*.log "$vmdir/$label".icount.boot*.log
 	eval "$("$root/tools/vm-kernel.sh")"
 	command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found (tools/deps.sh vm)"
 	clear_old_results
@@ -505,9 +511,30 @@ main() {
 		esac
 	done
 	boot=0 guest_ok=0 t_end=$(($(date +%s) + ${BG_VM_TIMEOUT:-900}))
-	[ ${#real[@]} -eq 0 ] || BG_VM_ICOUNT='' run_boots "${real[@]}"
-	[ ${#icount[@]} -eq 0 ] || [ "$(date +%s)" -ge "$t_end" ] ||
-		BG_VM_SMP=1 BG_VM_ICOUNT=${BG_VM_ICOUNT:-shift=0} run_boots "${icount[@]}"
+	if [ ${#real[@]} -gt 0 ] && [ ${#icount[@]} -gt 0 ] &&
+		[ "${BG_VM_JOBS:-$(nproc)}" -ge 2 ]; then
+		# Side by side, one host CPU each (TCG runs a guest on one
+		# thread): the instruction clock's guest time does not depend on
+		# the host's load, and the other boot keeps a CPU of its own.
+		local ic_pid
+		rm -rf "$vmdir/$label.icount.initramfs.d"
+		cp -a "$ir" "$vmdir/$label.icount.initramfs.d"
+		(
+			label=$label.icount
+			ir=$vmdir/$label.initramfs.d
+			log_tag=' icount'
+			boot=0
+			BG_VM_SMP=1 BG_VM_ICOUNT=${BG_VM_ICOUNT:-shift=0} run_boots "${icount[@]}"
+			exit "$guest_ok"
+		) &
+		ic_pid=$!
+		BG_VM_ICOUNT='' run_boots "${real[@]}"
+		wait "$ic_pid" || guest_ok=3
+	else
+		[ ${#real[@]} -eq 0 ] || BG_VM_ICOUNT='' run_boots "${real[@]}"
+		[ ${#icount[@]} -eq 0 ] || [ "$(date +%s)" -ge "$t_end" ] ||
+			BG_VM_SMP=1 BG_VM_ICOUNT=${BG_VM_ICOUNT:-shift=0} run_boots "${icount[@]}"
+	fi
 	if [ $do_check -eq 0 ]; then
 		return $guest_ok
 	fi
