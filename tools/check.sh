@@ -135,8 +135,9 @@ run_vm() {
 	section "QEMU bench (${#names[@]} scenarios)"
 	[ ${#names[@]} -gt 0 ] || return 0
 	rm -f "$results"
-	# Room beyond run.sh's own 900 s: both boots took ~1560 s in session 9
-	# (a hung guest is still caught within a minute by the heartbeat).
+	# Room beyond run.sh's own 900 s: the two boots take ~1030 s side by
+	# side (two host CPUs), ~1960 s one after the other (one CPU, session
+	# 10); a hung guest is still caught within a minute by the heartbeat.
 	BG_VM_TIMEOUT=${BG_VM_TIMEOUT:-2700} tests/vm/run.sh --label bench "${names[@]}" || rc=$?
 	for s in "${names[@]}"; do
 		if grep -qx "PASS $s" "$results" 2>/dev/null; then
