@@ -399,7 +399,8 @@ static int attach_kprobes(struct live *l)
 		err = kprobes__attach(l->kp, (uint32_t)i, f);
 		if (f->flags & BG_FN_GRAPH) {
 			graphs_ok += !err;
-			if (err)
+			/* -v: kprobes__attach has said why already. */
+			if (err && !l->verbose)
 				fprintf(stderr, "bpfgraph: cannot trace '%s': neither fentry nor a "
 					"kprobe attached (%s)\n", f->display, strerror(-err));
 		}
