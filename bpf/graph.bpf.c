@@ -675,6 +675,28 @@ static __always_inline bool hide_own_call(struct pt_regs *regs, struct task_stat
 	return true;
 }
 
+/*
+ * Where the trampoline frame holds the traced function's return address
+ * (see BG_CK_NREGS). A trampoline called from the fentry site has the
+ * return into the traced function (just past that site) above its saved
+ * rbp, and the caller's return address one slot further; one entered by
+ * a jmp (x86 kernels since 6.19) has the caller's return address right
+ * there. Which one it is shows per call: a slot pointing just past the
+ * function's start is the fentry site's return. (A recursive call's
+ * return address lies further in.)
+ */
+static __always_inline const void *tramp_caller_at(void *ctx, __u64 ck)
+{
+	const __u64 *slot = (const __u64 *)ctx + BG_CK_NREGS(ck) + 2;
+	__u32 idx = BG_CK_INDEX(ck);
+	struct bg_frange *r = bpf_map_lookup_elem(&bg_franges, &idx);
+	__u64 v = 0;
+
+	if (!r || !r->hi || bpf_probe_read_kernel(&v, sizeof(v), slot))
+		return slot + 1;
+	return v > r->lo && v <= r->lo + BG_FENTRY_SITE_END ? slot + 1 : slot;
+}
+
 enum bg_run { BG_RUN_ENTRY, BG_RUN_EXIT, BG_RUN_KENTRY, BG_RUN_KEXIT, BG_RUN_ICALL };
 
 /*
@@ -717,8 +739,7 @@ static __always_inline void guarded(void *ctx, enum bg_run what, bool graph)
 	ran = st;
 	switch (what) {
 	case BG_RUN_ENTRY:
-		/* The trampoline frame: see BG_CK_NREGS. */
-		ran = on_entry(ctx, st, ck, (__u64)ctx, (char *)ctx + (BG_CK_NREGS(ck) + 3) * 8);
+		ran = on_entry(ctx, st, ck, (__u64)ctx, tramp_caller_at(ctx, ck));
 		break;
 	case BG_RUN_EXIT:
 		bpf_get_func_ret(ctx, &ret);
@@ -802,6 +823,27 @@ int bg_kentry(struct pt_regs *regs)
 
 SEC("kretprobe")
 int bg_kexit(struct pt_regs *regs)
+{
+	guarded(regs, BG_RUN_KEXIT, false);
+	return 0;
+}
+
+/*
+ * The same two for the kprobe.multi tier (kernels with CONFIG_FPROBE):
+ * one link each for a whole batch of functions, by address, the cookie
+ * per address. The return link is made first, so that on kernels where
+ * the newest ftrace callback runs first the entry program reads the
+ * caller's return address before the return hook replaces it.
+ */
+SEC("kprobe.multi")
+int bg_mentry(struct pt_regs *regs)
+{
+	guarded(regs, BG_RUN_KENTRY, false);
+	return 0;
+}
+
+SEC("kretprobe.multi")
+int bg_mexit(struct pt_regs *regs)
 {
 	guarded(regs, BG_RUN_KEXIT, false);
 	return 0;

@@ -153,6 +153,14 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
  * the first argument: the return address into the caller sits at
  * ctx + (nr_regs + 3) * 8.
  */
+/*
+ * Kernels since 6.19 may enter the trampoline by a jmp: no return into
+ * the traced function, the caller's return address one slot lower. The
+ * fentry site's return is at most this far past the function's start
+ * (5-byte call, after a 4-byte endbr64 with IBT), which tells the two
+ * apart (tramp_caller_at()).
+ */
+#define BG_FENTRY_SITE_END 16
 #define BG_CK_NREGS_SHIFT 40
 #define BG_CK_NREGS(ck) ((__u32)((ck) >> BG_CK_NREGS_SHIFT) & 0xff)
 

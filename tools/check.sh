@@ -12,8 +12,11 @@
 #    - tests/build/header-deps.sh (one test)
 #    - tests/host/refuse.sh when the host refuses fentry (one test; SKIP,
 #      not counted, when the host allows it)
-#    - the QEMU bench: all scenarios in one boot (one test each);
-#      BG_SCENARIOS="a b" picks some
+#    - the QEMU bench: all scenarios on Debian's 6.1 (one test each;
+#      BG_SCENARIOS="a b" picks some), then the scenarios of
+#      BG_VM_KERNEL_SCENARIOS on each newer kernel of BG_VM_KERNELS
+#      (default "6.12 7.3"; "" for none), those boots side by side, and
+#      one fidelity table with a column per kernel
 # Last line, always: "N passed, N failed"; exit 1 if anything failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -149,6 +152,70 @@ run_vm() {
 	[ $rc -ne 3 ] || echo "check: the guest did not finish; see the messages above"
 }
 
+# The newer kernels: the scenarios that must pass on every kernel. The
+# fidelity suite is the comparison with each kernel's own function_graph;
+# trace_openat and dry_run_errors cover plain tracing, the plan and the
+# refusals. Each kernel is one run of tests/vm/run.sh (one CPU each, its
+# boots one after the other), the kernels side by side.
+run_vm_kernels() {
+	local kernels=${BG_VM_KERNELS-6.12 7.3} k s pids=() rc
+	local names
+	read -r -a names <<<"${BG_VM_KERNEL_SCENARIOS:-fidelity trace_openat dry_run_errors}"
+	[ -n "$kernels" ] && [ ${#names[@]} -gt 0 ] || return 0
+	section "QEMU bench on newer kernels: $kernels (${#names[@]} scenarios each)"
+	for k in $kernels; do
+		rm -f "$OUTPUT/vm/$k/bench.results"
+		BG_VM_KERNEL=$k BG_VM_JOBS=1 BG_VM_TIMEOUT=${BG_VM_TIMEOUT:-2400} \
+			tests/vm/run.sh --label bench "${names[@]}" 2>&1 | sed -u "s/^/[$k] /" &
+		pids+=($!)
+	done
+	for k in "${pids[@]}"; do wait "$k" || true; done
+	for k in $kernels; do
+		for s in "${names[@]}"; do
+			if grep -qx "PASS $s" "$OUTPUT/vm/$k/bench.results" 2>/dev/null; then
+				count_pass 1
+			else
+				count_fail 1 "vm $k: $s"
+			fi
+		done
+	done
+	fidelity_table 6.1 $kernels
+}
+
+# Warm and first-call recall/precision per case and kernel (fidelity.check's
+# scores.txt): "R/P" each, "-" where a kernel has no score.
+fidelity_table() {
+	local k f c line cases=()
+	for k in "$@"; do
+		f=$(fidelity_scores "$k")
+		[ -f "$f" ] || continue
+		while read -r c _; do
+			[[ " ${cases[*]} " == *" $c "* ]] || cases+=("$c")
+		done <"$f"
+	done
+	[ ${#cases[@]} -gt 0 ] || return 0
+	section "fidelity against each kernel's function_graph: warm calls R/P, first call R/P"
+	line=$(printf '%-8s' case)
+	for k in "$@"; do line+=$(printf ' | %-25s' "$k warm, first"); done
+	echo "$line"
+	for c in "${cases[@]}"; do
+		line=$(printf '%-8s' "$c")
+		for k in "$@"; do
+			f=$(fidelity_scores "$k")
+			line+=$(awk -v c="$c" '$1 == c { printf " | %-25s", $2 "/" $3 ", " $4 "/" $5; found = 1 }
+				END { if (!found) printf " | %-25s", "-" }' "$f" 2>/dev/null ||
+				printf ' | %-25s' -)
+		done
+		echo "$line"
+	done
+}
+fidelity_scores() {
+	case $1 in
+	6.1) echo "$OUTPUT/vm/out/fidelity/scores.txt" ;;
+	*) echo "$OUTPUT/vm/$1/out/fidelity/scores.txt" ;;
+	esac
+}
+
 main() {
 	local unit_only=0 only=
 	case "${1:-}" in
@@ -176,6 +243,7 @@ main() {
 		section "host"
 		run_one refuse_host tests/host/refuse.sh
 		run_vm
+		run_vm_kernels
 	fi
 	finish
 }

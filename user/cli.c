@@ -68,6 +68,7 @@ enum {
 	K_DISCOVER_IRQS,
 	K_NO_DISCOVERY,
 	K_KPROBES,
+	K_HOOK,
 };
 
 static int set_glob(struct cli_ctx *c, const struct cli_opt *d, char *arg);
@@ -85,6 +86,8 @@ static int set_output(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 static int set_verbose(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 static int set_bufsize(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 static int set_format(struct cli_ctx *c, const struct cli_opt *d, char *arg);
+static int set_hook(struct cli_ctx *c, const struct cli_opt *d, char *arg);
+static int set_kprobes(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 static int set_folded_weight(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 static int set_input(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 static int do_help(struct cli_ctx *c, const struct cli_opt *d, char *arg);
@@ -118,10 +121,12 @@ static const struct cli_opt cli_opts[] = {
 	  "trace the planned functions only: no\nprobes on indirect calls, nothing\n"
 	  "attached while tracing (cheapest for\nthe rest of the machine; calls through\n"
 	  "pointers are missing)" },
-	{ "kprobes", K_KPROBES, NULL, G_SELECT, set_flag, OFF(kprobes), 0, 0,
-	  "trace every function by kprobe and\nkretprobe instead of fentry/fexit: one\n"
-	  "shared program, nothing to verify per\nfunction (faster to attach); for kernels\n"
-	  "without fentry" },
+	{ "hook", K_HOOK, "HOW", G_SELECT, set_hook, 0, 0, 0,
+	  "how functions are hooked: auto (default:\nkprobe-multi where the kernel has it,\n"
+	  "else fentry), kprobe-multi (one link\nfor all), fentry (a trampoline per\n"
+	  "function) or kprobe (a kprobe and a\nkretprobe per function)" },
+	{ "kprobes", K_KPROBES, NULL, G_SELECT, set_kprobes, 0, 0, 0,
+	  "the same as --hook=kprobe" },
 	{ "max-funcs", K_MAX_FUNCS, "N", G_SELECT, set_u32, OFF(max_funcs), 1,
 	  BG_MAX_MAX_FUNCS, "refuse plans of more than N functions\n(default 2000)" },
 
@@ -414,6 +419,35 @@ static int set_format(struct cli_ctx *c,
 		return usage_err(c->err, "invalid %s '%s': expected text, json, chrome, folded or svg",
 				 c->name, arg);
 	c->o->format = (enum bg_format)f;
+	return 0;
+}
+
+static const char *const hook_names[] = {
+	[BG_HOOK_AUTO] = "auto", [BG_HOOK_KMULTI] = "kprobe-multi",
+	[BG_HOOK_FENTRY] = "fentry", [BG_HOOK_KPROBE] = "kprobe",
+};
+
+const char *cli__hook_name(enum bg_hook h)
+{
+	return (unsigned int)h < sizeof(hook_names) / sizeof(hook_names[0]) ? hook_names[h] : "?";
+}
+
+static int set_hook(struct cli_ctx *c, const struct cli_opt *d __maybe_unused, char *arg)
+{
+	for (size_t i = 0; i < sizeof(hook_names) / sizeof(hook_names[0]); i++) {
+		if (!strcmp(arg, hook_names[i])) {
+			c->o->hook = (enum bg_hook)i;
+			return 0;
+		}
+	}
+	return usage_err(c->err, "invalid %s '%s': expected auto, kprobe-multi, fentry or kprobe",
+			 c->name, arg);
+}
+
+static int set_kprobes(struct cli_ctx *c, const struct cli_opt *d __maybe_unused,
+		       char *arg __maybe_unused)
+{
+	c->o->hook = BG_HOOK_KPROBE;
 	return 0;
 }
 

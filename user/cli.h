@@ -49,6 +49,18 @@ enum bg_cmd {
 	BG_CMD_REPORT, /* bpfgraph report ... */
 };
 
+/*
+ * How functions are hooked (--hook). AUTO takes the best the kernel
+ * accepts: kprobe.multi where it has CONFIG_FPROBE (one link for the whole
+ * plan), else per-function fentry/fexit trampolines.
+ */
+enum bg_hook {
+	BG_HOOK_AUTO = 0,
+	BG_HOOK_KMULTI, /* kprobe.multi + kretprobe.multi, batched */
+	BG_HOOK_FENTRY, /* fentry/fexit clones, one trampoline per function */
+	BG_HOOK_KPROBE, /* kprobe + kretprobe per function (--kprobes) */
+};
+
 /* Repeatable glob options. The strings point into argv (not copied). */
 struct bg_globs {
 	char **v;
@@ -80,7 +92,7 @@ struct bg_opts {
 	bool no_callsites; /* --no-callsite-probes */
 	bool discover_irqs; /* --discover-irqs */
 	bool no_discovery; /* --no-discovery: the static plan only */
-	bool kprobes; /* --kprobes: kprobe/kretprobe for every function */
+	enum bg_hook hook; /* --hook (--kprobes: BG_HOOK_KPROBE) */
 
 	/* Output */
 	uint32_t flags; /* BG_O_*, for out_text_opts.flags */
@@ -133,6 +145,9 @@ int cli__exit_status(int parse_ret);
 size_t cli__nr_trace_opts(void);
 const char *cli__trace_opt_name(size_t i);
 uint32_t cli__trace_opt_flag(size_t i);
+
+/* "auto", "kprobe-multi", "fentry" or "kprobe". */
+const char *cli__hook_name(enum bg_hook h);
 
 static inline bool cli__cpu_isset(const struct bg_opts *o, unsigned int cpu)
 {

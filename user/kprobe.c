@@ -2,7 +2,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "bpfgraph.h"
@@ -10,63 +12,249 @@
 #include "kprobe.h"
 #include "links.h"
 
-struct kprobes {
-	struct bpf_program *prog[2]; /* entry, exit */
-	struct linkvec links;
-	struct kprobe_stats st;
-	int verbose;
-	FILE *err;
+/* One queued function of the multi mode. */
+struct kq {
+	uint64_t addr, cookie;
+	uint32_t idx;
 };
 
-struct kprobes *kprobes__new(struct bpf_program *entry, struct bpf_program *exit, int verbose,
-			     FILE *err)
+struct kprobes {
+	struct kprobes_opts o;
+	struct linkvec links;
+	struct kprobe_stats st;
+	struct kq *q; /* multi: queued, not attached yet */
+	size_t nq, capq;
+	uint8_t *on; /* by function index: attached */
+	size_t non;
+	double t0, last; /* progress */
+	unsigned int done, total;
+};
+
+struct kprobes *kprobes__new(const struct kprobes_opts *o)
 {
 	struct kprobes *k = calloc(1, sizeof(*k));
 
 	if (!k)
 		return NULL;
-	k->prog[0] = entry;
-	k->prog[1] = exit;
-	k->verbose = verbose;
-	k->err = err;
+	k->o = *o;
 	return k;
 }
 
-int kprobes__attach(struct kprobes *k, uint32_t idx, const struct bg_func *f)
+static uint64_t cookie_of(uint32_t idx, const struct bg_func *f)
 {
-	uint64_t ck = idx | ((f->flags & BG_FN_GRAPH) ? BG_CK_GRAPH : 0) |
-		      ((f->flags & BG_FN_NOTRACE) ? BG_CK_NOTRACE : 0) |
-		      ((f->flags & BG_FN_IRQ) ? BG_CK_IRQ : 0);
+	return idx | ((f->flags & BG_FN_GRAPH) ? BG_CK_GRAPH : 0) |
+	       ((f->flags & BG_FN_NOTRACE) ? BG_CK_NOTRACE : 0) |
+	       ((f->flags & BG_FN_IRQ) ? BG_CK_IRQ : 0);
+}
+
+static int mark_on(struct kprobes *k, uint32_t idx)
+{
+	if (idx >= k->non) {
+		size_t n = k->non ? k->non : 256;
+		uint8_t *v;
+
+		while (n <= idx)
+			n *= 2;
+		v = realloc(k->on, n);
+		if (!v)
+			return -ENOMEM;
+		memset(v + k->non, 0, n - k->non);
+		k->on = v;
+		k->non = n;
+	}
+	k->on[idx] = 1;
+	return 0;
+}
+
+bool kprobes__attached(const struct kprobes *k, uint32_t idx)
+{
+	return k && idx < k->non && k->on[idx];
+}
+
+static const char *name_of(const struct kprobes *k, uint32_t idx)
+{
+	return k->o.funcs && idx < k->o.funcs->n ? k->o.funcs->f[idx].display : "?";
+}
+
+static void failed(struct kprobes *k, uint32_t idx, int err)
+{
+	k->st.failed++;
+	if (k->o.verbose)
+		fprintf(k->o.err, "bpfgraph: cannot kprobe '%s': %s\n", name_of(k, idx),
+			strerror(-err));
+}
+
+/* Keeps both links of a pair, or neither. */
+static int keep_pair(struct kprobes *k, struct bpf_link *l[2])
+{
+	int err = linkvec__push(&k->links, l[1]);
+
+	if (!err && (err = linkvec__push(&k->links, l[0])))
+		k->links.n--; /* l[1] could not be kept either: drop both */
+	if (err) {
+		bpf_link__destroy(l[0]);
+		bpf_link__destroy(l[1]);
+		return err;
+	}
+	k->st.links += 2;
+	return 0;
+}
+
+static void progress(struct kprobes *k)
+{
+	double t = links__now();
+
+	if (!k->o.progress || t - k->last < 0.5 || t - k->t0 < 1.0)
+		return;
+	k->last = t;
+	fprintf(k->o.err, "\rbpfgraph: attaching %u/%u functions by kprobe...", k->done,
+		k->total);
+	fflush(k->o.err);
+}
+
+static int attach_single(struct kprobes *k, uint32_t idx, const struct bg_func *f)
+{
 	struct bpf_link *l[2] = {};
-	double t0 = links__now();
 	int err = 0;
 
 	/* The return probe first, as with fexit: no entry without its exit. */
 	for (int i = 1; i >= 0; i--) {
-		LIBBPF_OPTS(bpf_kprobe_opts, ko, .retprobe = i == 1, .bpf_cookie = ck);
+		LIBBPF_OPTS(bpf_kprobe_opts, ko, .retprobe = i == 1,
+			    .bpf_cookie = cookie_of(idx, f));
 
 		/* By address: clones and same-named statics have no unique name. */
 		ko.offset = f->addr;
-		l[i] = bpf_program__attach_kprobe_opts(k->prog[i], NULL, &ko);
+		l[i] = bpf_program__attach_kprobe_opts(i ? k->o.exit : k->o.entry, NULL, &ko);
 		if (!l[i]) {
 			err = -errno;
-			break;
+			bpf_link__destroy(l[1]);
+			return err;
 		}
 	}
-	if (!err && !(err = linkvec__push(&k->links, l[0])) && !(err = linkvec__push(&k->links, l[1]))) {
-		k->st.attached++;
-		k->st.attach_s += links__now() - t0;
-		return 0;
+	return keep_pair(k, l) ?: mark_on(k, idx);
+}
+
+static int queue(struct kprobes *k, uint32_t idx, const struct bg_func *f)
+{
+	if (k->nq == k->capq) {
+		size_t cap = k->capq ? 2 * k->capq : 256;
+		struct kq *q = realloc(k->q, cap * sizeof(*q));
+
+		if (!q)
+			return -ENOMEM;
+		k->q = q;
+		k->capq = cap;
 	}
-	if (err && k->links.n && k->links.v[k->links.n - 1] == l[0])
-		k->links.n--; /* l[1] could not be kept: drop both */
-	bpf_link__destroy(l[0]);
-	bpf_link__destroy(l[1]);
-	k->st.failed++;
+	k->q[k->nq++] = (struct kq){ f->addr, cookie_of(idx, f), idx };
+	return 0;
+}
+
+int kprobes__attach(struct kprobes *k, uint32_t idx, const struct bg_func *f)
+{
+	double t0 = links__now();
+	int err;
+
+	if (k->o.multi)
+		return queue(k, idx, f);
+	err = attach_single(k, idx, f);
 	k->st.attach_s += links__now() - t0;
-	if (k->verbose)
-		fprintf(k->err, "bpfgraph: cannot kprobe '%s': %s\n", f->name, strerror(-err));
+	if (err)
+		failed(k, idx, err);
+	else
+		k->st.attached++;
 	return err;
+}
+
+/* One kprobe.multi pair for q[0..n): 0 or -errno (then nothing attached). */
+static int attach_batch(struct kprobes *k, const struct kq *q, size_t n)
+{
+	uint64_t *addrs = malloc(n * sizeof(*addrs)), *cookies = malloc(n * sizeof(*cookies));
+	struct bpf_link *l[2] = {};
+	int err = 0;
+
+	if (!addrs || !cookies) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		addrs[i] = q[i].addr;
+		cookies[i] = q[i].cookie;
+	}
+	/* Return link first: see bg_mentry. */
+	for (int i = 1; i >= 0 && !err; i--) {
+		LIBBPF_OPTS(bpf_kprobe_multi_opts, mo, .addrs = (const unsigned long *)addrs,
+			    .cookies = (const __u64 *)cookies, .cnt = n, .retprobe = i == 1);
+
+		l[i] = bpf_program__attach_kprobe_multi_opts(i ? k->o.exit : k->o.entry, NULL,
+							     &mo);
+		if (!l[i])
+			err = -errno;
+	}
+	if (err)
+		bpf_link__destroy(l[1]);
+	else
+		err = keep_pair(k, l);
+	for (size_t i = 0; !err && i < n; i++)
+		err = mark_on(k, q[i].idx);
+out:
+	free(addrs);
+	free(cookies);
+	return err;
+}
+
+/* Attach q[0..n), splitting a refused batch until each culprit stands alone. */
+static void attach_split(struct kprobes *k, const struct kq *q, size_t n)
+{
+	int err;
+
+	if (!n)
+		return;
+	err = attach_batch(k, q, n);
+	if (!err) {
+		k->st.attached += (unsigned int)n;
+		k->done += (unsigned int)n;
+		progress(k);
+		return;
+	}
+	if (n == 1 || err == -ENOMEM) {
+		for (size_t i = 0; i < n; i++)
+			failed(k, q[i].idx, err);
+		k->done += (unsigned int)n;
+		return;
+	}
+	attach_split(k, q, n / 2);
+	attach_split(k, q + n / 2, n - n / 2);
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct kq *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+unsigned int kprobes__flush(struct kprobes *k)
+{
+	unsigned int before = k->st.failed;
+	size_t n = 0;
+
+	if (!k || !k->nq)
+		return 0;
+	/* The kernel refuses a batch naming one address twice. */
+	qsort(k->q, k->nq, sizeof(*k->q), by_addr);
+	for (size_t i = 0; i < k->nq; i++)
+		if (!n || k->q[i].addr != k->q[n - 1].addr)
+			k->q[n++] = k->q[i];
+	k->t0 = links__now();
+	k->last = 0;
+	k->done = 0;
+	k->total = (unsigned int)n;
+	attach_split(k, k->q, n);
+	if (k->last > 0)
+		fprintf(k->o.err, "\n");
+	k->st.attach_s += links__now() - k->t0;
+	k->nq = 0;
+	return k->st.failed - before;
 }
 
 const struct kprobe_stats *kprobes__stats(const struct kprobes *k)
@@ -78,6 +266,7 @@ void kprobes__detach(struct kprobes *k)
 {
 	if (!k)
 		return;
+	k->nq = 0;
 	k->st.detach_s += linkvec__destroy_all(&k->links);
 }
 
@@ -87,5 +276,31 @@ void kprobes__free(struct kprobes *k)
 		return;
 	kprobes__detach(k);
 	linkvec__free(&k->links);
+	free(k->q);
+	free(k->on);
 	free(k);
+}
+
+int kprobes__multi_supported(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = BPF_TRACE_KPROBE_MULTI);
+	unsigned long addr = 0;
+	LIBBPF_OPTS(bpf_link_create_opts, lo, .kprobe_multi.addrs = &addr, .kprobe_multi.cnt = 0);
+	int pfd, lfd, err;
+
+	pfd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "bg_probe", "GPL", insns, 2, &po);
+	if (pfd < 0)
+		return -errno;
+	lfd = bpf_link_create(pfd, 0, BPF_TRACE_KPROBE_MULTI, &lo);
+	err = errno;
+	close(pfd);
+	if (lfd >= 0) {
+		close(lfd); /* no kernel makes one for no function; it works anyway */
+		return 1;
+	}
+	return err == EINVAL;
 }

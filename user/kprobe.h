@@ -1,36 +1,73 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Functions fentry/fexit cannot attach to (compiler clones without BTF,
- * names several functions share) are traced by a kprobe on their first
- * instruction and a kretprobe, placed by address, running the same
- * entry/exit logic (bg_kentry, bg_kexit). Costlier per call than a
- * trampoline, and the return value is the raw register, as ftrace shows
- * it.
+ * Functions traced by kprobe rather than by trampoline, placed by address
+ * (compiler clones without BTF and names several functions share have no
+ * usable name), running the same entry/exit logic as fentry/fexit.
+ *
+ * Two ways, one interface:
+ * - per function: a kprobe on its first instruction and a kretprobe, two
+ *   perf-event links each (any kernel with KPROBES);
+ * - kprobe.multi: functions are queued and attached by kprobes__flush() in
+ *   one kprobe.multi and one kretprobe.multi link per batch (kernels with
+ *   CONFIG_FPROBE): thousands of functions in a fraction of a second, one
+ *   close each to detach. A batch the kernel refuses as a whole (one of its
+ *   functions cannot be probed) is split in halves until the culprits are
+ *   found, so one bad function costs only itself.
+ * The return value is the raw register, as ftrace shows it.
  */
 #ifndef BG_KPROBE_H
 #define BG_KPROBE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 struct bpf_program;
 struct bg_func;
+struct functab;
 
 struct kprobe_stats {
 	unsigned int attached; /* functions with both probes */
 	unsigned int failed;
+	unsigned int links; /* links made (two per function, or per batch) */
 	double attach_s, detach_s;
+};
+
+struct kprobes_opts {
+	/* the loaded entry and exit programs: bg_kentry/bg_kexit, or bg_mentry/bg_mexit */
+	struct bpf_program *entry, *exit;
+	bool multi; /* kprobe.multi links (entry/exit are the .multi programs) */
+	const struct functab *funcs; /* names for messages */
+	int verbose;
+	bool progress; /* "attaching N/M" on err while it takes long */
+	FILE *err;
 };
 
 struct kprobes;
 
-/* entry, exit: the loaded bg_kentry and bg_kexit programs. */
-struct kprobes *kprobes__new(struct bpf_program *entry, struct bpf_program *exit, int verbose,
-			     FILE *err);
-/* Attaches function idx; 0 or -errno (then nothing stays attached). */
+struct kprobes *kprobes__new(const struct kprobes_opts *o);
+/*
+ * Attaches function idx (per function), or queues it (multi: attached by
+ * the next kprobes__flush()). 0 or -errno; a failure leaves nothing behind.
+ */
 int kprobes__attach(struct kprobes *k, uint32_t idx, const struct bg_func *f);
+/*
+ * Multi: attaches what is queued; the functions that could not be are
+ * counted as failed (and named with -v). Returns how many failed.
+ */
+unsigned int kprobes__flush(struct kprobes *k);
+/* Function idx is attached (after its flush, in multi mode). */
+bool kprobes__attached(const struct kprobes *k, uint32_t idx);
 const struct kprobe_stats *kprobes__stats(const struct kprobes *k);
 void kprobes__detach(struct kprobes *k);
 void kprobes__free(struct kprobes *k);
+/*
+ * Does this kernel attach kprobe.multi links? 1 yes, 0 no (-errno when
+ * even a probe program cannot be loaded). Touches no function: a link
+ * request for no functions is refused with EOPNOTSUPP by a kernel
+ * without CONFIG_FPROBE (and by its stub in 5.18+), with EINVAL by one
+ * that would make it.
+ */
+int kprobes__multi_supported(void);
 
 #endif

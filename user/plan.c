@@ -529,6 +529,7 @@ int plan__build(struct plan *p, const struct plan_opts *o)
 	memset(p, 0, sizeof(*p));
 	functab__init(&p->funcs);
 	p->kprobes_only = o->kprobes_only;
+	p->kprobes_how = o->kprobes_how;
 	if (!code || !targets || !callees) {
 		err = -ENOMEM;
 		goto out;
@@ -609,7 +610,7 @@ void plan__print(const struct plan *p, FILE *out)
 		fprintf(out, "%-6s %-40s %s%s", c->skip ? "skip" : "attach", name, why,
 			c->notrace && !c->skip ? ", notrace (-x): hidden with its subtree" : "");
 		if (c->kprobe && c->why != PW_CALLSITE && p->kprobes_only)
-			fprintf(out, ", by kprobe (--kprobes)");
+			fprintf(out, ", by %s", p->kprobes_how ? p->kprobes_how : "kprobe (--kprobes)");
 		else if (c->kprobe && c->why != PW_CALLSITE)
 			fprintf(out, ", by kprobe (%s)", kprobe_reason(c->kprobe_why));
 		if (c->skip == PS_DENIED)

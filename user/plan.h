@@ -60,6 +60,8 @@ struct plan_opts {
 	int irqs; /* funcgraph-irqs: also trace what interrupts run */
 	int kprobes; /* attach what fentry cannot by kprobe */
 	int kprobes_only; /* --kprobes: every function by kprobe, entries too */
+	/* with kprobes_only: how, for --dry-run ("kprobe.multi"); NULL: "kprobe (--kprobes)" */
+	const char *kprobes_how;
 	int callsites; /* kprobe-only functions: at their call sites (icall.h) */
 	struct ksyms *ks;
 	struct kbtf *kb;
@@ -76,6 +78,7 @@ struct plan {
 	size_t ncands, cap;
 	size_t nattach, nskipped;
 	int kprobes_only; /* built with plan_opts.kprobes_only */
+	const char *kprobes_how; /* plan_opts.kprobes_how */
 };
 
 /* 0, or -errno after printing one line per problem to opts->err. */

@@ -93,7 +93,52 @@ struct kernel_info {
 	struct ksyms *ks;
 	struct kbtf *kb;
 	struct ktext *kt;
+	enum bg_hook hook; /* the tier chosen: never BG_HOOK_AUTO */
+	const char *hook_why; /* why, for -v and --dry-run */
 };
+
+/*
+ * The hook tier: what --hook asks for, or with auto the best this kernel
+ * accepts (probed, not read from its version). kprobe.multi attaches the
+ * whole plan with one pair of links and detaches it with two closes;
+ * per-function trampolines cost a program load and a trampoline update
+ * per function and direction (tens of seconds for a few hundred functions,
+ * minutes to detach).
+ */
+static int choose_hook(struct kernel_info *ki, const struct bg_opts *o)
+{
+	int multi;
+
+	ki->hook = o->hook;
+	switch (o->hook) {
+	case BG_HOOK_FENTRY:
+		ki->hook_why = "fentry/fexit, a trampoline per function (--hook=fentry)";
+		return 0;
+	case BG_HOOK_KPROBE:
+		ki->hook_why = "kprobe/kretprobe per function (--hook=kprobe)";
+		return 0;
+	default:
+		break;
+	}
+	multi = kprobes__multi_supported();
+	if (multi > 0) {
+		ki->hook = BG_HOOK_KMULTI;
+		ki->hook_why = o->hook == BG_HOOK_KMULTI ?
+			"kprobe.multi, one link for all functions (--hook=kprobe-multi)" :
+			"kprobe.multi, one link for all functions (the kernel has it; "
+			"--hook=fentry for trampolines)";
+		return 0;
+	}
+	if (o->hook == BG_HOOK_KMULTI) {
+		fprintf(stderr, "bpfgraph: this kernel cannot attach kprobe.multi links (%s): "
+			"it needs CONFIG_FPROBE (5.18+); use --hook=fentry or --hook=kprobe\n",
+			multi < 0 ? strerror(-multi) : "no CONFIG_FPROBE");
+		return -EOPNOTSUPP;
+	}
+	ki->hook = BG_HOOK_FENTRY;
+	ki->hook_why = "fentry/fexit, a trampoline per function (the kernel has no kprobe.multi)";
+	return 0;
+}
 
 static int load_kernel_info(struct kernel_info *ki, const struct bg_opts *o)
 {
@@ -136,7 +181,9 @@ static struct plan_opts plan_opts_of(const struct bg_opts *o, const struct kerne
 		.notrace = o->notrace.v, .n_notrace = (int)o->notrace.n,
 		.callee_depth = ki->kt ? (int)o->callee_depth : 0,
 		.max_funcs = (int)o->max_funcs,
-		.irqs = !!(o->flags & BG_O_IRQS), .kprobes = 1, .kprobes_only = o->kprobes,
+		.irqs = !!(o->flags & BG_O_IRQS), .kprobes = 1,
+		.kprobes_only = ki->hook == BG_HOOK_KPROBE || ki->hook == BG_HOOK_KMULTI,
+		.kprobes_how = ki->hook == BG_HOOK_KMULTI ? "kprobe.multi" : NULL,
 		/* Call sites are found and probed with the indirect ones. */
 		.callsites = ki->kt && !o->thresh_ns && !o->no_callsites,
 		.ks = ki->ks, .kb = ki->kb, .kt = ki->kt, .err = stderr,
@@ -310,9 +357,20 @@ static void attach_callees(struct live *l, const struct ksym *s, bool through)
 	}
 }
 
-static void on_caller(void *ctx, const struct ksym *s)
+/*
+ * kprobe.multi: what a discovery step queued goes in one link pair (a
+ * function the kernel refused then counts as failed, not attached).
+ */
+static void live_flush(struct live *l)
 {
-	struct live *l = ctx;
+	unsigned int n = l->kp ? kprobes__flush(l->kp) : 0;
+
+	l->failed += n;
+	l->attached -= n < l->attached ? n : l->attached;
+}
+
+static void on_caller_step(struct live *l, const struct ksym *s)
+{
 	enum plan_skip why;
 	int idx = attach_live(l, s, true, &why);
 
@@ -332,6 +390,12 @@ static void on_caller(void *ctx, const struct ksym *s)
 	attach_callees(l, s, true);
 }
 
+static void on_caller(void *ctx, const struct ksym *s)
+{
+	on_caller_step(ctx, s);
+	live_flush(ctx);
+}
+
 /*
  * Traced function func called target through a pointer. A target without
  * BTF (a compiler clone) cannot be attached: what it calls can.
@@ -348,8 +412,10 @@ static void on_target(void *ctx, uint64_t target, uint32_t func)
 	if (!s || s->addr != target)
 		return;
 	idx = attach_live(l, s, false, &why);
-	if (idx < 0 && why != PS_NO_BTF && why != PS_NOT_TRACEABLE)
+	if (idx < 0 && why != PS_NO_BTF && why != PS_NOT_TRACEABLE) {
+		live_flush(l);
 		return;
+	}
 	l->targets_new++;
 	if (l->verbose && func < l->p->funcs.n)
 		fprintf(stderr, "bpfgraph: '%s' calls '%s' through a pointer\n",
@@ -359,6 +425,7 @@ static void on_target(void *ctx, uint64_t target, uint32_t func)
 	if (why == PS_NOT_TRACEABLE)
 		probe_untraced_calls(l->ic, s);
 	attach_callees(l, s, true);
+	live_flush(l);
 }
 
 /* A traced function at the edge of what is traced was entered. */
@@ -371,44 +438,58 @@ static void on_expand(void *ctx, uint32_t func)
 
 	if (s && s->addr == f->addr)
 		attach_callees(l, s, true);
+	live_flush(l);
 }
 
-/* kprobe.h: what fentry cannot attach to. */
-static int attach_kprobes(struct live *l)
+/* kprobe.h: what fentry cannot attach to, or everything (kprobe tiers). */
+static int attach_kprobes(struct live *l, enum bg_hook hook)
 {
 	const struct functab *ft = &l->p->funcs;
 	double t0 = links__now(), last = 0;
 	unsigned int graphs = 0, graphs_ok = 0;
+	bool multi = hook == BG_HOOK_KMULTI;
+	struct kprobes_opts ko = {
+		.entry = multi ? l->a->skel->progs.bg_mentry : l->a->skel->progs.bg_kentry,
+		.exit = multi ? l->a->skel->progs.bg_mexit : l->a->skel->progs.bg_kexit,
+		.multi = multi, .funcs = ft, .verbose = l->verbose,
+		.progress = l->a->progress, .err = stderr,
+	};
 
-	l->kp = kprobes__new(l->a->skel->progs.bg_kentry, l->a->skel->progs.bg_kexit,
-			     l->verbose, stderr);
+	l->kp = kprobes__new(&ko);
 	if (!l->kp)
 		return -ENOMEM;
 	for (size_t i = 0; i < ft->n; i++) {
 		const struct bg_func *f = &ft->f[i];
-		int err;
 
-		graphs += !!(f->flags & BG_FN_GRAPH);
 		/* fentry refused (a variadic function...): a kprobe will do. */
 		if (!(f->flags & BG_FN_KPROBE) && !attach__attached(l->a, (uint32_t)i))
 			attach__disown(l->a, (uint32_t)i);
-		if ((f->flags & (BG_FN_KPROBE | BG_FN_CALLSITE)) != BG_FN_KPROBE) {
-			graphs_ok += !!(f->flags & BG_FN_GRAPH); /* by fentry */
+		if ((f->flags & (BG_FN_KPROBE | BG_FN_CALLSITE)) != BG_FN_KPROBE)
 			continue;
-		}
-		err = kprobes__attach(l->kp, (uint32_t)i, f);
-		if (f->flags & BG_FN_GRAPH) {
-			graphs_ok += !err;
-			/* -v: kprobes__attach has said why already. */
-			if (err && !l->verbose)
-				fprintf(stderr, "bpfgraph: cannot trace '%s': neither fentry nor a "
-					"kprobe attached (%s)\n", f->display, strerror(-err));
-		}
+		kprobes__attach(l->kp, (uint32_t)i, f);
 		/* --kprobes puts every function here: say how far it got. */
-		attach__progress(l->a, (uint32_t)i + 1, t0, &last);
+		if (!multi)
+			attach__progress(l->a, (uint32_t)i + 1, t0, &last);
 	}
 	if (last > 0)
 		fprintf(stderr, "\n");
+	kprobes__flush(l->kp);
+	for (size_t i = 0; i < ft->n; i++) {
+		const struct bg_func *f = &ft->f[i];
+
+		if (!(f->flags & BG_FN_GRAPH))
+			continue;
+		graphs++;
+		if (!(f->flags & BG_FN_KPROBE) || kprobes__attached(l->kp, (uint32_t)i)) {
+			graphs_ok++;
+			continue;
+		}
+		/* -v: kprobes__attach has said why already. */
+		if (!l->verbose)
+			fprintf(stderr, "bpfgraph: cannot trace '%s': %s\n", f->display,
+				multi ? "the kernel refused its kprobe.multi link" :
+				"neither fentry nor a kprobe attached");
+	}
 	/* No -G function to start a graph: nothing would ever be traced. */
 	if (graphs && !graphs_ok)
 		return -ENOENT;
@@ -679,7 +760,10 @@ static void print_summary(const struct plan *p, const struct attach *a,
 		failed += ks->failed;
 		attach_s += ks->attach_s;
 		detach_s += ks->detach_s;
-		snprintf(kp, sizeof(kp), " (by kprobe: --kprobes)");
+		if (l->po.kprobes_how)
+			snprintf(kp, sizeof(kp), " (by %s, %u links)", l->po.kprobes_how, ks->links);
+		else
+			snprintf(kp, sizeof(kp), " (by kprobe: --kprobes)");
 	} else if (a->st.handed_over) {
 		snprintf(kp, sizeof(kp), " (+%u by kprobe: fentry refused)",
 			 a->st.handed_over);
@@ -774,7 +858,8 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		 const struct kernel_info *ki)
 {
 	struct attach a = { .funcs = &p->funcs, .verbose = o->verbosity, .err = stderr,
-			    .progress = isatty(STDERR_FILENO), .no_fentry = o->kprobes };
+			    .progress = isatty(STDERR_FILENO),
+			    .no_fentry = ki->hook != BG_HOOK_FENTRY };
 	struct session s = { .go_fd = -1, .batch_fd = -1, .duration_ms = o->duration_ms };
 	struct output out = {};
 	struct live live = { .p = p, .po = plan_opts_of(o, ki), .a = &a, .verbose = o->verbosity };
@@ -788,6 +873,11 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		return -errno;
 	}
 	err = configure_skel(a.skel, o);
+	/* The kprobe.multi pair only where it is used: older kernels may refuse its load. */
+	bpf_program__set_autoload(a.skel->progs.bg_mentry, ki->hook == BG_HOOK_KMULTI);
+	bpf_program__set_autoload(a.skel->progs.bg_mexit, ki->hook == BG_HOOK_KMULTI);
+	if (o->verbosity)
+		fprintf(stderr, "bpfgraph: hooks: %s\n", ki->hook_why);
 	/* bg_franges: every function of the plan and room for live ones. */
 	if (!err)
 		err = bpf_map__set_max_entries(a.skel->maps.bg_franges,
@@ -811,7 +901,7 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	if (!err)
 		err = attach__all(&a);
 	if (!err)
-		err = attach_kprobes(&live);
+		err = attach_kprobes(&live, ki->hook);
 	if (!err) {
 		/* Flushes a switched-out task's records (and does nosleep-time). */
 		switch_link = bpf_program__attach(a.skel->progs.bg_switch);
@@ -903,9 +993,13 @@ int tracer__run(const struct bg_opts *o, const struct tracer_sinks *ts)
 	raise_nofile();
 	err = load_kernel_info(&ki, o);
 	if (!err)
+		err = choose_hook(&ki, o);
+	if (!err)
 		err = make_plan(&p, o, &ki);
-	if (!err && o->dry_run)
+	if (!err && o->dry_run) {
+		printf("# hooks: %s\n", ki.hook_why);
 		plan__print(&p, stdout);
+	}
 	else if (!err)
 		err = trace(o, &p, ts, &ki);
 	plan__free(&p);

@@ -704,6 +704,33 @@ static void test_output_other(void **state __maybe_unused)
 		     "f", "--no-header=1");
 }
 
+/* --hook picks the tier by name; --kprobes is --hook=kprobe. */
+static void test_hook(void **state __maybe_unused)
+{
+	static const struct {
+		const char *arg;
+		enum bg_hook hook;
+	} ok[] = {
+		{ "--hook=auto", BG_HOOK_AUTO }, { "--hook=kprobe-multi", BG_HOOK_KMULTI },
+		{ "--hook=fentry", BG_HOOK_FENTRY }, { "--hook=kprobe", BG_HOOK_KPROBE },
+		{ "--kprobes", BG_HOOK_KPROBE },
+	};
+	struct bg_opts o;
+
+	PARSE_OK(&o, "-G", "f");
+	assert_int_equal(o.hook, BG_HOOK_AUTO);
+	cli__free(&o);
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		PARSE_OK(&o, "-G", "f", (char *)ok[i].arg);
+		assert_int_equal(o.hook, ok[i].hook);
+		assert_string_equal(cli__hook_name(o.hook),
+				    ok[i].hook == BG_HOOK_KPROBE ? "kprobe" : ok[i].arg + 7);
+		cli__free(&o);
+	}
+	EXPECT_USAGE("invalid --hook 'trampoline': expected auto, kprobe-multi, fentry or kprobe",
+		     "-G", "f", "--hook=trampoline");
+}
+
 /* Short options cluster and take attached arguments; long ones abbreviate. */
 static void test_getopt_forms(void **state __maybe_unused)
 {
@@ -970,6 +997,7 @@ int main(void)
 		cmocka_unit_test(test_compat),
 		cmocka_unit_test(test_compat_retval),
 		cmocka_unit_test(test_output_other),
+		cmocka_unit_test(test_hook),
 		cmocka_unit_test(test_getopt_forms),
 		cmocka_unit_test(test_getopt_errors),
 		cmocka_unit_test(test_command),

@@ -16,6 +16,9 @@
 #   BG_VM_TIMEOUT    overall limit in seconds for the whole run (900)
 #   BG_VM_STALL      seconds without a guest heartbeat (ttyS2, every 2 s)
 #                    before the guest is declared stuck (60)
+#   BG_VM_KERNEL     the Debian kernel series to boot: 6.1 (default), 6.12,
+#                    7.3 (tools/vm-kernel.sh fetches it once); results and
+#                    logs of a series other than 6.1 go under $OUTPUT/vm/SERIES
 #   BG_VM_ACCEL      tcg (default: single-threaded TCG), tcg-multi (faster,
 #                    but livelocks on live text patching) or kvm (only
 #                    where KVM really works)
@@ -59,7 +62,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cd "$root"
 OUTPUT=${OUTPUT:-build}
-vmdir=$OUTPUT/vm
+# 6.1 keeps the bench's original place; other series get their own.
+case ${BG_VM_KERNEL:-6.1} in
+6.1) vmdir=$OUTPUT/vm ;;
+*) vmdir=$OUTPUT/vm/$BG_VM_KERNEL ;;
+esac
 label=bench
 do_check=1
 scenarios=()
