@@ -104,12 +104,20 @@ int ktext__read(struct ktext *kt, uint64_t addr, void *buf, size_t len)
 static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
 static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
-/* Offset of the fentry site (after an optional endbr64), or -1. */
+/*
+ * With IBT, the kernel "seals" at boot the endbr64 of every function whose
+ * address is never taken (apply_seal_endbr(): only direct calls reach
+ * it): the four bytes become a NOP, nopl -42(%rax). The fentry site
+ * follows either.
+ */
+static const uint8_t endbr_poison[] = { 0x0f, 0x1f, 0x40, 0xd6 };
+
+/* Offset of the fentry site (after an optional endbr64, sealed or not), or -1. */
 static int fentry_site(const uint8_t *code, size_t len)
 {
 	size_t off = 0;
 
-	if (len >= 4 && !memcmp(code, endbr64, 4))
+	if (len >= 4 && (!memcmp(code, endbr64, 4) || !memcmp(code, endbr_poison, 4)))
 		off = 4;
 	if (len < off + 5)
 		return -1;

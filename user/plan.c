@@ -39,6 +39,8 @@ static const char *const deny_globs[] = {
 	"default_idle*", "arch_cpu_idle*", "native_safe_halt", "do_idle",
 	"cpuidle_*", "__cpuidle_*", "kasan_*", "__kasan_*", "kcsan_*", "__sanitizer_*",
 	"__stack_chk_fail", "__cfi_*", "__pfx_*",
+	/* position-independent aliases of early boot code (7.x): __pi___x86_indirect_thunk_* */
+	"__pi_*",
 	/* kprobes' own path (indirect call sites, functions without BTF) */
 	"*kprobe*", "opt_pre_handler", "optimized_callback", "trace_call_bpf",
 	"*rethook*", "perf_trace_buf_*", "kprobe_perf_func", "kretprobe_perf_func",

@@ -102,6 +102,24 @@ static void test_kcode_traced_site(void **state)
 	assert_int_equal(ci.ncalls, 0);
 }
 
+/* IBT seals the endbr64 of functions never called through a pointer. */
+static void test_kcode_sealed_endbr(void **state)
+{
+	const uint8_t sealed[] = {
+		0x0f, 0x1f, 0x40, 0xd6, /* 0: nopl -42(%rax), the sealed endbr64 */
+		0x0f, 0x1f, 0x44, 0x00, 0x00, /* 4: nop5 */
+		0xc3,
+	};
+	const uint8_t nop4[] = { 0x0f, 0x1f, 0x40, 0x00, 0x0f, 0x1f, 0x44, 0x00, 0x00, 0xc3 };
+	struct kcode_info ci;
+
+	assert_int_equal(kcode__scan(sealed, sizeof(sealed), 0x4000, NULL, 0, &ci), 0);
+	assert_true(ci.fentry_site);
+	/* Any other 4-byte NOP is code, not a sealed endbr64. */
+	assert_int_equal(kcode__scan(nop4, sizeof(nop4), 0x5000, NULL, 0, &ci), 0);
+	assert_false(ci.fentry_site);
+}
+
 /* Calls to a wrapped function: a plain call or tail jump is probeable, a
  * prefixed call is not; calls elsewhere are not reported. */
 static void test_kcode_calls_to(void **state)
@@ -428,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_kcode_scan),
 		cmocka_unit_test(test_kcode_no_fentry),
 		cmocka_unit_test(test_kcode_traced_site),
+		cmocka_unit_test(test_kcode_sealed_endbr),
 		cmocka_unit_test(test_kcode_calls_to),
 		cmocka_unit_test(test_deny_list),
 		cmocka_unit_test(test_plan_duplicate_names),
