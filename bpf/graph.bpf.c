@@ -144,10 +144,16 @@ static __always_inline void stat_inc(__u32 idx, __u64 n)
 }
 
 /*
- * In hard-irq context? preempt_count lives in a per-CPU variable on x86;
- * its name changed in 6.2 (pcpu_hot), so probe both through weak ksyms.
+ * In hard-irq context? preempt_count lives in a per-CPU variable on x86:
+ * __preempt_count until 6.1 and again since 6.15, a field of struct
+ * pcpu_hot from 6.2 to 6.14 (6.12 LTS among them). Both are weak ksyms:
+ * the one this kernel lacks resolves to NULL and its branch is dead code.
  */
 extern const int __preempt_count __ksym __weak;
+struct pcpu_hot___bg {
+	int preempt_count;
+} __attribute__((preserve_access_index));
+extern const struct pcpu_hot___bg pcpu_hot __ksym __weak;
 #define BG_HARDIRQ_MASK 0x000f0000
 #define BG_NMI_MASK 0x00f00000
 
@@ -159,13 +165,19 @@ extern const int __preempt_count __ksym __weak;
  */
 static __always_inline bool in_hardirq_ctx(void)
 {
+	const struct pcpu_hot___bg *hot;
 	const int *pcp;
 	int pc;
 
-	if (!&__preempt_count)
+	if (&__preempt_count) {
+		pcp = bpf_this_cpu_ptr(&__preempt_count);
+		pc = *pcp;
+	} else if (&pcpu_hot) {
+		hot = bpf_this_cpu_ptr(&pcpu_hot);
+		pc = hot->preempt_count;
+	} else {
 		return false;
-	pcp = bpf_this_cpu_ptr(&__preempt_count);
-	pc = *pcp;
+	}
 	return ((pc & BG_HARDIRQ_MASK) >> 16) > ((pc & BG_NMI_MASK) >> 20);
 }
 

@@ -107,17 +107,25 @@ static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 /*
  * With IBT, the kernel "seals" at boot the endbr64 of every function whose
  * address is never taken (apply_seal_endbr(): only direct calls reach
- * it): the four bytes become a NOP, nopl -42(%rax). The fentry site
- * follows either.
+ * it): the four bytes become a NOP unique to such sites
+ * (gen_endbr_poison()), osp nopl (%rax) until 6.12 and nopl -42(%rax)
+ * in later kernels. The fentry site follows either.
  */
+static const uint8_t endbr_poison_old[] = { 0x66, 0x0f, 0x1f, 0x00 };
 static const uint8_t endbr_poison[] = { 0x0f, 0x1f, 0x40, 0xd6 };
+
+static bool is_endbr(const uint8_t *code)
+{
+	return !memcmp(code, endbr64, 4) || !memcmp(code, endbr_poison, 4) ||
+	       !memcmp(code, endbr_poison_old, 4);
+}
 
 /* Offset of the fentry site (after an optional endbr64, sealed or not), or -1. */
 static int fentry_site(const uint8_t *code, size_t len)
 {
 	size_t off = 0;
 
-	if (len >= 4 && (!memcmp(code, endbr64, 4) || !memcmp(code, endbr_poison, 4)))
+	if (len >= 4 && is_endbr(code))
 		off = 4;
 	if (len < off + 5)
 		return -1;

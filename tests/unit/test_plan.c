@@ -113,7 +113,11 @@ static void test_kcode_sealed_endbr(void **state)
 	const uint8_t nop4[] = { 0x0f, 0x1f, 0x40, 0x00, 0x0f, 0x1f, 0x44, 0x00, 0x00, 0xc3 };
 	struct kcode_info ci;
 
+	const uint8_t sealed_old[] = { 0x66, 0x0f, 0x1f, 0x00, 0x0f, 0x1f, 0x44, 0x00, 0x00, 0xc3 };
 	assert_int_equal(kcode__scan(sealed, sizeof(sealed), 0x4000, NULL, 0, &ci), 0);
+	assert_true(ci.fentry_site);
+	/* Until 6.12 the seal was osp nopl (%rax). */
+	assert_int_equal(kcode__scan(sealed_old, sizeof(sealed_old), 0x4000, NULL, 0, &ci), 0);
 	assert_true(ci.fentry_site);
 	/* Any other 4-byte NOP is code, not a sealed endbr64. */
 	assert_int_equal(kcode__scan(nop4, sizeof(nop4), 0x5000, NULL, 0, &ci), 0);
