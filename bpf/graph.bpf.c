@@ -706,7 +706,12 @@ static __always_inline const void *tramp_caller_at(void *ctx, __u64 ck)
 
 	if (!r || !r->hi || bpf_probe_read_kernel(&v, sizeof(v), slot))
 		return slot + 1;
-	return v > r->lo && v <= r->lo + BG_FENTRY_SITE_END ? slot + 1 : slot;
+	if (v > r->lo && v <= r->lo + BG_FENTRY_SITE_END) {
+		stat_inc(BG_ST_TRAMP_CALL, 1);
+		return slot + 1;
+	}
+	stat_inc(BG_ST_TRAMP_JMP, 1);
+	return slot;
 }
 
 enum bg_run { BG_RUN_ENTRY, BG_RUN_EXIT, BG_RUN_KENTRY, BG_RUN_KEXIT, BG_RUN_ICALL };

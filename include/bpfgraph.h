@@ -223,6 +223,10 @@ enum bg_reg {
 #define BG_ST_NESTED 5 /* calls inside one of our own program runs */
 #define BG_ST_TARGETS_FULL 6 /* indirect targets not reported: set full */
 #define BG_ST_ACTIVE_NEG 7 /* bg_active went below 0: a transition missed */
-#define BG_ST_NR 8
+/* trampoline entries that found the caller above a return into the function (call) */
+#define BG_ST_TRAMP_CALL 8
+/* ... that found it right above the saved rbp (entered by a jmp, 6.19+) */
+#define BG_ST_TRAMP_JMP 9
+#define BG_ST_NR 10
 
 #endif /* BPFGRAPH_H */

@@ -480,6 +480,8 @@ void session__read_stats(struct session *s)
 		case BG_ST_NESTED: s->st.nested = sum; break;
 		case BG_ST_TARGETS_FULL: s->st.targets_full = sum; break;
 		case BG_ST_ACTIVE_NEG: s->st.active_neg = sum; break;
+		case BG_ST_TRAMP_CALL: s->st.tramp_call = sum; break;
+		case BG_ST_TRAMP_JMP: s->st.tramp_jmp = sum; break;
 		}
 	}
 	free(vals);

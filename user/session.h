@@ -43,6 +43,7 @@ struct session_stats {
 	uint64_t nested; /* calls skipped inside our own program runs */
 	uint64_t targets_full; /* indirect targets not reported: dedup map full */
 	uint64_t active_neg; /* the in-graph task count missed a transition (a bug) */
+	uint64_t tramp_call, tramp_jmp; /* trampoline frames seen of each layout */
 	int cmd_status; /* wait status of COMMAND, -1 if none */
 };
 

@@ -787,6 +787,11 @@ static void print_summary(const struct plan *p, const struct attach *a,
 			"more distinct targets than the probes can remember; narrow the "
 			"trace (-x, --callee-depth)\n",
 			(unsigned long long)s->st.targets_full);
+	/* Which trampoline layout the kernel has: found per call (tramp_caller_at()). */
+	if (verbosity && (s->st.tramp_call || s->st.tramp_jmp))
+		fprintf(stderr, "bpfgraph: trampoline frames: %llu entered by a call from the "
+			"fentry site, %llu by a jmp (caller's return address one slot lower)\n",
+			(unsigned long long)s->st.tramp_call, (unsigned long long)s->st.tramp_jmp);
 	if (s->st.active_neg)
 		fprintf(stderr, "bpfgraph: internal error: the count of tasks inside a graph "
 			"went below zero %llu times; records may be missing: please report it\n",
