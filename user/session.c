@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -93,6 +94,38 @@ int session__spawn(struct session *s, char **argv, const struct rlimit *nofile)
 	close(p[0]);
 	s->go_fd = p[1];
 	return 0;
+}
+
+int session__check_command(const char *cmd)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char buf[PATH_MAX];
+	int err = -ENOENT;
+
+	if (!cmd || !*cmd)
+		return -ENOENT;
+	if (strchr(cmd, '/'))
+		return access(cmd, X_OK) ? -errno : 0;
+	/* glibc's execvp() default when PATH is unset */
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (p = path;; p = end + 1) {
+		size_t n;
+
+		end = strchrnul(p, ':');
+		n = (size_t)(end - p);
+		if (snprintf(buf, sizeof(buf), "%.*s%s%s", (int)n, p, n ? "/" : "", cmd) <
+		    (int)sizeof(buf)) {
+			if (!access(buf, X_OK))
+				return 0;
+			/* As execvp(): a file found but not executable is EACCES. */
+			if (errno == EACCES)
+				err = -EACCES;
+		}
+		if (!*end)
+			break;
+	}
+	return err;
 }
 
 int session__go(struct session *s)

@@ -93,6 +93,12 @@ struct session {
  * nofile: the RLIMIT_NOFILE it gets (the tracer's own was raised), or NULL.
  */
 int session__spawn(struct session *s, char **argv, const struct rlimit *nofile);
+/*
+ * Can COMMAND be run, as execvp() would look it up (PATH when it has no
+ * '/')? 0, or -ENOENT / -EACCES: checked before anything is attached, so
+ * that a typo does not cost a whole attach and detach.
+ */
+int session__check_command(const char *cmd);
 /* Let the command run. */
 int session__go(struct session *s);
 /*

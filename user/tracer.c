@@ -995,6 +995,11 @@ int tracer__run(const struct bg_opts *o, const struct tracer_sinks *ts)
 	struct plan p = {};
 	int err;
 
+	/* Before anything is planned or attached: a typo costs nothing. */
+	if (o->command_argc && !o->dry_run && (err = session__check_command(o->command[0]))) {
+		fprintf(stderr, "bpfgraph: cannot run '%s': %s\n", o->command[0], strerror(-err));
+		return err;
+	}
 	raise_nofile();
 	err = load_kernel_info(&ki, o);
 	if (!err)

@@ -168,10 +168,36 @@ static void test_sink_error_passed_on(void **state)
 	assert_int_equal(f.n, 1);
 }
 
+
+/* COMMAND is looked up as execvp() would, before anything is attached. */
+static void test_check_command(void **state)
+{
+	char *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+
+	assert_int_equal(session__check_command("sh"), 0);
+	assert_int_equal(session__check_command("/bin/sh"), 0);
+	assert_int_equal(session__check_command("no-such-command-bpfgraph"), -ENOENT);
+	assert_int_equal(session__check_command("/no/such/dir/cmd"), -ENOENT);
+	assert_int_equal(session__check_command(""), -ENOENT);
+	/* Found but not executable. */
+	assert_int_equal(session__check_command(BG_SRCDIR "/README.md"), -EACCES);
+	/* An empty PATH element is the current directory. */
+	setenv("PATH", "/nonexistent:", 1);
+	assert_int_equal(session__check_command("sh"), -ENOENT);
+	setenv("PATH", "/nonexistent:/bin", 1);
+	assert_int_equal(session__check_command("sh"), 0);
+	if (old)
+		setenv("PATH", old, 1);
+	else
+		unsetenv("PATH");
+	free(old);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_whole_batch_in_order),
+		cmocka_unit_test(test_check_command),
 		cmocka_unit_test(test_single_record),
 		cmocka_unit_test(test_target_not_traced),
 		cmocka_unit_test(test_full_poll_batch_takes_whole_sample),
