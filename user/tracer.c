@@ -5,7 +5,9 @@
  * records go (struct tracer_sinks).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -983,6 +985,28 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	return err ?: cerr;
 }
 
+/*
+ * An output that cannot be created is found before anything is attached
+ * (then it is opened for real, and truncated, once tracing starts). The
+ * file is created if missing, never truncated here.
+ */
+static int check_writable(const char *path)
+{
+	int fd;
+
+	if (!path)
+		return 0;
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, 0666);
+	if (fd < 0) {
+		int err = -errno;
+
+		fprintf(stderr, "bpfgraph: cannot write '%s': %s\n", path, strerror(-err));
+		return err;
+	}
+	close(fd);
+	return 0;
+}
+
 void tracer__set_verbosity(int v)
 {
 	verbosity = v;
@@ -999,6 +1023,16 @@ int tracer__run(const struct bg_opts *o, const struct tracer_sinks *ts)
 	if (o->command_argc && !o->dry_run && (err = session__check_command(o->command[0]))) {
 		fprintf(stderr, "bpfgraph: cannot run '%s': %s\n", o->command[0], strerror(-err));
 		return err;
+	}
+	/* The files open_output() opens: the record file, else -o. */
+	if (!o->dry_run && (err = check_writable(ts->record ? ts->record : o->output)))
+		return err;
+	for (size_t i = 0; i < o->nr_pids && !o->dry_run; i++) {
+		/* Signal 0 tests existence; EPERM: it exists (another user's). */
+		if (kill((pid_t)o->pids[i], 0) && errno == ESRCH) {
+			fprintf(stderr, "bpfgraph: -p %u: no such process or thread\n", o->pids[i]);
+			return -ESRCH;
+		}
 	}
 	raise_nofile();
 	err = load_kernel_info(&ki, o);
