@@ -16,12 +16,11 @@
 /*
  * Where attach and detach time goes, for -v: program loads (verifier and
  * JIT) against link creation (trampoline rebuild and text patching), and
- * per detach the first close of a function (trampoline rebuilt without
- * that program) against the second (trampoline and ftrace ops removed).
+ * the link closes (links__close_all(): several threads at once).
  */
 static struct {
-	double skel_s, load_s, link_s, close_s[2];
-	uint32_t loads, links, closes[2];
+	double skel_s, load_s, link_s, close_s;
+	uint32_t loads, links, closes;
 } cost;
 
 static uint64_t cookie_of(const struct bg_func *f, uint32_t idx)
@@ -440,37 +439,44 @@ static void print_cost(const struct attach *a, double destroy_s)
 {
 	fprintf(a->err,
 		"bpfgraph: attach cost: templates %.3f s; %u clones loaded in %.3f s, "
-		"%u links in %.3f s; detach: %u first closes %.3f s, %u second closes %.3f s, "
+		"%u links in %.3f s; detach: %u closes %.3f s (several at once), "
 		"skeleton %.3f s\n",
-		cost.skel_s, cost.loads, cost.load_s, cost.links, cost.link_s, cost.closes[0],
-		cost.close_s[0], cost.closes[1], cost.close_s[1], destroy_s);
+		cost.skel_s, cost.loads, cost.load_s, cost.links, cost.link_s, cost.closes,
+		cost.close_s, destroy_s);
+}
+
+struct unlink_progress {
+	const struct attach *a;
+	double last;
+};
+
+static void unlink_progress(size_t done, size_t n, void *ctx)
+{
+	struct unlink_progress *up = ctx;
+	double t = links__now();
+
+	if (!up->a->progress || t - up->a->detach_t0 < 1.0 || (t - up->last < 0.5 && done < n))
+		return;
+	up->last = t;
+	fprintf(up->a->err, "\rbpfgraph: detaching %zu/%zu programs...", done, n);
 }
 
 void attach__unlink(struct attach *a)
 {
-	double last = 0, t;
-	size_t n = a->links_cap;
+	struct unlink_progress up = { a, 0 };
+	double t;
 
 	if (!a->detach_t0)
 		a->detach_t0 = links__now();
 	if (a->skel && a->skel->bss)
 		a->skel->bss->bg_enabled = 0;
-	for (size_t i = 0; a->links && i < n; i++) {
-		/* The second link of a function closes when its pair is gone. */
-		int nth = (i & 1) && a->links[i - 1] != -1;
-
-		if (a->links[i] >= 0) {
-			t = links__now();
-			close(a->links[i]);
-			cost.close_s[nth] += links__now() - t;
-			cost.closes[nth]++;
-		}
-		if (a->progress && links__now() - a->detach_t0 > 1.0 && links__now() - last > 0.5) {
-			last = links__now();
-			fprintf(a->err, "\rbpfgraph: detaching %zu/%zu programs...", i + 1, n);
-		}
-	}
-	if (last > 0)
+	t = links__now();
+	for (size_t i = 0; a->links && i < a->links_cap; i++)
+		cost.closes += a->links[i] >= 0;
+	if (a->links)
+		links__close_all(NULL, a->links, a->links_cap, unlink_progress, &up);
+	cost.close_s += links__now() - t;
+	if (up.last > 0)
 		fprintf(a->err, "\n");
 	free(a->links);
 	a->links = NULL;

@@ -19,6 +19,16 @@ struct linkvec {
 double links__now(void);
 /* Keeps l; -ENOMEM (l is not kept: the caller still owns it). */
 int linkvec__push(struct linkvec *lv, struct bpf_link *l);
+/*
+ * Closes n links: libbpf links (v) or link fds (fds), one of them NULL.
+ * Each close waits until no CPU can still be running the hook (an RCU
+ * grace period per kprobe or trampoline update): one after the other,
+ * hundreds took minutes. Several threads close at once so that those waits
+ * overlap. progress(done, n, ctx), if not NULL, is called now and then
+ * from the calling thread.
+ */
+void links__close_all(struct bpf_link **v, int *fds, size_t n,
+		      void (*progress)(size_t done, size_t n, void *ctx), void *ctx);
 /* Destroys every link (the set stays usable); the seconds it took. */
 double linkvec__destroy_all(struct linkvec *lv);
 /* Destroys what is left and frees the set. */
