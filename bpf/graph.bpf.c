@@ -49,6 +49,8 @@ const volatile __u64 bg_self_hi[BG_SELF_RANGES] = {};
  * starts a graph while half of its functions still lack their links.
  */
 volatile __u32 bg_enabled = 0;
+/* The kprobe.multi link generation whose entry programs record (BG_CK_GEN). */
+volatile __u32 bg_gen = 0;
 
 /*
  * Tasks inside a graph now (depth or skip open). While none is, a program
@@ -107,6 +109,9 @@ struct task_state {
 #define BG_FRAME_TAIL 2
 /* A call site without an exit probe (BG_CK_LAZY): closed at the next event. */
 #define BG_FRAME_LAZY 3
+/* A kprobe.multi frame of link generation g (BG_CK_GEN): paired by index and generation. */
+#define BG_FRAME_MULTI(g) (0x100 | (__u64)(g))
+#define BG_FRAME_IS_MULTI(f) (((f) & ~0xffULL) == 0x100)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -584,6 +589,26 @@ static __always_inline bool frame_is(struct task_state *st, __u32 i, __u32 idx,
 }
 
 /*
+ * Is a frame of function idx from another kprobe.multi generation open
+ * among the top ones (see BG_CK_GEN)?
+ */
+static __always_inline bool other_gen_open(struct task_state *st, __u32 top, __u32 idx,
+					   __u64 frame)
+{
+	for (int j = 0; j <= BG_UNWIND_MAX; j++) {
+		__u32 k = top - j;
+		__u64 f;
+
+		if (j > top)
+			break;
+		f = st->frame[k & BG_DEPTH_MASK];
+		if (st->func[k & BG_DEPTH_MASK] == idx && BG_FRAME_IS_MULTI(f) && f != frame)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Closes the n frames from top down that lost their exits, innermost first
  * (see BG_RF_NOEXIT). Staged without a flush check each (that made the
  * verifier walk put() BG_UNWIND_MAX times over): room is made first, and
@@ -635,6 +660,13 @@ static __always_inline void on_exit(struct task_state *st, __u64 ck, __u64 frame
 	if (top >= BG_MAX_DEPTH)
 		return;
 	if (!frame_is(st, top, idx, frame)) {
+		/*
+		 * While two kprobe.multi generations are attached, a return can
+		 * run both exit programs: the other generation's is not this
+		 * call's (its entry was not recorded by that generation).
+		 */
+		if (BG_FRAME_IS_MULTI(frame) && other_gen_open(st, top, idx, frame))
+			return;
 		for (i = 1; i <= BG_UNWIND_MAX; i++) {
 			if (i > top || frame_is(st, top - i, idx, frame))
 				break;
@@ -714,7 +746,10 @@ static __always_inline const void *tramp_caller_at(void *ctx, __u64 ck)
 	return slot;
 }
 
-enum bg_run { BG_RUN_ENTRY, BG_RUN_EXIT, BG_RUN_KENTRY, BG_RUN_KEXIT, BG_RUN_ICALL };
+enum bg_run {
+	BG_RUN_ENTRY, BG_RUN_EXIT, BG_RUN_KENTRY, BG_RUN_KEXIT, BG_RUN_ICALL,
+	BG_RUN_MENTRY, BG_RUN_MEXIT, /* kprobe.multi: as KENTRY/KEXIT, with generations */
+};
 
 /*
  * Runs the work of program kind what unless this task is already inside
@@ -736,10 +771,15 @@ static __always_inline void guarded(void *ctx, enum bg_run what, bool graph)
 	 * and out; else one task storage lookup and out. Only an entry
 	 * function can start a graph (and create the state: on_entry).
 	 */
-	if (!graph && what != BG_RUN_KENTRY && !bg_active)
+	bool kentry = what == BG_RUN_KENTRY || what == BG_RUN_MENTRY;
+
+	if (!graph && !kentry && !bg_active)
 		return;
 	ck = bpf_get_attach_cookie(ctx);
-	start = graph || (what == BG_RUN_KENTRY && (ck & BG_CK_GRAPH));
+	/* A link pair being replaced, or not in use yet: see BG_CK_GEN. */
+	if (what == BG_RUN_MENTRY && BG_CK_GEN(ck) != (bg_gen & 0xff))
+		return;
+	start = graph || (kentry && (ck & BG_CK_GRAPH));
 	if (!start && !bg_active)
 		return;
 	st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0, 0);
@@ -779,6 +819,15 @@ static __always_inline void guarded(void *ctx, enum bg_run what, bool graph)
 	case BG_RUN_KEXIT:
 		if (st)
 			on_exit(st, ck, BG_FRAME_KPROBE, PT_REGS_RC(regs));
+		break;
+	case BG_RUN_MENTRY:
+		if (hide_own_call(regs, st))
+			break;
+		ran = on_entry(ctx, st, ck, BG_FRAME_MULTI(BG_CK_GEN(ck)), (void *)PT_REGS_SP(regs));
+		break;
+	case BG_RUN_MEXIT:
+		if (st)
+			on_exit(st, ck, BG_FRAME_MULTI(BG_CK_GEN(ck)), PT_REGS_RC(regs));
 		break;
 	case BG_RUN_ICALL:
 		if (st)
@@ -855,14 +904,14 @@ int bg_kexit(struct pt_regs *regs)
 SEC("kprobe.multi")
 int bg_mentry(struct pt_regs *regs)
 {
-	guarded(regs, BG_RUN_KENTRY, false);
+	guarded(regs, BG_RUN_MENTRY, false);
 	return 0;
 }
 
 SEC("kretprobe.multi")
 int bg_mexit(struct pt_regs *regs)
 {
-	guarded(regs, BG_RUN_KEXIT, false);
+	guarded(regs, BG_RUN_MEXIT, false);
 	return 0;
 }
 

@@ -136,6 +136,17 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
  */
 #define BG_CK_LAZY (1ULL << 37)
 #define BG_CK_INDEX(ck) ((__u32)(ck))
+/*
+ * kprobe.multi links: the generation of the link pair. Functions found
+ * while tracing are attached in batches, one link pair each; every pair is
+ * one more ftrace ops that each call of a hooked function walks (92 pairs
+ * made a traced call 5x longer than 2 did), so the pairs are replaced now
+ * and then by one pair for everything. While both are attached, only the
+ * generation in bg_gen records entries, and an exit pairs with an entry of
+ * its own generation.
+ */
+#define BG_CK_GEN_SHIFT 48
+#define BG_CK_GEN(ck) ((__u32)((ck) >> BG_CK_GEN_SHIFT) & 0xff)
 
 /*
  * Values of the bg_targets map (indirect call targets met): seen (reported

@@ -26,6 +26,9 @@ struct kprobes {
 	size_t nq, capq;
 	uint8_t *on; /* by function index: attached */
 	size_t non;
+	struct kq *all; /* multi: every function attached, for merging the pairs */
+	size_t nall, capall;
+	uint32_t gen; /* multi: generation of the newest link pair */
 	double t0, last; /* progress */
 	unsigned int done, total;
 };
@@ -134,19 +137,24 @@ static int attach_single(struct kprobes *k, uint32_t idx, const struct bg_func *
 	return keep_pair(k, l) ?: mark_on(k, idx);
 }
 
-static int queue(struct kprobes *k, uint32_t idx, const struct bg_func *f)
+static int kq_push(struct kq **v, size_t *n, size_t *cap, struct kq e)
 {
-	if (k->nq == k->capq) {
-		size_t cap = k->capq ? 2 * k->capq : 256;
-		struct kq *q = realloc(k->q, cap * sizeof(*q));
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 256;
+		struct kq *q = realloc(*v, c * sizeof(*q));
 
 		if (!q)
 			return -ENOMEM;
-		k->q = q;
-		k->capq = cap;
+		*v = q;
+		*cap = c;
 	}
-	k->q[k->nq++] = (struct kq){ f->addr, cookie_of(idx, f), idx };
+	(*v)[(*n)++] = e;
 	return 0;
+}
+
+static int queue(struct kprobes *k, uint32_t idx, const struct bg_func *f)
+{
+	return kq_push(&k->q, &k->nq, &k->capq, (struct kq){ f->addr, cookie_of(idx, f), idx });
 }
 
 int kprobes__attach(struct kprobes *k, uint32_t idx, const struct bg_func *f)
@@ -165,20 +173,24 @@ int kprobes__attach(struct kprobes *k, uint32_t idx, const struct bg_func *f)
 	return err;
 }
 
-/* One kprobe.multi pair for q[0..n): 0 or -errno (then nothing attached). */
-static int attach_batch(struct kprobes *k, const struct kq *q, size_t n)
+/*
+ * One kprobe.multi pair of generation gen for q[0..n) into l[2]: 0 or
+ * -errno (then nothing attached).
+ */
+static int link_pair(struct kprobes *k, const struct kq *q, size_t n, uint32_t gen,
+		     struct bpf_link *l[2])
 {
 	uint64_t *addrs = malloc(n * sizeof(*addrs)), *cookies = malloc(n * sizeof(*cookies));
-	struct bpf_link *l[2] = {};
 	int err = 0;
 
+	l[0] = l[1] = NULL;
 	if (!addrs || !cookies) {
 		err = -ENOMEM;
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
 		addrs[i] = q[i].addr;
-		cookies[i] = q[i].cookie;
+		cookies[i] = q[i].cookie | (uint64_t)gen << BG_CK_GEN_SHIFT;
 	}
 	/* Return link first: see bg_mentry. */
 	for (int i = 1; i >= 0 && !err; i--) {
@@ -190,16 +202,61 @@ static int attach_batch(struct kprobes *k, const struct kq *q, size_t n)
 		if (!l[i])
 			err = -errno;
 	}
-	if (err)
+	if (err) {
 		bpf_link__destroy(l[1]);
-	else
-		err = keep_pair(k, l);
-	for (size_t i = 0; !err && i < n; i++)
-		err = mark_on(k, q[i].idx);
+		l[1] = NULL;
+	}
 out:
 	free(addrs);
 	free(cookies);
 	return err;
+}
+
+/* One kprobe.multi pair for q[0..n): 0 or -errno (then nothing attached). */
+static int attach_batch(struct kprobes *k, const struct kq *q, size_t n)
+{
+	struct bpf_link *l[2];
+	int err = link_pair(k, q, n, k->gen, l);
+
+	if (!err)
+		err = keep_pair(k, l);
+	for (size_t i = 0; !err && i < n; i++)
+		err = mark_on(k, q[i].idx) ?: kq_push(&k->all, &k->nall, &k->capall, q[i]);
+	return err;
+}
+
+int kprobes__merge(struct kprobes *k, unsigned int max_pairs)
+{
+	struct linkvec old;
+	struct bpf_link *l[2];
+	double t0 = links__now();
+	uint32_t gen;
+	int err;
+
+	if (!k || !k->o.multi || !k->o.gen || k->links.n <= 2 * (size_t)max_pairs || !k->nall)
+		return 0;
+	gen = (k->gen + 1) & 0xff;
+	/* Made while the old pairs still trace: its entries are ignored until bg_gen moves. */
+	err = link_pair(k, k->all, k->nall, gen, l);
+	if (err) {
+		if (k->o.verbose)
+			fprintf(k->o.err, "bpfgraph: cannot merge %zu kprobe.multi links into one "
+				"pair: %s\n", k->links.n, strerror(-err));
+		return err;
+	}
+	old = k->links;
+	memset(&k->links, 0, sizeof(k->links));
+	if ((err = keep_pair(k, l))) {
+		k->links = old;
+		return err;
+	}
+	__atomic_store_n(k->o.gen, gen, __ATOMIC_RELEASE);
+	k->gen = gen;
+	linkvec__free(&old);
+	k->st.merges++;
+	k->st.merge_s += links__now() - t0;
+	k->st.attach_s += links__now() - t0;
+	return 0;
 }
 
 /* Attach q[0..n), splitting a refused batch until each culprit stands alone. */
@@ -278,6 +335,7 @@ void kprobes__free(struct kprobes *k)
 	linkvec__free(&k->links);
 	free(k->q);
 	free(k->on);
+	free(k->all);
 	free(k);
 }
 

@@ -30,6 +30,8 @@ struct kprobe_stats {
 	unsigned int attached; /* functions with both probes */
 	unsigned int failed;
 	unsigned int links; /* links made (two per function, or per batch) */
+	unsigned int merges; /* multi: times the link pairs were merged into one */
+	double merge_s; /* ... and the time it took (included in attach_s) */
 	double attach_s, detach_s;
 };
 
@@ -38,6 +40,8 @@ struct kprobes_opts {
 	struct bpf_program *entry, *exit;
 	bool multi; /* kprobe.multi links (entry/exit are the .multi programs) */
 	const struct functab *funcs; /* names for messages */
+	/* multi: the programs' bg_gen (BG_CK_GEN), set when link pairs are merged */
+	volatile uint32_t *gen;
 	int verbose;
 	bool progress; /* "attaching N/M" on err while it takes long */
 	FILE *err;
@@ -56,6 +60,13 @@ int kprobes__attach(struct kprobes *k, uint32_t idx, const struct bg_func *f);
  * counted as failed (and named with -v). Returns how many failed.
  */
 unsigned int kprobes__flush(struct kprobes *k);
+/*
+ * Multi: when more than max_pairs link pairs are attached (one per flush),
+ * replace them by one pair for every function attached (see BG_CK_GEN).
+ * Returns 0, or -errno when the new pair could not be made (the old ones
+ * stay, nothing is lost).
+ */
+int kprobes__merge(struct kprobes *k, unsigned int max_pairs);
 /* Function idx is attached (after its flush, in multi mode). */
 bool kprobes__attached(const struct kprobes *k, uint32_t idx);
 const struct kprobe_stats *kprobes__stats(const struct kprobes *k);

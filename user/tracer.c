@@ -323,6 +323,13 @@ static int attach_live(struct live *l, const struct ksym *s, bool report,
  */
 #define LIVE_CALLEES 512
 
+/*
+ * kprobe.multi link pairs (one per discovery step) beyond which they are
+ * merged into one (kprobes__merge()): a merge re-attaches everything, so
+ * not after every step; a few pairs cost little per call.
+ */
+#define LIVE_MAX_PAIRS 3
+
 /* Functions attached while tracing that bg_franges has room for. */
 #define LIVE_FRANGES 4096
 
@@ -369,6 +376,8 @@ static void live_flush(struct live *l)
 
 	l->failed += n;
 	l->attached -= n < l->attached ? n : l->attached;
+	/* Each pair is one more ftrace ops every hooked call walks: keep few. */
+	kprobes__merge(l->kp, LIVE_MAX_PAIRS);
 }
 
 static void on_caller_step(struct live *l, const struct ksym *s)
@@ -453,7 +462,7 @@ static int attach_kprobes(struct live *l, enum bg_hook hook)
 	struct kprobes_opts ko = {
 		.entry = multi ? l->a->skel->progs.bg_mentry : l->a->skel->progs.bg_kentry,
 		.exit = multi ? l->a->skel->progs.bg_mexit : l->a->skel->progs.bg_kexit,
-		.multi = multi, .funcs = ft, .verbose = l->verbose,
+		.multi = multi, .funcs = ft, .gen = &l->a->skel->bss->bg_gen, .verbose = l->verbose,
 		.progress = l->a->progress, .err = stderr,
 	};
 
@@ -763,7 +772,8 @@ static void print_summary(const struct plan *p, const struct attach *a,
 		attach_s += ks->attach_s;
 		detach_s += ks->detach_s;
 		if (l->po.kprobes_how)
-			snprintf(kp, sizeof(kp), " (by %s, %u links)", l->po.kprobes_how, ks->links);
+			snprintf(kp, sizeof(kp), " (by %s, %u links, %u merges)", l->po.kprobes_how,
+				 ks->links, ks->merges);
 		else
 			snprintf(kp, sizeof(kp), " (by kprobe: --kprobes)");
 	} else if (a->st.handed_over) {

@@ -22,7 +22,7 @@ run_cmd nomatch bpfgraph -G no_such_function_xyz -- true
 # clone whose name is unique (a shared name is refused for another reason).
 clone=getname_flags.part.0
 if ! grep -q ' [tT] getname_flags\.part\.0$' /proc/kallsyms; then
-	clone=$(awk 'NF == 3 && $2 ~ /^[tT]$/ && $3 ~ /\.(part|isra)\.[0-9]+$/ { n[$3]++; if (!($3 in first)) { first[$3] = NR; order[++k] = $3 } }
+	clone=$(awk 'NF == 3 && $2 ~ /^[tT]$/ && $3 ~ /\.(part|isra)\.[0-9]+$/ && $3 !~ /^__(pfx|cfi|pi)_/ { n[$3]++; if (!($3 in first)) { first[$3] = NR; order[++k] = $3 } }
 		END { for (i = 1; i <= k; i++) if (n[order[i]] == 1) { print order[i]; exit } }' /proc/kallsyms)
 fi
 echo "$clone" >clone.name
@@ -34,10 +34,12 @@ if [ "$clone" = getname_flags.part.0 ]; then
 	run_cmd clonerun bpfgraph --callee-depth=1 -G "$clone" -- /bin/wl openmiss 2
 fi
 # A name two vmlinux functions share (static functions of two files):
-# compute_score (6.1 has two) where the kernel has it twice.
+# compute_score (6.1 has two) where the kernel has it twice. Not the
+# __pfx_/__cfi_ padding symbols before functions (kernels with call
+# padding, 6.12 and later) nor the __pi_ aliases: those are no functions.
 dup=compute_score
 [ "$(grep -c ' [tT] compute_score$' /proc/kallsyms)" -ge 2 ] ||
-	dup=$(awk 'NF == 3 && $2 ~ /^[tT]$/ && $3 !~ /\./ { n[$3]++; if (n[$3] == 2) { print $3; exit } }' /proc/kallsyms)
+	dup=$(awk 'NF == 3 && $2 ~ /^[tT]$/ && $3 !~ /\./ && $3 !~ /^__(pfx|cfi|pi)_/ { n[$3]++; if (n[$3] == 2) { print $3; exit } }' /proc/kallsyms)
 echo "$dup" >dup.name
 grep " $dup\$" /proc/kallsyms >dup.kallsyms
 progress "dup: $dup"
