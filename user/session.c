@@ -367,6 +367,12 @@ static void resume_if_stopped(struct session *s)
  * While the child is stopped nothing new comes from it: attach all that
  * was found, read what was left in the buffer, and let it go on.
  */
+static void settled(struct session *s)
+{
+	if (s->on_settled)
+		s->on_settled(s->caller_ctx);
+}
+
 static void grow_paused(struct session *s, struct ring_buffer *rb)
 {
 	while (growing(s) && !stop_signal) {
@@ -374,6 +380,8 @@ static void grow_paused(struct session *s, struct ring_buffer *rb)
 		if (!growing(s))
 			read_batch(s, rb, -1);
 	}
+	if (!growing(s))
+		settled(s);
 	set_paused(s, false);
 }
 
@@ -417,10 +425,14 @@ int session__run(struct session *s)
 			/* A probe that found a target stopped it already. */
 			set_paused(s, true);
 			grow_paused(s, rb);
-		} else {
+		} else if (growing(s)) {
 			grow_traced_set(s);
+			if (!growing(s))
+				settled(s);
 			if (s->pause_child && !growing(s))
 				resume_if_stopped(s);
+		} else if (s->pause_child) {
+			resume_if_stopped(s);
 		}
 		if (stop_signal || (t_end && mono_ns() >= t_end))
 			break;

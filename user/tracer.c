@@ -323,13 +323,6 @@ static int attach_live(struct live *l, const struct ksym *s, bool report,
  */
 #define LIVE_CALLEES 512
 
-/*
- * kprobe.multi link pairs (one per discovery step) beyond which they are
- * merged into one (kprobes__merge()): a merge re-attaches everything, so
- * not after every step; a few pairs cost little per call.
- */
-#define LIVE_MAX_PAIRS 3
-
 /* Functions attached while tracing that bg_franges has room for. */
 #define LIVE_FRANGES 4096
 
@@ -376,8 +369,14 @@ static void live_flush(struct live *l)
 
 	l->failed += n;
 	l->attached -= n < l->attached ? n : l->attached;
-	/* Each pair is one more ftrace ops every hooked call walks: keep few. */
-	kprobes__merge(l->kp, LIVE_MAX_PAIRS);
+}
+
+/* A burst of discovery is over: one link pair for everything (kprobes__merge()). */
+static void on_settled(void *ctx)
+{
+	struct live *l = ctx;
+
+	kprobes__merge(l->kp, 1);
 }
 
 static void on_caller_step(struct live *l, const struct ksym *s)
@@ -462,10 +461,22 @@ static int attach_kprobes(struct live *l, enum bg_hook hook)
 	struct kprobes_opts ko = {
 		.entry = multi ? l->a->skel->progs.bg_mentry : l->a->skel->progs.bg_kentry,
 		.exit = multi ? l->a->skel->progs.bg_mexit : l->a->skel->progs.bg_kexit,
-		.multi = multi, .funcs = ft, .gen = &l->a->skel->bss->bg_gen, .verbose = l->verbose,
+		.multi = multi, .funcs = ft, .verbose = l->verbose,
 		.progress = l->a->progress, .err = stderr,
 	};
 
+	/*
+	 * Merging link pairs pays where each pair is an ftrace ops of its own
+	 * that every hooked call walks (fprobe on ftrace ops, 5.18 to 6.13).
+	 * Since fprobe runs on the function-graph tracer (6.14: one hook and
+	 * a table by address, fprobe_fgraph_entry), pairs cost next to
+	 * nothing, and closing one while another is made is unsafe there: a
+	 * return still pending when its fprobe is freed is matched by address
+	 * alone, and a new fprobe at the same address (an entry link, without
+	 * an exit handler) was called in its place (a NULL call, seen on 7.3).
+	 */
+	if (multi && !ksyms__find_name(l->po.ks, "fprobe_fgraph_entry", NULL))
+		ko.gen = &l->a->skel->bss->bg_gen;
 	l->kp = kprobes__new(&ko);
 	if (!l->kp)
 		return -ENOMEM;
@@ -955,6 +966,7 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		s.on_caller = on_caller;
 		s.on_expand = on_expand;
 		s.on_target = on_target;
+		s.on_settled = on_settled;
 		s.caller_ctx = &live;
 		probe_indirect(&live, ki, true);
 	} else if (ki->kt && !o->thresh_ns && !o->no_callsites) {
