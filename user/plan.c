@@ -44,6 +44,13 @@ static const char *const deny_globs[] = {
 	/* kprobes' own path (indirect call sites, functions without BTF) */
 	"*kprobe*", "opt_pre_handler", "optimized_callback", "trace_call_bpf",
 	"*rethook*", "perf_trace_buf_*", "kprobe_perf_func", "kretprobe_perf_func",
+	/*
+	 * kprobe.multi's: fprobe, on ftrace ops or (6.14+) on the function
+	 * graph tracer, which finds the function's address with is_endbr()
+	 * on every hooked call (seen traced inside every call on 7.3)
+	 */
+	"*fprobe*", "*fgraph*", "function_graph_enter*", "prepare_ftrace_return",
+	"return_to_handler", "arch_ftrace_*", "is_endbr", "__is_endbr",
 	NULL,
 };
 

@@ -360,27 +360,30 @@ static void attach_callees(struct live *l, const struct ksym *s, bool through)
 }
 
 /*
- * kprobe.multi: what a discovery step queued goes in one link pair (a
+ * kprobe.multi link pairs beyond which they are merged into one
+ * (kprobes__merge(): where each pair costs every hooked call). A merge
+ * re-attaches everything, seconds under emulation: not after every burst.
+ */
+#define LIVE_MAX_PAIRS 4
+
+/*
+ * A burst of discovery is over (the command, if paused, is still
+ * stopped): with kprobe.multi, what it found goes in one link pair (a
  * function the kernel refused then counts as failed, not attached).
  */
-static void live_flush(struct live *l)
+static void on_settled(void *ctx)
 {
+	struct live *l = ctx;
 	unsigned int n = l->kp ? kprobes__flush(l->kp) : 0;
 
 	l->failed += n;
 	l->attached -= n < l->attached ? n : l->attached;
+	kprobes__merge(l->kp, LIVE_MAX_PAIRS);
 }
 
-/* A burst of discovery is over: one link pair for everything (kprobes__merge()). */
-static void on_settled(void *ctx)
+static void on_caller(void *ctx, const struct ksym *s)
 {
 	struct live *l = ctx;
-
-	kprobes__merge(l->kp, 1);
-}
-
-static void on_caller_step(struct live *l, const struct ksym *s)
-{
 	enum plan_skip why;
 	int idx = attach_live(l, s, true, &why);
 
@@ -400,12 +403,6 @@ static void on_caller_step(struct live *l, const struct ksym *s)
 	attach_callees(l, s, true);
 }
 
-static void on_caller(void *ctx, const struct ksym *s)
-{
-	on_caller_step(ctx, s);
-	live_flush(ctx);
-}
-
 /*
  * Traced function func called target through a pointer. A target without
  * BTF (a compiler clone) cannot be attached: what it calls can.
@@ -422,10 +419,8 @@ static void on_target(void *ctx, uint64_t target, uint32_t func)
 	if (!s || s->addr != target)
 		return;
 	idx = attach_live(l, s, false, &why);
-	if (idx < 0 && why != PS_NO_BTF && why != PS_NOT_TRACEABLE) {
-		live_flush(l);
+	if (idx < 0 && why != PS_NO_BTF && why != PS_NOT_TRACEABLE)
 		return;
-	}
 	l->targets_new++;
 	if (l->verbose && func < l->p->funcs.n)
 		fprintf(stderr, "bpfgraph: '%s' calls '%s' through a pointer\n",
@@ -435,7 +430,6 @@ static void on_target(void *ctx, uint64_t target, uint32_t func)
 	if (why == PS_NOT_TRACEABLE)
 		probe_untraced_calls(l->ic, s);
 	attach_callees(l, s, true);
-	live_flush(l);
 }
 
 /* A traced function at the edge of what is traced was entered. */
@@ -448,7 +442,6 @@ static void on_expand(void *ctx, uint32_t func)
 
 	if (s && s->addr == f->addr)
 		attach_callees(l, s, true);
-	live_flush(l);
 }
 
 /* kprobe.h: what fentry cannot attach to, or everything (kprobe tiers). */
