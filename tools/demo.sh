@@ -19,11 +19,14 @@ try_host() {
 }
 
 run_in_vm() {
-	local out=$OUTPUT/vm/out/demo rc=0
+	local vm=$OUTPUT/vm rc=0 out
+	# BG_VM_KERNEL=6.12 (or 7.3) makes the demo on that kernel.
+	[ "${BG_VM_KERNEL:-6.1}" = 6.1 ] || vm=$OUTPUT/vm/$BG_VM_KERNEL
+	out=$vm/out/demo
 	tools/deps.sh vm
 	BG_VM_TIMEOUT=${BG_VM_TIMEOUT:-300} tests/vm/run.sh --label demo --no-check \
 		tests/vm/demo/demo.sh || rc=$?
-	[ -f "$out/rc" ] || die "the guest returned no result (see $OUTPUT/vm/demo.console.log)"
+	[ -f "$out/rc" ] || die "the guest returned no result (see $vm/demo.console.log)"
 	if [ "$(cat "$out/rc")" != 0 ]; then
 		cat "$out/stderr.txt" >&2
 		die "bpfgraph failed in the guest (exit $(cat "$out/rc"))"

@@ -45,9 +45,12 @@ ln -sf "$here/perf.check" "$b/$name.check"
 rc=0
 BG_VM_TIMEOUT=${BG_VM_TIMEOUT:-3000} BG_VM_STALL=${BG_VM_STALL:-180} \
 	tests/vm/run.sh --label "$name" --no-check "$scen" || rc=$?
-out=$OUTPUT/vm/out/$name
+# tests/vm/run.sh keeps each kernel series' results apart (BG_VM_KERNEL).
+vm=$OUTPUT/vm
+[ "${BG_VM_KERNEL:-6.1}" = 6.1 ] || vm=$OUTPUT/vm/$BG_VM_KERNEL
+out=$vm/out/$name
 if [ ! -s "$out/results.txt" ]; then
-	echo "bench: no results (guest exit $rc); see $OUTPUT/vm/$name.console.log and $out/scenario.log" >&2
+	echo "bench: no results (guest exit $rc); see $vm/$name.console.log and $out/scenario.log" >&2
 	exit 1
 fi
 "$here/perf.check" "$out" | tee "$b/$name.table.txt"
