@@ -26,6 +26,7 @@ struct kprobes {
 	size_t nq, capq;
 	uint8_t *on; /* by function index: attached */
 	size_t non;
+	struct linkvec retired; /* multi: pairs a merge replaced, not closed yet */
 	struct kq *all; /* multi: every function attached, for merging the pairs */
 	size_t nall, capall;
 	uint32_t gen; /* multi: generation of the newest link pair */
@@ -252,7 +253,15 @@ int kprobes__merge(struct kprobes *k, unsigned int max_pairs)
 	}
 	__atomic_store_n(k->o.gen, gen, __ATOMIC_RELEASE);
 	k->gen = gen;
-	linkvec__free(&old);
+	/*
+	 * The old pairs stop recording entries now; calls under way still
+	 * need their exits: they are closed once no task is inside a graph.
+	 */
+	for (size_t i = 0; i < old.n; i++)
+		if (linkvec__push(&k->retired, old.v[i]))
+			bpf_link__destroy(old.v[i]); /* no memory: closed at once */
+	free(old.v);
+	kprobes__retire(k);
 	k->st.merges++;
 	k->st.merge_s += links__now() - t0;
 	k->st.attach_s += links__now() - t0;
@@ -314,6 +323,13 @@ unsigned int kprobes__flush(struct kprobes *k)
 	return k->st.failed - before;
 }
 
+void kprobes__retire(struct kprobes *k)
+{
+	if (!k || !k->retired.n || !k->o.active || __atomic_load_n(k->o.active, __ATOMIC_ACQUIRE))
+		return;
+	k->st.detach_s += linkvec__destroy_all(&k->retired);
+}
+
 const struct kprobe_stats *kprobes__stats(const struct kprobes *k)
 {
 	return &k->st;
@@ -325,6 +341,7 @@ void kprobes__detach(struct kprobes *k)
 		return;
 	k->nq = 0;
 	k->st.detach_s += linkvec__destroy_all(&k->links);
+	k->st.detach_s += linkvec__destroy_all(&k->retired);
 }
 
 void kprobes__free(struct kprobes *k)
@@ -333,6 +350,7 @@ void kprobes__free(struct kprobes *k)
 		return;
 	kprobes__detach(k);
 	linkvec__free(&k->links);
+	linkvec__free(&k->retired);
 	free(k->q);
 	free(k->on);
 	free(k->all);

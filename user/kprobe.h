@@ -42,6 +42,9 @@ struct kprobes_opts {
 	const struct functab *funcs; /* names for messages */
 	/* multi: the programs' bg_gen (BG_CK_GEN), set when link pairs are merged */
 	volatile uint32_t *gen;
+	/* ... and their count of tasks inside a graph (bg_active): replaced pairs
+	 * are closed only when it is 0, so that no call loses its exit */
+	volatile int64_t *active;
 	int verbose;
 	bool progress; /* "attaching N/M" on err while it takes long */
 	FILE *err;
@@ -67,6 +70,8 @@ unsigned int kprobes__flush(struct kprobes *k);
  * stay, nothing is lost).
  */
 int kprobes__merge(struct kprobes *k, unsigned int max_pairs);
+/* Multi: close the pairs a merge replaced if no task is inside a graph now. */
+void kprobes__retire(struct kprobes *k);
 /* Function idx is attached (after its flush, in multi mode). */
 bool kprobes__attached(const struct kprobes *k, uint32_t idx);
 const struct kprobe_stats *kprobes__stats(const struct kprobes *k);

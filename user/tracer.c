@@ -378,6 +378,7 @@ static void on_settled(void *ctx)
 
 	l->failed += n;
 	l->attached -= n < l->attached ? n : l->attached;
+	kprobes__retire(l->kp);
 	kprobes__merge(l->kp, LIVE_MAX_PAIRS);
 }
 
@@ -468,8 +469,10 @@ static int attach_kprobes(struct live *l, enum bg_hook hook)
 	 * alone, and a new fprobe at the same address (an entry link, without
 	 * an exit handler) was called in its place (a NULL call, seen on 7.3).
 	 */
-	if (multi && !ksyms__find_name(l->po.ks, "fprobe_fgraph_entry", NULL))
+	if (multi && !ksyms__find_name(l->po.ks, "fprobe_fgraph_entry", NULL)) {
 		ko.gen = &l->a->skel->bss->bg_gen;
+		ko.active = (volatile int64_t *)&l->a->skel->bss->bg_active;
+	}
 	l->kp = kprobes__new(&ko);
 	if (!l->kp)
 		return -ENOMEM;
