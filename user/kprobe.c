@@ -12,6 +12,9 @@
 #include "kprobe.h"
 #include "links.h"
 
+/* Seconds between two merges of link pairs at least (kprobes__merge()). */
+#define MERGE_EVERY_S 2.0
+
 /* One queued function of the multi mode. */
 struct kq {
 	uint64_t addr, cookie;
@@ -30,6 +33,7 @@ struct kprobes {
 	struct kq *all; /* multi: every function attached, for merging the pairs */
 	size_t nall, capall;
 	uint32_t gen; /* multi: generation of the newest link pair */
+	double merged_at; /* multi: when the pairs were last merged */
 	double t0, last; /* progress */
 	unsigned int done, total;
 };
@@ -236,6 +240,10 @@ int kprobes__merge(struct kprobes *k, unsigned int max_pairs)
 
 	if (!k || !k->o.multi || !k->o.gen || k->links.n <= 2 * (size_t)max_pairs || !k->nall)
 		return 0;
+	/* Discovery that never settles (a busy -p trace) re-attaches everything at most this often. */
+	if (k->merged_at && t0 - k->merged_at < MERGE_EVERY_S)
+		return 0;
+	k->merged_at = t0;
 	gen = (k->gen + 1) & 0xff;
 	/* Made while the old pairs still trace: its entries are ignored until bg_gen moves. */
 	err = link_pair(k, k->all, k->nall, gen, l);
@@ -248,6 +256,7 @@ int kprobes__merge(struct kprobes *k, unsigned int max_pairs)
 	old = k->links;
 	memset(&k->links, 0, sizeof(k->links));
 	if ((err = keep_pair(k, l))) {
+		free(k->links.v);
 		k->links = old;
 		return err;
 	}
@@ -301,11 +310,12 @@ static int by_addr(const void *a, const void *b)
 
 unsigned int kprobes__flush(struct kprobes *k)
 {
-	unsigned int before = k->st.failed;
+	unsigned int before;
 	size_t n = 0;
 
 	if (!k || !k->nq)
 		return 0;
+	before = k->st.failed;
 	/* The kernel refuses a batch naming one address twice. */
 	qsort(k->q, k->nq, sizeof(*k->q), by_addr);
 	for (size_t i = 0; i < k->nq; i++)

@@ -426,9 +426,9 @@ int session__run(struct session *s)
 			set_paused(s, true);
 			grow_paused(s, rb);
 		} else if (growing(s)) {
+			/* Nothing waits here: what this poll found is attached now. */
 			grow_traced_set(s);
-			if (!growing(s))
-				settled(s);
+			settled(s);
 			if (s->pause_child && !growing(s))
 				resume_if_stopped(s);
 		} else if (s->pause_child) {

@@ -67,7 +67,11 @@ struct session {
 	void (*on_expand)(void *ctx, uint32_t func);
 	/* An indirect call from traced func reached target (BG_REC_TARGET). */
 	void (*on_target)(void *ctx, uint64_t target, uint32_t func);
-	/* Optional: all that was found so far is attached (a burst of growth ended). */
+	/*
+	 * Optional: what was found so far was handed to the callbacks above:
+	 * a burst of growth ended (the paused command still stopped), or,
+	 * when nothing is paused, after each poll that found something.
+	 */
 	void (*on_settled)(void *ctx);
 	void *caller_ctx;
 	const struct ksym *pending[64];
