@@ -601,8 +601,12 @@ static __always_inline bool other_gen_open(struct task_state *st, __u32 top, __u
 
 		if (j > top)
 			break;
-		f = st->frame[k & BG_DEPTH_MASK];
-		if (st->func[k & BG_DEPTH_MASK] == idx && BG_FRAME_IS_MULTI(f) && f != frame)
+		/* clang knows k < BG_MAX_DEPTH and drops a plain mask; the verifier does not. */
+		k &= BG_DEPTH_MASK;
+		barrier_var(k);
+		k &= BG_DEPTH_MASK;
+		f = st->frame[k];
+		if (st->func[k] == idx && BG_FRAME_IS_MULTI(f) && f != frame)
 			return true;
 	}
 	return false;
@@ -641,8 +645,13 @@ static __always_inline void emit_noexits(struct task_state *st, __u32 top, int n
 	b->writing = 0;
 }
 
-/* The call of frame returned ret; st: the task's state, inside a graph. */
-static __always_inline void on_exit(struct task_state *st, __u64 ck, __u64 frame, __u64 ret)
+/*
+ * The call of frame returned ret; st: the task's state, inside a graph.
+ * multi: a kprobe.multi exit (frame is BG_FRAME_MULTI; for fentry it is
+ * the ctx pointer, which the verifier lets no arithmetic touch).
+ */
+static __always_inline void on_exit(struct task_state *st, __u64 ck, __u64 frame, __u64 ret,
+				    bool multi)
 {
 	__u32 idx = BG_CK_INDEX(ck);
 	__u64 now, dur;
@@ -659,13 +668,19 @@ static __always_inline void on_exit(struct task_state *st, __u64 ck, __u64 frame
 	top = st->depth - 1;
 	if (top >= BG_MAX_DEPTH)
 		return;
+	/*
+	 * clang knows top < BG_MAX_DEPTH from here and drops the masks below;
+	 * the verifier may lose that bound on a spilled copy (6.1 did).
+	 */
+	barrier_var(top);
+	top &= BG_DEPTH_MASK;
 	if (!frame_is(st, top, idx, frame)) {
 		/*
 		 * While two kprobe.multi generations are attached, a return can
 		 * run both exit programs: the other generation's is not this
 		 * call's (its entry was not recorded by that generation).
 		 */
-		if (BG_FRAME_IS_MULTI(frame) && other_gen_open(st, top, idx, frame))
+		if (multi && other_gen_open(st, top, idx, frame))
 			return;
 		for (i = 1; i <= BG_UNWIND_MAX; i++) {
 			if (i > top || frame_is(st, top - i, idx, frame))
@@ -801,7 +816,7 @@ static __always_inline void guarded(void *ctx, enum bg_run what, bool graph)
 	case BG_RUN_EXIT:
 		bpf_get_func_ret(ctx, &ret);
 		if (st)
-			on_exit(st, ck, (__u64)ctx, ret);
+			on_exit(st, ck, (__u64)ctx, ret, false);
 		break;
 	case BG_RUN_KENTRY:
 		/* On a call site (icall.h): its caller is the traced function. */
@@ -818,7 +833,7 @@ static __always_inline void guarded(void *ctx, enum bg_run what, bool graph)
 		break;
 	case BG_RUN_KEXIT:
 		if (st)
-			on_exit(st, ck, BG_FRAME_KPROBE, PT_REGS_RC(regs));
+			on_exit(st, ck, BG_FRAME_KPROBE, PT_REGS_RC(regs), false);
 		break;
 	case BG_RUN_MENTRY:
 		if (hide_own_call(regs, st))
@@ -827,7 +842,7 @@ static __always_inline void guarded(void *ctx, enum bg_run what, bool graph)
 		break;
 	case BG_RUN_MEXIT:
 		if (st)
-			on_exit(st, ck, BG_FRAME_MULTI(BG_CK_GEN(ck)), PT_REGS_RC(regs));
+			on_exit(st, ck, BG_FRAME_MULTI(BG_CK_GEN(ck)), PT_REGS_RC(regs), true);
 		break;
 	case BG_RUN_ICALL:
 		if (st)
