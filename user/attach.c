@@ -162,7 +162,12 @@ void attach__progress(const struct attach *a, uint32_t done, double t0, double *
 
 void attach__explain_load_error(FILE *err, int errnum)
 {
-	if (errnum == -EPERM || errnum == -EACCES) {
+	if (errnum == -EACCES && geteuid() == 0) {
+		/* With privileges, EACCES is the verifier's: a bug of ours on this kernel. */
+		fprintf(err, "bpfgraph: the kernel's verifier rejected bpfgraph's programs (%s): "
+			"a bug for this kernel; -vv shows the verifier's log, please report it\n",
+			strerror(-errnum));
+	} else if (errnum == -EPERM || errnum == -EACCES) {
 		if (geteuid() != 0)
 			fprintf(err, "bpfgraph: not allowed to load BPF programs: run as root "
 				"(or with CAP_BPF, CAP_PERFMON and CAP_SYS_RESOURCE)\n");
