@@ -119,6 +119,27 @@ run_one() { # WHAT CMD...
 	esac
 }
 
+# One test per scenario: passed if RESULTS (run.sh's label.results) says so.
+count_vm_results() { # RESULTS WHAT NAME...
+	local results=$1 what=$2 s
+	shift 2
+	for s in "$@"; do
+		if grep -qx "PASS $s" "$results" 2>/dev/null; then
+			count_pass 1
+		else
+			count_fail 1 "$what: $s"
+		fi
+	done
+}
+
+# Where tests/vm/run.sh keeps a kernel series' results and logs.
+vm_dir() {
+	case $1 in
+	6.1) echo "$OUTPUT/vm" ;;
+	*) echo "$OUTPUT/vm/$1" ;;
+	esac
+}
+
 vm_scenarios() {
 	local s
 	if [ -n "${BG_SCENARIOS:-}" ]; then
@@ -142,13 +163,7 @@ run_vm() {
 	# side (two host CPUs), ~1960 s one after the other (one CPU, session
 	# 10); a hung guest is still caught within a minute by the heartbeat.
 	BG_VM_TIMEOUT=${BG_VM_TIMEOUT:-2700} tests/vm/run.sh --label bench "${names[@]}" || rc=$?
-	for s in "${names[@]}"; do
-		if grep -qx "PASS $s" "$results" 2>/dev/null; then
-			count_pass 1
-		else
-			count_fail 1 "vm: $s"
-		fi
-	done
+	count_vm_results "$results" "vm" "${names[@]}"
 	[ $rc -ne 3 ] || echo "check: the guest did not finish; see the messages above"
 }
 
@@ -163,26 +178,20 @@ run_vm() {
 # tests/vm/run.sh (one CPU each, its boots one after the other), the
 # kernels side by side.
 run_vm_kernels() {
-	local kernels=${BG_VM_KERNELS-6.12 7.3} k s pids=() rc
+	local kernels=${BG_VM_KERNELS-6.12 7.3} k pids=()
 	local names
 	read -r -a names <<<"${BG_VM_KERNEL_SCENARIOS:-fidelity dry_run_errors}"
 	[ -n "$kernels" ] && [ ${#names[@]} -gt 0 ] || return 0
 	section "QEMU bench on newer kernels: $kernels (${#names[@]} scenarios each)"
 	for k in $kernels; do
-		rm -f "$OUTPUT/vm/$k/bench.results"
+		rm -f "$(vm_dir "$k")/bench.results"
 		BG_VM_KERNEL=$k BG_VM_JOBS=1 BG_VM_TIMEOUT=${BG_VM_TIMEOUT:-2400} \
 			tests/vm/run.sh --label bench "${names[@]}" 2>&1 | sed -u "s/^/[$k] /" &
 		pids+=($!)
 	done
 	for k in "${pids[@]}"; do wait "$k" || true; done
 	for k in $kernels; do
-		for s in "${names[@]}"; do
-			if grep -qx "PASS $s" "$OUTPUT/vm/$k/bench.results" 2>/dev/null; then
-				count_pass 1
-			else
-				count_fail 1 "vm $k: $s"
-			fi
-		done
+		count_vm_results "$(vm_dir "$k")/bench.results" "vm $k" "${names[@]}"
 	done
 	fidelity_table 6.1 $kernels
 }
@@ -214,12 +223,7 @@ fidelity_table() {
 		echo "$line"
 	done
 }
-fidelity_scores() {
-	case $1 in
-	6.1) echo "$OUTPUT/vm/out/fidelity/scores.txt" ;;
-	*) echo "$OUTPUT/vm/$1/out/fidelity/scores.txt" ;;
-	esac
-}
+fidelity_scores() { echo "$(vm_dir "$1")/out/fidelity/scores.txt"; }
 
 main() {
 	local unit_only=0 only=
