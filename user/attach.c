@@ -151,11 +151,8 @@ static int attach_func(struct attach *a, uint32_t i, const struct clone_src src[
 
 void attach__progress(const struct attach *a, uint32_t done, double t0, double *last)
 {
-	double t = links__now();
-
-	if (!a->progress || t - *last < 0.5 || t - t0 < 1.0)
+	if (!a->progress || !links__progress_due(t0, last, false))
 		return;
-	*last = t;
 	fprintf(a->err, "\rbpfgraph: attaching %u/%zu functions...", done, a->funcs->n);
 	fflush(a->err);
 }
@@ -458,11 +455,9 @@ struct unlink_progress {
 static void unlink_progress(size_t done, size_t n, void *ctx)
 {
 	struct unlink_progress *up = ctx;
-	double t = links__now();
 
-	if (!up->a->progress || t - up->a->detach_t0 < 1.0 || (t - up->last < 0.5 && done < n))
+	if (!up->a->progress || !links__progress_due(up->a->detach_t0, &up->last, done == n))
 		return;
-	up->last = t;
 	fprintf(up->a->err, "\rbpfgraph: detaching %zu/%zu programs...", done, n);
 }
 

@@ -110,11 +110,8 @@ static int keep_pair(struct kprobes *k, struct bpf_link *l[2])
 
 static void progress(struct kprobes *k)
 {
-	double t = links__now();
-
-	if (!k->o.progress || t - k->last < 0.5 || t - k->t0 < 1.0)
+	if (!k->o.progress || !links__progress_due(k->t0, &k->last, false))
 		return;
-	k->last = t;
 	fprintf(k->o.err, "\rbpfgraph: attaching %u/%u functions by kprobe...", k->done,
 		k->total);
 	fflush(k->o.err);

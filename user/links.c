@@ -17,6 +17,16 @@ double links__now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+bool links__progress_due(double t0, double *last, bool final)
+{
+	double t = links__now();
+
+	if (t - t0 < 1.0 || (!final && t - *last < 0.5))
+		return false;
+	*last = t;
+	return true;
+}
+
 int linkvec__push(struct linkvec *lv, struct bpf_link *l)
 {
 	if (lv->n == lv->cap) {

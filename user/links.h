@@ -6,6 +6,7 @@
 #ifndef BG_LINKS_H
 #define BG_LINKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct bpf_link;
@@ -17,6 +18,12 @@ struct linkvec {
 
 /* CLOCK_MONOTONIC in seconds. */
 double links__now(void);
+/*
+ * Time for a progress line on stderr? Only for work that has run a second
+ * since t0, every half second (*last: when the last line was, 0: none);
+ * final: the last call, due whenever lines were due at all. Sets *last.
+ */
+bool links__progress_due(double t0, double *last, bool final);
 /* Keeps l; -ENOMEM (l is not kept: the caller still owns it). */
 int linkvec__push(struct linkvec *lv, struct bpf_link *l);
 /*
