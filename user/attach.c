@@ -23,17 +23,10 @@ static struct {
 	uint32_t loads, links, closes;
 } cost;
 
+/* With the argument registers the entry program skips to the return address. */
 static uint64_t cookie_of(const struct bg_func *f, uint32_t idx)
 {
-	uint64_t ck = idx | (uint64_t)f->nr_regs << BG_CK_NREGS_SHIFT;
-
-	if (f->flags & BG_FN_GRAPH)
-		ck |= BG_CK_GRAPH;
-	if (f->flags & BG_FN_NOTRACE)
-		ck |= BG_CK_NOTRACE;
-	if (f->flags & BG_FN_IRQ)
-		ck |= BG_CK_IRQ;
-	return ck;
+	return functab__cookie(f, idx) | (uint64_t)f->nr_regs << BG_CK_NREGS_SHIFT;
 }
 
 /* fd of the kernel BTF object of a module (for attach_btf_obj_fd). */

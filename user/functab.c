@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpfgraph.h"
 #include "functab.h"
 
 void functab__init(struct functab *t)
@@ -71,4 +72,11 @@ int functab__find(const struct functab *t, const char *name, const char *module)
 		return (int)i;
 	}
 	return -ENOENT;
+}
+
+uint64_t functab__cookie(const struct bg_func *f, uint32_t idx)
+{
+	return idx | ((f->flags & BG_FN_GRAPH) ? BG_CK_GRAPH : 0) |
+	       ((f->flags & BG_FN_NOTRACE) ? BG_CK_NOTRACE : 0) |
+	       ((f->flags & BG_FN_IRQ) ? BG_CK_IRQ : 0);
 }

@@ -48,13 +48,6 @@ struct kprobes *kprobes__new(const struct kprobes_opts *o)
 	return k;
 }
 
-static uint64_t cookie_of(uint32_t idx, const struct bg_func *f)
-{
-	return idx | ((f->flags & BG_FN_GRAPH) ? BG_CK_GRAPH : 0) |
-	       ((f->flags & BG_FN_NOTRACE) ? BG_CK_NOTRACE : 0) |
-	       ((f->flags & BG_FN_IRQ) ? BG_CK_IRQ : 0);
-}
-
 static int mark_on(struct kprobes *k, uint32_t idx)
 {
 	if (idx >= k->non) {
@@ -125,7 +118,7 @@ static int attach_single(struct kprobes *k, uint32_t idx, const struct bg_func *
 	/* The return probe first, as with fexit: no entry without its exit. */
 	for (int i = 1; i >= 0; i--) {
 		LIBBPF_OPTS(bpf_kprobe_opts, ko, .retprobe = i == 1,
-			    .bpf_cookie = cookie_of(idx, f));
+			    .bpf_cookie = functab__cookie(f, idx));
 
 		/* By address: clones and same-named statics have no unique name. */
 		ko.offset = f->addr;
@@ -156,7 +149,9 @@ static int kq_push(struct kq **v, size_t *n, size_t *cap, struct kq e)
 
 static int queue(struct kprobes *k, uint32_t idx, const struct bg_func *f)
 {
-	return kq_push(&k->q, &k->nq, &k->capq, (struct kq){ f->addr, cookie_of(idx, f), idx });
+	struct kq e = { f->addr, functab__cookie(f, idx), idx };
+
+	return kq_push(&k->q, &k->nq, &k->capq, e);
 }
 
 int kprobes__attach(struct kprobes *k, uint32_t idx, const struct bg_func *f)
