@@ -51,6 +51,11 @@ const volatile __u64 bg_self_hi[BG_SELF_RANGES] = {};
 volatile __u32 bg_enabled = 0;
 /* The kprobe.multi link generation whose entry programs record (BG_CK_GEN). */
 volatile __u32 bg_gen = 0;
+/*
+ * The wide net (bg_wide) records entries: set while it is the only hook of
+ * the functions it covers, cleared before they get links of their own.
+ */
+volatile __u32 bg_wide_on = 0;
 
 /*
  * Tasks inside a graph now (depth or skip open). While none is, a program
@@ -94,6 +99,12 @@ struct task_state {
 	__u32 switching;
 	/* nosleep-time: when the task was switched out inside a graph, 0: not */
 	__u64 out_at;
+	/*
+	 * Frames opened so far, recorded or hidden (skip): each waits for an
+	 * exit. A kprobe.session entry asks for its return only when this
+	 * moved (bg_wide).
+	 */
+	__u32 opens;
 };
 
 /*
@@ -550,6 +561,7 @@ static __always_inline struct task_state *on_entry(void *ctx, struct task_state 
 		if (d >= BG_MAX_DEPTH)
 			stat_inc(BG_ST_DEEP, 1);
 		st->skip++;
+		st->opens++;
 		return st;
 	}
 	if (!bg_thresh_ns && caller_at)
@@ -559,6 +571,7 @@ static __always_inline struct task_state *on_entry(void *ctx, struct task_state 
 	st->frame[d & BG_DEPTH_MASK] = frame;
 	st->func[d & BG_DEPTH_MASK] = BG_CK_INDEX(ck);
 	st->depth = d + 1;
+	st->opens++;
 	if (!st->irq && (ck & BG_CK_IRQ))
 		st->irq = d + 1;
 	if (st->irq)
@@ -729,8 +742,10 @@ static __always_inline bool hide_own_call(struct pt_regs *regs, struct task_stat
 	if (bpf_probe_read_kernel(&ret, sizeof(ret), (void *)PT_REGS_SP(regs)) ||
 	    !called_by_us(ret))
 		return false;
-	if (st && (st->depth || st->skip))
+	if (st && (st->depth || st->skip)) {
 		st->skip++;
+		st->opens++;
+	}
 	return true;
 }
 
@@ -764,6 +779,7 @@ static __always_inline const void *tramp_caller_at(void *ctx, __u64 ck)
 enum bg_run {
 	BG_RUN_ENTRY, BG_RUN_EXIT, BG_RUN_KENTRY, BG_RUN_KEXIT, BG_RUN_ICALL,
 	BG_RUN_MENTRY, BG_RUN_MEXIT, /* kprobe.multi: as KENTRY/KEXIT, with generations */
+	BG_RUN_WENTRY, /* the wide net's entry (bg_wide); its return runs as MEXIT */
 };
 
 /*
@@ -773,12 +789,13 @@ enum bg_run {
  * leave its filters and task-state creation out, which the verifier then
  * need not walk for every clone.
  */
-static __always_inline void guarded(void *ctx, enum bg_run what, bool graph)
+static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 {
 	struct pt_regs *regs = ctx;
 	struct task_state *st, *ran;
-	bool start, was, now_in;
+	bool start, was, now_in, opened;
 	__u64 ck, ret = 0;
+	__u32 opens = 0;
 
 	/*
 	 * Most runs are for tasks outside any graph (a traced function called
@@ -786,27 +803,30 @@ static __always_inline void guarded(void *ctx, enum bg_run what, bool graph)
 	 * and out; else one task storage lookup and out. Only an entry
 	 * function can start a graph (and create the state: on_entry).
 	 */
-	bool kentry = what == BG_RUN_KENTRY || what == BG_RUN_MENTRY;
+	bool kentry = what == BG_RUN_KENTRY || what == BG_RUN_MENTRY || what == BG_RUN_WENTRY;
 
 	if (!graph && !kentry && !bg_active)
-		return;
+		return false;
 	ck = bpf_get_attach_cookie(ctx);
+	if (what == BG_RUN_WENTRY && !bg_wide_on && !(ck & BG_CK_KEEP))
+		return false;
 	/* A link pair being replaced, or not in use yet: see BG_CK_GEN. */
 	if (what == BG_RUN_MENTRY && BG_CK_GEN(ck) != (bg_gen & 0xff))
-		return;
+		return false;
 	start = graph || (kentry && (ck & BG_CK_GRAPH));
 	if (!start && !bg_active)
-		return;
+		return false;
 	st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0, 0);
 	was = st && (st->depth || st->skip);
 	if (!start && !was)
-		return;
+		return false;
 	if (st) {
 		if (st->busy) {
 			stat_inc(BG_ST_NESTED, 1);
-			return;
+			return false;
 		}
 		st->busy = 1;
+		opens = st->opens;
 	}
 	ran = st;
 	switch (what) {
@@ -836,6 +856,7 @@ static __always_inline void guarded(void *ctx, enum bg_run what, bool graph)
 			on_exit(st, ck, BG_FRAME_KPROBE, PT_REGS_RC(regs), false);
 		break;
 	case BG_RUN_MENTRY:
+	case BG_RUN_WENTRY:
 		if (hide_own_call(regs, st))
 			break;
 		ran = on_entry(ctx, st, ck, BG_FRAME_MULTI(BG_CK_GEN(ck)), (void *)PT_REGS_SP(regs));
@@ -853,7 +874,8 @@ static __always_inline void guarded(void *ctx, enum bg_run what, bool graph)
 	if (st)
 		ran = st;
 	if (!ran)
-		return;
+		return false;
+	opened = ran->opens != opens;
 	now_in = ran->depth || ran->skip;
 	if (now_in != was) {
 		__sync_fetch_and_add(&bg_active, now_in ? 1 : -1);
@@ -863,6 +885,7 @@ static __always_inline void guarded(void *ctx, enum bg_run what, bool graph)
 			stat_inc(BG_ST_ACTIVE_NEG, 1);
 	}
 	ran->busy = 0;
+	return opened;
 }
 
 SEC("fentry")
@@ -928,6 +951,30 @@ int bg_mexit(struct pt_regs *regs)
 {
 	guarded(regs, BG_RUN_MEXIT, false);
 	return 0;
+}
+
+/*
+ * The wide net: one kprobe.session link over every traceable function
+ * that has no link of its own (user/wide.h), so that the first traced
+ * call is complete before anything was learned about it. Loaded as a
+ * kprobe.session program (user space sets the attach type; libbpf 1.1
+ * does not know the section). A session program runs at the entry and,
+ * when the entry returned 0, at the return of the same call: only calls
+ * inside a graph pay for a return hook. Which of the two runs now shows
+ * in the registers: at the entry the ip is just past the fentry site,
+ * at the return it is the return address into the caller (a call of the
+ * function to itself returns further in than BG_FENTRY_SITE_END).
+ * bpf_session_is_return() would say it too, but its signature differs
+ * between kernels (6.12: no argument; 7.x: the context).
+ */
+SEC("kprobe.multi")
+int bg_wide(struct pt_regs *regs)
+{
+	if (PT_REGS_IP(regs) - bpf_get_func_ip(regs) >= BG_FENTRY_SITE_END) {
+		guarded(regs, BG_RUN_MEXIT, false);
+		return 0;
+	}
+	return guarded(regs, BG_RUN_WENTRY, false) ? 0 : 1;
 }
 
 /*

@@ -135,7 +135,18 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
  * upper bound. Only for callees that call nothing traced.
  */
 #define BG_CK_LAZY (1ULL << 37)
+/*
+ * The wide net's link that stays once it has been narrowed (user/wide.h):
+ * its entries record whether or not the net is on (bg_wide_on).
+ */
+#define BG_CK_KEEP (1ULL << 38)
 #define BG_CK_INDEX(ck) ((__u32)(ck))
+/*
+ * The index of a function under the wide net (user/wide.h), which has no
+ * function table index yet: its position in the net's table with this
+ * bit; user space maps it to a table index when its records arrive.
+ */
+#define BG_FUNC_WIDE 0x80000000U
 /*
  * kprobe.multi links: the generation of the link pair. Functions found
  * while tracing are attached in batches, one link pair each; every pair is

@@ -69,6 +69,7 @@ enum {
 	K_NO_DISCOVERY,
 	K_KPROBES,
 	K_HOOK,
+	K_WIDE,
 };
 
 static int set_glob(struct cli_ctx *c, const struct cli_opt *d, char *arg);
@@ -88,6 +89,7 @@ static int set_bufsize(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 static int set_format(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 static int set_hook(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 static int set_kprobes(struct cli_ctx *c, const struct cli_opt *d, char *arg);
+static int set_wide(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 static int set_folded_weight(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 static int set_input(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 static int do_help(struct cli_ctx *c, const struct cli_opt *d, char *arg);
@@ -127,6 +129,10 @@ static const struct cli_opt cli_opts[] = {
 	  "function) or kprobe (a kprobe and a\nkretprobe per function)" },
 	{ "kprobes", K_KPROBES, NULL, G_SELECT, set_kprobes, 0, 0, 0,
 	  "the same as --hook=kprobe" },
+	{ "wide", K_WIDE, "WHEN", G_SELECT, set_wide, 0, 0, 0,
+	  "hook every traceable function with one\nkprobe.session link (kernels that have\n"
+	  "it): first (default: until the first\ntraced call returns, which is then\n"
+	  "complete), always (every call complete;\nthe whole machine slower) or off" },
 	{ "max-funcs", K_MAX_FUNCS, "N", G_SELECT, set_u32, OFF(max_funcs), 1,
 	  BG_MAX_MAX_FUNCS, "refuse plans of more than N functions\n(default 2000)" },
 
@@ -442,6 +448,26 @@ static int set_hook(struct cli_ctx *c, const struct cli_opt *d __maybe_unused, c
 	}
 	return usage_err(c->err, "invalid %s '%s': expected auto, kprobe-multi, fentry or kprobe",
 			 c->name, arg);
+}
+
+static const char *const wide_names[] = {
+	[BG_WIDE_FIRST] = "first", [BG_WIDE_ALWAYS] = "always", [BG_WIDE_OFF] = "off",
+};
+
+const char *cli__wide_name(enum bg_wide w)
+{
+	return (unsigned int)w < sizeof(wide_names) / sizeof(wide_names[0]) ? wide_names[w] : "?";
+}
+
+static int set_wide(struct cli_ctx *c, const struct cli_opt *d __maybe_unused, char *arg)
+{
+	for (size_t i = 0; i < sizeof(wide_names) / sizeof(wide_names[0]); i++) {
+		if (!strcmp(arg, wide_names[i])) {
+			c->o->wide = (enum bg_wide)i;
+			return 0;
+		}
+	}
+	return usage_err(c->err, "invalid %s '%s': expected first, always or off", c->name, arg);
 }
 
 static int set_kprobes(struct cli_ctx *c, const struct cli_opt *d __maybe_unused,

@@ -61,6 +61,17 @@ enum bg_hook {
 	BG_HOOK_KPROBE, /* kprobe + kretprobe per function (--kprobes) */
 };
 
+/*
+ * The wide net (--wide, user/wide.h): every traceable function hooked by
+ * one kprobe.session link, until the first traced call returns (FIRST),
+ * for the whole trace (ALWAYS), or never (OFF).
+ */
+enum bg_wide {
+	BG_WIDE_FIRST = 0,
+	BG_WIDE_ALWAYS,
+	BG_WIDE_OFF,
+};
+
 /* Repeatable glob options. The strings point into argv (not copied). */
 struct bg_globs {
 	char **v;
@@ -93,6 +104,7 @@ struct bg_opts {
 	bool discover_irqs; /* --discover-irqs */
 	bool no_discovery; /* --no-discovery: the static plan only */
 	enum bg_hook hook; /* --hook (--kprobes: BG_HOOK_KPROBE) */
+	enum bg_wide wide; /* --wide */
 
 	/* Output */
 	uint32_t flags; /* BG_O_*, for out_text_opts.flags */
@@ -148,6 +160,7 @@ uint32_t cli__trace_opt_flag(size_t i);
 
 /* "auto", "kprobe-multi", "fentry" or "kprobe". */
 const char *cli__hook_name(enum bg_hook h);
+const char *cli__wide_name(enum bg_wide w);
 
 static inline bool cli__cpu_isset(const struct bg_opts *o, unsigned int cpu)
 {

@@ -74,6 +74,14 @@ int functab__find(const struct functab *t, const char *name, const char *module)
 	return -ENOENT;
 }
 
+int functab__find_addr(const struct functab *t, uint64_t addr)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->f[i].addr == addr)
+			return (int)i;
+	return -ENOENT;
+}
+
 uint64_t functab__cookie(const struct bg_func *f, uint32_t idx)
 {
 	return idx | ((f->flags & BG_FN_GRAPH) ? BG_CK_GRAPH : 0) |

@@ -58,6 +58,8 @@ int functab__add(struct functab *t, const char *name, const char *module,
 		 uint64_t addr, uint32_t size);
 /* Index of the function called name (and module, NULL = any), or -ENOENT. */
 int functab__find(const struct functab *t, const char *name, const char *module);
+/* Index of the function starting at addr, or -ENOENT. */
+int functab__find_addr(const struct functab *t, uint64_t addr);
 /*
  * The link cookie of function idx (bpfgraph.h's BG_CK_*): its index and
  * the flags every hook needs; each hook adds its own fields.

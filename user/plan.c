@@ -128,6 +128,11 @@ static int is_kprobe_only(const char *name)
 	return 0;
 }
 
+int plan__hook_only(const char *name)
+{
+	return is_kprobe_only(name);
+}
+
 const char *plan__denied(const char *name)
 {
 	/* The BPF LSM's hook stubs: called by the LSM layer, not by us. */

@@ -101,6 +101,11 @@ void plan__free(struct plan *p);
 /* The built-in deny pattern matching name, or NULL. */
 const char *plan__denied(const char *name);
 /*
+ * Denied only because a trampoline would call it from inside itself
+ * (__rcu_read_lock..., the clocksource's read function): 1 or 0.
+ */
+int plan__hook_only(const char *name);
+/*
  * The current clocksource's name (sysfs current_clocksource): its read
  * function, which our programs call for every timestamp, is traced at
  * its call sites only, like __rcu_read_lock. Returns that function's

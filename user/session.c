@@ -181,9 +181,32 @@ static int read_batch(struct session *s, struct ring_buffer *rb, int poll_ms)
 	return n < 0 && n != -EAGAIN ? n : (int)s->batch;
 }
 
+/* r with a function table index in place of a wide one; 0 or -errno. */
+static int map_wide(struct session *s, const struct bg_rec *r, struct bg_rec *out)
+{
+	int idx = s->map_func ? s->map_func(s->caller_ctx, r->func) : -ENOENT;
+
+	if (idx < 0)
+		return idx;
+	*out = *r;
+	out->func = (uint32_t)idx;
+	return 0;
+}
+
 /* One record of the trace, from the ring buffer or a leftover batch. */
 static int take_record(struct session *s, const struct bg_rec *r)
 {
+	struct bg_rec m;
+
+	if (bg_rec_type(r) != BG_REC_COMM && (r->func & BG_FUNC_WIDE)) {
+		if (map_wide(s, r, &m)) {
+			s->st.unmapped++;
+			return 0;
+		}
+		r = &m;
+	}
+	if (bg_rec_type(r) == BG_REC_EXIT && !r->depth)
+		s->graphs_done++;
 	/* Discovery's business only: not a record of the trace. */
 	if (bg_rec_type(r) == BG_REC_TARGET)
 		return queue_target(s, r);
@@ -213,12 +236,15 @@ static void take_stack(struct session *s, const struct bg_stack *k, size_t len)
 {
 	size_t cap = sizeof(s->pending) / sizeof(s->pending[0]);
 	size_t n = k->hdr.dur / sizeof(k->ip[0]);
+	struct bg_rec hdr = k->hdr;
 
+	if (len >= sizeof(*k) && (hdr.func & BG_FUNC_WIDE) && map_wide(s, &k->hdr, &hdr))
+		return;
 	if (!s->discover || len < sizeof(*k) ||
 	    (!s->discover_irqs && (k->hdr.type & BG_RF_IRQ)))
 		return;
 	/* discover__stack() takes at most BG_STACK_READ of them. */
-	s->npending += discover__stack(s->discover, &k->hdr, (const uint64_t *)k->ip, n,
+	s->npending += discover__stack(s->discover, &hdr, (const uint64_t *)k->ip, n,
 				       s->pending + s->npending, cap - s->npending);
 }
 
@@ -337,6 +363,11 @@ static void set_paused(struct session *s, bool on)
 		s->paused = on;
 }
 
+void session__pause(struct session *s, bool on)
+{
+	set_paused(s, on);
+}
+
 /*
  * A probe stops the child and reports the target; should that report be
  * lost (ring buffer full), nobody would let the child go on: do it when
@@ -421,6 +452,8 @@ int session__run(struct session *s)
 			break;
 		}
 		s->sink.drain(s->sink.ctx, mono_ns() - REORDER_NS);
+		if (s->on_poll)
+			s->on_poll(s->caller_ctx, s->graphs_done);
 		if (s->pause_child && growing(s)) {
 			/* A probe that found a target stopped it already. */
 			set_paused(s, true);

@@ -8,6 +8,7 @@
 #ifndef BG_SESSION_H
 #define BG_SESSION_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -44,6 +45,7 @@ struct session_stats {
 	uint64_t targets_full; /* indirect targets not reported: dedup map full */
 	uint64_t active_neg; /* the in-graph task count missed a transition (a bug) */
 	uint64_t tramp_call, tramp_jmp; /* trampoline frames seen of each layout */
+	uint64_t unmapped; /* wide net records of no known function (dropped) */
 	int cmd_status; /* wait status of COMMAND, -1 if none */
 };
 
@@ -73,7 +75,16 @@ struct session {
 	 * when nothing is paused, after each poll that found something.
 	 */
 	void (*on_settled)(void *ctx);
+	/*
+	 * Optional: the function table index of a function under the wide
+	 * net (BG_FUNC_WIDE | position, user/wide.h), or -errno (the record
+	 * is dropped).
+	 */
+	int (*map_func)(void *ctx, uint32_t func);
+	/* Optional: called after each poll with the graphs ended so far. */
+	void (*on_poll)(void *ctx, uint64_t graphs_done);
 	void *caller_ctx;
+	uint64_t graphs_done; /* exits at depth 0 read */
 	const struct ksym *pending[64];
 	unsigned int npending;
 	uint32_t expand[64];
@@ -126,5 +137,8 @@ int session__sample(void *ctx, void *data, size_t len);
 void session__read_stats(struct session *s);
 /* Kill and reap a command that was never released (error paths). */
 void session__abort(struct session *s);
+
+/* Stops (SIGSTOP) or continues the command bpfgraph started, if any. */
+void session__pause(struct session *s, bool on);
 
 #endif

@@ -35,6 +35,7 @@
 #include "links.h"
 #include "session.h"
 #include "tracer.h"
+#include "wide.h"
 
 static int verbosity;
 
@@ -97,6 +98,8 @@ struct kernel_info {
 	struct ktext *kt;
 	enum bg_hook hook; /* the tier chosen: never BG_HOOK_AUTO */
 	const char *hook_why; /* why, for -v and --dry-run */
+	bool wide; /* the wide net (user/wide.h) is used */
+	const char *wide_why;
 };
 
 /*
@@ -140,6 +143,36 @@ static int choose_hook(struct kernel_info *ki, const struct bg_opts *o)
 	ki->hook = BG_HOOK_FENTRY;
 	ki->hook_why = "fentry/fexit, a trampoline per function (the kernel has no kprobe.multi)";
 	return 0;
+}
+
+/*
+ * The wide net where the kernel has kprobe.session links (probed): every
+ * traceable function hooked until the first traced call returns, so that
+ * it is complete without indirect-call and call-site probes.
+ */
+static void choose_wide(struct kernel_info *ki, const struct bg_opts *o)
+{
+	int r;
+
+	ki->wide = false;
+	if (ki->hook != BG_HOOK_KMULTI) {
+		ki->wide_why = "none (it needs the kprobe.multi tier)";
+		return;
+	}
+	if (o->wide == BG_WIDE_OFF || o->no_discovery) {
+		ki->wide_why = o->wide == BG_WIDE_OFF ? "off (--wide=off)" : "off (--no-discovery)";
+		return;
+	}
+	r = wide__supported();
+	if (r <= 0) {
+		ki->wide_why = "none (this kernel has no kprobe.session links: 6.10+)";
+		return;
+	}
+	ki->wide = true;
+	ki->wide_why = o->wide == BG_WIDE_ALWAYS ?
+		"every traceable function, one kprobe.session link, the whole trace (--wide=always)" :
+		"every traceable function, one kprobe.session link, until the first traced "
+		"call returns (--wide=off: none)";
 }
 
 static int load_kernel_info(struct kernel_info *ki, const struct bg_opts *o)
@@ -186,8 +219,11 @@ static struct plan_opts plan_opts_of(const struct bg_opts *o, const struct kerne
 		.irqs = !!(o->flags & BG_O_IRQS), .kprobes = 1,
 		.kprobes_only = ki->hook == BG_HOOK_KPROBE || ki->hook == BG_HOOK_KMULTI,
 		.kprobes_how = ki->hook == BG_HOOK_KMULTI ? "kprobe.multi" : NULL,
-		/* Call sites are found and probed with the indirect ones. */
-		.callsites = ki->kt && !o->thresh_ns && !o->no_callsites,
+		/*
+		 * Call sites are found and probed with the indirect ones; the
+		 * wide net shows those calls without probes.
+		 */
+		.callsites = ki->kt && !o->thresh_ns && !o->no_callsites && !ki->wide,
 		.ks = ki->ks, .kb = ki->kb, .kt = ki->kt, .err = stderr,
 	};
 }
@@ -239,6 +275,15 @@ struct live {
 	unsigned int attached, failed, skipped;
 	unsigned int targets; /* indirect targets reported */
 	unsigned int targets_new; /* ... that were not traced yet */
+	/* The wide net (user/wide.h), NULL: none. */
+	struct wide *w;
+	int32_t *wmap; /* function table index by wide index; -1: not met yet */
+	bool wide_on; /* it records (bg_wide_on) */
+	bool wide_always; /* --wide=always: never narrowed */
+	unsigned int wide_met; /* functions it found */
+	double wide_narrowed_at; /* when it was narrowed, 0: not yet */
+	struct session *s;
+	bool pause_after; /* session.pause_child once narrowed */
 };
 
 /*
@@ -374,7 +419,12 @@ static void attach_callees(struct live *l, const struct ksym *s, bool through)
 static void on_settled(void *ctx)
 {
 	struct live *l = ctx;
-	unsigned int n = l->kp ? kprobes__flush(l->kp) : 0;
+	unsigned int n;
+
+	/* Found under the wide net: linked when it is narrowed. */
+	if (l->wide_on)
+		return;
+	n = l->kp ? kprobes__flush(l->kp) : 0;
 
 	l->failed += n;
 	l->attached -= n < l->attached ? n : l->attached;
@@ -443,6 +493,138 @@ static void on_expand(void *ctx, uint32_t func)
 
 	if (s && s->addr == f->addr)
 		attach_callees(l, s, true);
+}
+
+/*
+ * A function the wide net found: a function table index for its records,
+ * and a link of its own when the net is narrowed (queued now).
+ */
+static int map_wide(void *ctx, uint32_t func)
+{
+	struct live *l = ctx;
+	uint32_t wi = func & ~BG_FUNC_WIDE;
+	const struct ksym *s = wide__sym(l->w, wi);
+	enum plan_skip why = PS_NONE;
+	int idx;
+
+	if (!s)
+		return -ENOENT;
+	if (l->wmap[wi] >= 0)
+		return l->wmap[wi];
+	idx = plan__add_live(l->p, &l->po, s, &why);
+	if (idx >= 0 && l->kp && !kprobes__attach(l->kp, (uint32_t)idx, &l->p->funcs.f[idx])) {
+		frange_set(l->a->skel, (uint32_t)idx, &l->p->funcs.f[idx]);
+		l->p->funcs.f[idx].flags |= BG_FN_EXPANDED;
+	} else {
+		/* Shown, never linked (__rcu_read_lock: the net keeps it; -x...). */
+		idx = functab__find_addr(&l->p->funcs, s->addr);
+		if (idx < 0)
+			idx = functab__add(&l->p->funcs, s->name, s->module, s->addr, s->size);
+		if (idx < 0)
+			return idx;
+		l->p->funcs.f[idx].flags |= BG_FN_INFERRED;
+	}
+	l->wide_met++;
+	l->wmap[wi] = idx;
+	return idx;
+}
+
+/*
+ * The first traced call is over: the net stops recording and the command
+ * is paused. Once no task is inside a graph (calls under way get their
+ * returns) the net is closed, and only then does what it met get links of
+ * its own: on kernels where fprobe runs on the function graph tracer
+ * (6.14+), closing a link over addresses another link hooks too unhooked
+ * them for both (seen on 7.3). A graph that does not end within
+ * WIDE_DRAIN_S loses its open calls' exits.
+ */
+#define WIDE_DRAIN_S 2.0
+
+static void narrow_wide(struct live *l)
+{
+	double t0 = links__now();
+	unsigned int failed;
+	int err;
+
+	if (l->wide_on) {
+		__atomic_store_n(&l->a->skel->bss->bg_wide_on, 0, __ATOMIC_RELEASE);
+		l->wide_on = false;
+		l->wide_narrowed_at = t0;
+		session__pause(l->s, true);
+	}
+	if (__atomic_load_n(&l->a->skel->bss->bg_active, __ATOMIC_ACQUIRE) &&
+	    t0 - l->wide_narrowed_at < WIDE_DRAIN_S)
+		return;
+	wide__detach(l->w);
+	failed = l->kp ? kprobes__flush(l->kp) : 0;
+	err = wide__narrow(l->w);
+	if (err)
+		fprintf(stderr, "bpfgraph: cannot keep __rcu_read_lock and the like hooked: %s\n",
+			strerror(-err));
+	if (l->verbose)
+		fprintf(stderr, "bpfgraph: first traced call over: the wide net closed, %u "
+			"functions it met linked (%u refused) in %.2f s\n", l->wide_met, failed,
+			links__now() - l->wide_narrowed_at);
+	l->s->pause_child = l->pause_after;
+	session__pause(l->s, false);
+}
+
+static void on_poll(void *ctx, uint64_t graphs_done)
+{
+	struct live *l = ctx;
+
+	if ((l->wide_on && !l->wide_always && graphs_done) ||
+	    (!l->wide_on && wide__attached(l->w)))
+		narrow_wide(l);
+}
+
+/* The wide net over everything the plan left without links: 0 or -errno. */
+static int attach_wide(struct live *l, const struct bg_opts *o, const struct kernel_info *ki)
+{
+	struct wide_opts wo = {
+		.ks = ki->ks, .kt = ki->kt, .funcs = &l->p->funcs,
+		.notrace = o->notrace.v, .n_notrace = o->notrace.n,
+		.prog_fd = bpf_program__fd(l->a->skel->progs.bg_wide),
+		.gen = l->a->skel->bss->bg_gen & 0xff,
+	};
+	const struct wide_stats *ws;
+	int err;
+
+	l->w = wide__new(&wo);
+	if (!l->w)
+		return -errno;
+	ws = wide__stats(l->w);
+	l->wmap = malloc((ws->funcs + 1) * sizeof(*l->wmap));
+	if (!l->wmap)
+		return -ENOMEM;
+	memset(l->wmap, 0xff, (ws->funcs + 1) * sizeof(*l->wmap));
+	err = wide__attach(l->w);
+	if (err)
+		return err;
+	l->wide_on = true;
+	l->wide_always = o->wide == BG_WIDE_ALWAYS;
+	l->a->skel->bss->bg_wide_on = 1;
+	if (l->verbose)
+		fprintf(stderr, "bpfgraph: wide net: %zu functions (from %s; %zu on the tracer's "
+			"own path left out) in one kprobe.session link, %.2f s to list, %.2f s "
+			"to attach\n", ws->funcs, ws->source, ws->denied, ws->build_s, ws->attach_s);
+	return 0;
+}
+
+static void free_wide(struct live *l)
+{
+	const struct wide_stats *ws;
+
+	if (!l->w)
+		return;
+	ws = wide__stats(l->w);
+	wide__free(l->w);
+	if (l->verbose)
+		fprintf(stderr, "bpfgraph: wide net: %u functions met, closed in %.2f s\n",
+			l->wide_met, ws->detach_s);
+	l->w = NULL;
+	free(l->wmap);
+	l->wmap = NULL;
 }
 
 /* kprobe.h: what fentry cannot attach to, or everything (kprobe tiers). */
@@ -900,8 +1082,14 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	/* The kprobe.multi pair only where it is used: older kernels may refuse its load. */
 	bpf_program__set_autoload(a.skel->progs.bg_mentry, ki->hook == BG_HOOK_KMULTI);
 	bpf_program__set_autoload(a.skel->progs.bg_mexit, ki->hook == BG_HOOK_KMULTI);
+	bpf_program__set_autoload(a.skel->progs.bg_wide, ki->wide);
+	if (ki->wide)
+		bpf_program__set_expected_attach_type(a.skel->progs.bg_wide,
+						      (enum bpf_attach_type)BG_ATTACH_KPROBE_SESSION);
 	if (o->verbosity)
 		fprintf(stderr, "bpfgraph: hooks: %s\n", ki->hook_why);
+	if (o->verbosity && ki->hook == BG_HOOK_KMULTI)
+		fprintf(stderr, "bpfgraph: wide net: %s\n", ki->wide_why);
 	/* bg_franges: every function of the plan and room for live ones. */
 	if (!err)
 		err = bpf_map__set_max_entries(a.skel->maps.bg_franges,
@@ -926,6 +1114,14 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		err = attach__all(&a);
 	if (!err)
 		err = attach_kprobes(&live, ki->hook);
+	if (!err && ki->wide && (err = attach_wide(&live, o, ki))) {
+		/* Traced without it: the first call is then incomplete. */
+		fprintf(stderr, "bpfgraph: cannot attach the wide net (%s): the first traced "
+			"call shows only what was planned; --wide=off says so up front\n",
+			strerror(-err));
+		free_wide(&live);
+		err = 0;
+	}
 	if (!err) {
 		/* Flushes a switched-out task's records (and does nosleep-time). */
 		switch_link = bpf_program__attach(a.skel->progs.bg_switch);
@@ -942,6 +1138,7 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	if (err) {
 		session__abort(&s);
 		bpf_link__destroy(switch_link);
+		free_wide(&live);
 		kprobes__free(live.kp);
 		attach__detach(&a);
 		if (stats_fd >= 0)
@@ -964,13 +1161,25 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		s.on_target = on_target;
 		s.on_settled = on_settled;
 		s.caller_ctx = &live;
-		probe_indirect(&live, ki, true);
+		/* The wide net shows what indirect calls reach: no probes for them. */
+		if (!live.w)
+			probe_indirect(&live, ki, true);
 	} else if (ki->kt && !o->thresh_ns && !o->no_callsites) {
 		probe_indirect(&live, ki, false); /* the call-site probes only */
 	}
+	if (live.w) {
+		s.map_func = map_wide;
+		s.on_poll = on_poll;
+		s.caller_ctx = &live;
+		live.s = &s;
+		/* Nothing is attached while the net is on: the command runs on. */
+		live.pause_after = s.pause_child;
+		s.pause_child = false;
+	}
 	a.skel->bss->bg_enabled = 1;
 	/* Say when tracing really began (without a command: when to stop). */
-	traced = a.st.attached + (live.kp ? kprobes__stats(live.kp)->attached : 0);
+	traced = a.st.attached + (live.kp ? kprobes__stats(live.kp)->attached : 0) +
+		 (live.w ? (unsigned int)wide__stats(live.w)->funcs : 0);
 	if (s.child <= 0 && (verbosity || isatty(STDERR_FILENO)))
 		fprintf(stderr, "bpfgraph: tracing %u functions; Ctrl-C to stop\n", traced);
 	else if (s.child > 0 && verbosity)
@@ -983,6 +1192,7 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	if (stats_fd >= 0)
 		attach__print_runs(&a, 15);
 	icall__detach(live.ic);
+	free_wide(&live);
 	kprobes__detach(live.kp);
 	bpf_link__destroy(switch_link);
 	attach__unlink(&a);
@@ -1057,9 +1267,13 @@ int tracer__run(const struct bg_opts *o, const struct tracer_sinks *ts)
 	if (!err)
 		err = choose_hook(&ki, o);
 	if (!err)
+		choose_wide(&ki, o);
+	if (!err)
 		err = make_plan(&p, o, &ki);
 	if (!err && o->dry_run) {
 		printf("# hooks: %s\n", ki.hook_why);
+		if (ki.hook == BG_HOOK_KMULTI)
+			printf("# wide net: %s\n", ki.wide_why);
 		plan__print(&p, stdout);
 	}
 	else if (!err)

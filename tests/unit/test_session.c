@@ -95,6 +95,47 @@ static void test_single_record(void **state)
 	assert_int_equal(s.st.records, 1);
 }
 
+/* Wide index w maps to table index 100 + w; w >= 4 is unknown. */
+static int map_func(void *ctx, uint32_t func)
+{
+	uint32_t w = func & ~BG_FUNC_WIDE;
+
+	(void)ctx;
+	return w < 4 ? (int)(100 + w) : -ENOENT;
+}
+
+/*
+ * Records of the wide net reach the sink with a function table index; one
+ * of no known function is dropped and counted; graphs ended are counted
+ * (exits at depth 0), whichever hook made them.
+ */
+static void test_wide_records_mapped(void **state)
+{
+	struct bg_rec sample[5] = {
+		rec(BG_REC_ENTRY, 1, 0), /* the entry function, planned */
+		rec(BG_REC_ENTRY, 2, BG_FUNC_WIDE | 2),
+		rec(BG_REC_EXIT, 3, BG_FUNC_WIDE | 9),
+		rec(BG_REC_EXIT, 4, BG_FUNC_WIDE | 2),
+		rec(BG_REC_EXIT, 5, 0),
+	};
+	struct fake_sink f;
+	struct session s;
+
+	(void)state;
+	sample[1].depth = sample[2].depth = sample[3].depth = 1;
+	setup(&s, &f);
+	s.map_func = map_func;
+	assert_int_equal(session__sample(&s, sample, sizeof(sample)), 0);
+	assert_int_equal(f.n, 4);
+	assert_int_equal(f.got[0].func, 0);
+	assert_int_equal(f.got[1].func, 102);
+	assert_int_equal(f.got[2].func, 102);
+	assert_int_equal(f.got[2].ts, 4);
+	assert_int_equal(f.got[3].func, 0);
+	assert_int_equal(s.st.unmapped, 1);
+	assert_int_equal(s.graphs_done, 1);
+}
+
 /* A target goes to discovery's queue, not to the trace. */
 static void test_target_not_traced(void **state)
 {
@@ -199,6 +240,7 @@ int main(void)
 		cmocka_unit_test(test_whole_batch_in_order),
 		cmocka_unit_test(test_check_command),
 		cmocka_unit_test(test_single_record),
+		cmocka_unit_test(test_wide_records_mapped),
 		cmocka_unit_test(test_target_not_traced),
 		cmocka_unit_test(test_full_poll_batch_takes_whole_sample),
 		cmocka_unit_test(test_partial_tail_ignored),

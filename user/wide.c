@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/bpf.h>
+
+#include "bpfgraph.h"
+#include "functab.h"
+#include "ksyms.h"
+#include "ktext.h"
+#include "links.h"
+#include "plan.h"
+#include "wide.h"
+
+struct wide {
+	struct wide_opts o;
+	const struct ksym **sym; /* the table, by address */
+	size_t n, cap;
+	uint64_t *planned; /* addresses of o.funcs, sorted */
+	size_t nplanned;
+	int link_fd;
+	int keep_fd; /* what stays of the net once narrowed (wide__narrow) */
+	struct wide_stats st;
+};
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int by_sym_addr(const void *a, const void *b)
+{
+	const struct ksym *x = *(const struct ksym *const *)a, *y = *(const struct ksym *const *)b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static bool planned(const struct wide *w, uint64_t addr)
+{
+	return bsearch(&addr, w->planned, w->nplanned, sizeof(addr), by_u64) != NULL;
+}
+
+/*
+ * Left out: what has links of its own, and the tracer's own path, except
+ * the functions a trampoline must not hook (__rcu_read_lock...): fprobe's
+ * recursion guard skips the calls our programs make to them, so the
+ * calls traced functions make are shown.
+ */
+static int add(struct wide *w, const struct ksym *s)
+{
+	if (planned(w, s->addr))
+		return 0;
+	if (plan__denied(s->name) && !plan__hook_only(s->name)) {
+		w->st.denied++;
+		return 0;
+	}
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 4096;
+		const struct ksym **v = realloc(w->sym, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		w->sym = v;
+		w->cap = cap;
+	}
+	w->sym[w->n++] = s;
+	return 0;
+}
+
+/*
+ * The kernel's own list of what ftrace can hook, by address (6.5+): the
+ * fentry site, at most an endbr64 past the start. 0, or -errno when
+ * tracefs cannot be read.
+ */
+static int from_tracefs(struct wide *w)
+{
+	static const char *const paths[] = {
+		"/sys/kernel/tracing/available_filter_functions_addrs",
+		"/sys/kernel/debug/tracing/available_filter_functions_addrs",
+		NULL,
+	};
+	char line[512];
+	FILE *f = NULL;
+	int err = 0;
+
+	for (int i = 0; paths[i] && !f; i++)
+		if ((f = fopen(paths[i], "re")))
+			w->st.source = paths[i];
+	if (!f)
+		return -errno;
+	while (!err && fgets(line, sizeof(line), f)) {
+		uint64_t addr = strtoull(line, NULL, 16);
+		const struct ksym *s = ksyms__find_addr(w->o.ks, addr);
+
+		if (s && addr - s->addr < BG_FENTRY_SITE_END)
+			err = add(w, s);
+	}
+	fclose(f);
+	return err;
+}
+
+/* Without tracefs: every text symbol whose code starts with an fentry site. */
+static int from_text(struct wide *w)
+{
+	uint8_t code[16];
+	struct kcode_info ci;
+	int err = 0;
+
+	if (!w->o.kt)
+		return -ENOENT;
+	w->st.source = "kernel text (/proc/kcore)";
+	for (size_t i = 0; !err && i < ksyms__count(w->o.ks); i++) {
+		const struct ksym *s = ksyms__at(w->o.ks, i);
+
+		if ((s->type != 't' && s->type != 'T') || s->size < sizeof(code) ||
+		    ktext__read(w->o.kt, s->addr, code, sizeof(code)))
+			continue;
+		if (!kcode__scan(code, sizeof(code), s->addr, NULL, 0, &ci) && ci.fentry_site)
+			err = add(w, s);
+	}
+	return err;
+}
+
+struct wide *wide__new(const struct wide_opts *o)
+{
+	struct wide *w = calloc(1, sizeof(*w));
+	double t0 = links__now();
+	size_t n = 0;
+	int err;
+
+	if (!w)
+		return NULL;
+	w->o = *o;
+	w->link_fd = w->keep_fd = -1;
+	w->planned = malloc((o->funcs->n + 1) * sizeof(*w->planned));
+	if (!w->planned) {
+		free(w);
+		return NULL;
+	}
+	for (size_t i = 0; i < o->funcs->n; i++)
+		w->planned[w->nplanned++] = o->funcs->f[i].addr;
+	qsort(w->planned, w->nplanned, sizeof(*w->planned), by_u64);
+	err = from_tracefs(w);
+	if (err && err != -ENOMEM) {
+		w->n = 0;
+		w->st.denied = 0;
+		err = from_text(w);
+	}
+	if (err) {
+		wide__free(w);
+		errno = -err;
+		return NULL;
+	}
+	/* One address once: the kernel refuses a link naming one twice. */
+	qsort(w->sym, w->n, sizeof(*w->sym), by_sym_addr);
+	for (size_t i = 0; i < w->n; i++)
+		if (!n || w->sym[i]->addr != w->sym[n - 1]->addr)
+			w->sym[n++] = w->sym[i];
+	w->n = n;
+	w->st.funcs = n;
+	w->st.build_s = links__now() - t0;
+	return w;
+}
+
+static bool notrace(const struct wide *w, const char *name)
+{
+	for (size_t i = 0; i < w->o.n_notrace; i++)
+		if (!fnmatch(w->o.notrace[i], name, 0))
+			return true;
+	return false;
+}
+
+/* One kprobe.session link over the table's entries that keep says (all: NULL). */
+static int link_session(struct wide *w, bool (*keep)(const struct ksym *), uint64_t flags)
+{
+	uint64_t *addrs = malloc((w->n + 1) * sizeof(*addrs));
+	uint64_t *cookies = malloc((w->n + 1) * sizeof(*cookies));
+	union bpf_attr attr;
+	size_t n = 0;
+	int fd;
+
+	if (!addrs || !cookies) {
+		fd = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < w->n; i++) {
+		if (keep && !keep(w->sym[i]))
+			continue;
+		addrs[n] = w->sym[i]->addr;
+		cookies[n++] = (uint64_t)(BG_FUNC_WIDE | i) |
+			       (uint64_t)w->o.gen << BG_CK_GEN_SHIFT | flags |
+			       (notrace(w, w->sym[i]->name) ? BG_CK_NOTRACE : 0);
+	}
+	if (!n) {
+		fd = -ENOENT;
+		goto out;
+	}
+	/* Raw bpf(2): libbpf 1.1 creates no kprobe.session link. */
+	memset(&attr, 0, sizeof(attr));
+	attr.link_create.prog_fd = (uint32_t)w->o.prog_fd;
+	attr.link_create.attach_type = BG_ATTACH_KPROBE_SESSION;
+	attr.link_create.kprobe_multi.cnt = (uint32_t)n;
+	attr.link_create.kprobe_multi.addrs = (uint64_t)(uintptr_t)addrs;
+	attr.link_create.kprobe_multi.cookies = (uint64_t)(uintptr_t)cookies;
+	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	if (fd < 0)
+		fd = -errno;
+out:
+	free(addrs);
+	free(cookies);
+	return fd;
+}
+
+int wide__attach(struct wide *w)
+{
+	double t0 = links__now();
+	int fd = link_session(w, NULL, 0);
+
+	w->st.attach_s += links__now() - t0;
+	if (fd < 0)
+		return fd;
+	w->link_fd = fd;
+	return 0;
+}
+
+static bool hook_only(const struct ksym *s)
+{
+	return !s->module && plan__hook_only(s->name);
+}
+
+int wide__narrow(struct wide *w)
+{
+	double t0 = links__now();
+	int fd = link_session(w, hook_only, BG_CK_KEEP);
+
+	w->st.attach_s += links__now() - t0;
+	if (fd < 0)
+		return fd == -ENOENT ? 0 : fd;
+	w->keep_fd = fd;
+	return 0;
+}
+
+bool wide__attached(const struct wide *w)
+{
+	return w && w->link_fd >= 0;
+}
+
+const struct ksym *wide__sym(const struct wide *w, uint32_t i)
+{
+	return w && i < w->n ? w->sym[i] : NULL;
+}
+
+void wide__detach(struct wide *w)
+{
+	double t0 = links__now();
+
+	if (!w || w->link_fd < 0)
+		return;
+	close(w->link_fd);
+	w->link_fd = -1;
+	w->st.detach_s += links__now() - t0;
+}
+
+const struct wide_stats *wide__stats(const struct wide *w)
+{
+	return &w->st;
+}
+
+void wide__free(struct wide *w)
+{
+	if (!w)
+		return;
+	wide__detach(w);
+	if (w->keep_fd >= 0)
+		close(w->keep_fd);
+	free(w->sym);
+	free(w->planned);
+	free(w);
+}
+
+int wide__supported(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	const char *sym = "bpfgraph_probe_no_such_function";
+	union bpf_attr attr;
+	int pfd, lfd, err;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_KPROBE;
+	attr.expected_attach_type = BG_ATTACH_KPROBE_SESSION;
+	attr.insns = (uint64_t)(uintptr_t)insns;
+	attr.insn_cnt = 2;
+	attr.license = (uint64_t)(uintptr_t)"GPL";
+	pfd = (int)syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
+	if (pfd < 0)
+		return errno == EINVAL || errno == E2BIG ? 0 : -errno;
+	/*
+	 * A symbol no kernel has: a kernel with kprobe.session looks it up and
+	 * finds nothing (ESRCH); one without refuses the attach type (EINVAL).
+	 */
+	memset(&attr, 0, sizeof(attr));
+	attr.link_create.prog_fd = (uint32_t)pfd;
+	attr.link_create.attach_type = BG_ATTACH_KPROBE_SESSION;
+	attr.link_create.kprobe_multi.cnt = 1;
+	attr.link_create.kprobe_multi.syms = (uint64_t)(uintptr_t)&sym;
+	lfd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	err = errno;
+	close(pfd);
+	if (lfd >= 0) {
+		close(lfd);
+		return 1;
+	}
+	return err == ESRCH || err == ENOENT;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The wide net: one kprobe.session link over every traceable function
+ * that has no link of its own, so that the first traced call is complete
+ * before anything was learned about it (bg_wide in bpf/graph.bpf.c).
+ * Calls outside a graph pay an entry hook and one load; calls inside one
+ * are recorded like those of planned functions, under a wide index
+ * (BG_FUNC_WIDE | position in the table) that user space turns into a
+ * function table index as their records arrive. Where the kernel has no
+ * kprobe.session (before 6.10, or without CONFIG_FPROBE) there is none.
+ */
+#ifndef BG_WIDE_H
+#define BG_WIDE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct functab;
+struct ksym;
+struct ksyms;
+struct ktext;
+
+struct wide_opts {
+	const struct ksyms *ks;
+	/* Where tracefs cannot be read: fentry sites are found in the text. */
+	struct ktext *kt;
+	/* Functions with links of their own: left out. */
+	const struct functab *funcs;
+	/* -x globs: their calls are hidden with their subtrees (BG_CK_NOTRACE). */
+	char *const *notrace;
+	size_t n_notrace;
+	int prog_fd; /* bg_wide, loaded as a kprobe.session program */
+	uint32_t gen; /* the link generation of its cookies (BG_CK_GEN) */
+};
+
+struct wide_stats {
+	size_t funcs; /* in the table */
+	size_t denied; /* traceable, left out: on the tracer's own path */
+	const char *source; /* where the traceable functions were listed */
+	double build_s, attach_s, detach_s;
+};
+
+struct wide;
+
+/* The table of what the net covers; NULL + errno. */
+struct wide *wide__new(const struct wide_opts *o);
+/* One link over the whole table: 0 or -errno. */
+int wide__attach(struct wide *w);
+bool wide__attached(const struct wide *w);
+/*
+ * What stays once the net is narrowed (bg_wide_on cleared): a link over
+ * the functions no trampoline may hook (__rcu_read_lock...), which get no
+ * links of their own on the kprobe.multi tier, recording always
+ * (BG_CK_KEEP). 0 or -errno.
+ */
+int wide__narrow(struct wide *w);
+/* The function at position i of the table, or NULL. */
+const struct ksym *wide__sym(const struct wide *w, uint32_t i);
+/* Closes the net's link (the table stays): calls under way in it lose their exits. */
+void wide__detach(struct wide *w);
+const struct wide_stats *wide__stats(const struct wide *w);
+void wide__free(struct wide *w);
+
+/* The kernel attaches kprobe.session links: 1, 0 (it does not) or -errno. */
+int wide__supported(void);
+
+/* bpf(2)'s attach type for kprobe.session links (6.10+; libbpf 1.1 predates it). */
+#define BG_ATTACH_KPROBE_SESSION 56
+
+#endif
