@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -67,11 +68,22 @@ struct rec_sink session__graph_sink(struct graph *g)
 
 int session__spawn(struct session *s, char **argv, const struct rlimit *nofile)
 {
+	pid_t parent = getpid();
 	int p[2];
 	char c;
 
 	if (pipe2(p, O_CLOEXEC))
 		return -errno;
+	/*
+	 * The command dies with bpfgraph, however bpfgraph ends (SIGKILL,
+	 * a crash, the OOM killer): one it had stopped (set_paused()) would
+	 * otherwise stay stopped for good, orphaned. SIGKILL acts on a
+	 * stopped task; SIGTERM would wait for a SIGCONT nobody sends. The
+	 * death signal comes when the forking thread exits: this is the
+	 * main thread (links.c's helper threads never fork). An exec that
+	 * changes credentials (set-user-ID or set-group-ID, file
+	 * capabilities) clears it.
+	 */
 	s->child = fork();
 	if (s->child < 0) {
 		int err = -errno;
@@ -82,7 +94,10 @@ int session__spawn(struct session *s, char **argv, const struct rlimit *nofile)
 	}
 	if (s->child == 0) {
 		close(p[1]);
-		/* Wait for "go"; EOF means the tracer gave up. */
+		/* A parent gone before prctl() sent no death signal. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(127);
+		/* Wait for "go"; EOF means the tracer gave up (or died). */
 		if (read(p[0], &c, 1) != 1)
 			_exit(127);
 		if (nofile)

@@ -6,6 +6,11 @@
  * poll batch stops libbpf's loop only after the whole sample was taken.
  */
 #include <errno.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "golden.h"
 
@@ -234,6 +239,117 @@ static void test_check_command(void **state)
 	free(old);
 }
 
+enum helper_end { BEFORE_GO, RUNNING, STOPPED };
+
+/* Until /proc/PID/comm says COMM (the exec happened), 2 s at most. */
+static bool comm_is(pid_t pid, const char *comm)
+{
+	char path[64], buf[32] = "";
+
+	for (int i = 0; i < 200; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+		f = fopen(path, "re");
+		if (f && fgets(buf, sizeof(buf), f))
+			buf[strcspn(buf, "\n")] = 0;
+		if (f)
+			fclose(f);
+		if (!strcmp(buf, comm))
+			return true;
+		usleep(10 * 1000);
+	}
+	return false;
+}
+
+/*
+ * The helper plays bpfgraph: spawns "sleep 60" through session__spawn(),
+ * takes it as far as end says, tells its pid through fd and waits to be
+ * killed. Never returns into cmocka.
+ */
+static void helper(int fd, enum helper_end end)
+{
+	char *argv[] = { "sleep", "60", NULL };
+	struct session s = { .go_fd = -1 };
+	int st;
+
+	if (session__spawn(&s, argv, NULL))
+		_exit(1);
+	if (end != BEFORE_GO && (session__go(&s) || !comm_is(s.child, "sleep")))
+		_exit(1);
+	if (end == STOPPED) {
+		session__pause(&s, true);
+		if (waitpid(s.child, &st, WUNTRACED) != s.child || !WIFSTOPPED(st))
+			_exit(1);
+	}
+	if (write(fd, &s.child, sizeof(s.child)) != sizeof(s.child))
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+/*
+ * SIGKILL a helper that spawned a command; the wait status of the command,
+ * reaped by this process (a subreaper) within a second, or -1.
+ */
+static int command_status_after_kill(enum helper_end end)
+{
+	pid_t h, cmd = 0;
+	int p[2], st = -1;
+
+	assert_int_equal(pipe(p), 0);
+	/* The orphaned command comes to this process, which can reap it. */
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	h = fork();
+	if (h == 0) {
+		close(p[0]);
+		helper(p[1], end);
+	}
+	close(p[1]);
+	if (h < 0 || read(p[0], &cmd, sizeof(cmd)) != sizeof(cmd))
+		cmd = 0;
+	close(p[0]);
+	if (h > 0) {
+		kill(h, SIGKILL);
+		waitpid(h, NULL, 0);
+	}
+	for (int i = 0; cmd > 0 && i < 100; i++) {
+		if (waitpid(cmd, &st, WNOHANG) == cmd)
+			break;
+		st = -1;
+		usleep(10 * 1000);
+	}
+	if (cmd > 0 && st == -1) {
+		/* Left behind: do not leave it to the next test. */
+		kill(cmd, SIGKILL);
+		waitpid(cmd, NULL, 0);
+	}
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
+	assert_true(h > 0 && cmd > 0);
+	return st;
+}
+
+/*
+ * Whatever ends bpfgraph, the command it started does not outlive it: not
+ * left stopped for good by a SIGKILL while paused (issue #21), not left
+ * running, and not waiting for a "go" that never comes.
+ */
+static void test_command_dies_with_tracer(void **state)
+{
+	int st;
+
+	(void)state;
+	st = command_status_after_kill(STOPPED);
+	assert_true(st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	st = command_status_after_kill(RUNNING);
+	assert_true(st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	/* The death signal, or EOF on the go pipe: whichever comes first. */
+	st = command_status_after_kill(BEFORE_GO);
+	assert_true(st != -1);
+	assert_true((WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) ||
+		    (WIFEXITED(st) && WEXITSTATUS(st) == 127));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_full_poll_batch_takes_whole_sample),
 		cmocka_unit_test(test_partial_tail_ignored),
 		cmocka_unit_test(test_sink_error_passed_on),
+		cmocka_unit_test(test_command_dies_with_tracer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
