@@ -170,6 +170,17 @@ static void test_deny_list(void **state)
 	assert_null(plan__denied("do_sys_openat2"));
 	assert_null(plan__denied("_raw_spin_lock"));
 	assert_null(plan__denied("kmem_cache_alloc"));
+	/* Each shape of pattern: exact, prefix*, *infix*, and fnmatch's own. */
+	assert_non_null(plan__denied("is_endbr"));
+	assert_null(plan__denied("is_endbr_x"));
+	assert_non_null(plan__denied("sched_clock_cpu"));
+	assert_null(plan__denied("my_sched_clock"));
+	assert_non_null(plan__denied("do_ringbuf_thing"));
+	assert_non_null(plan__denied("ringbuf"));
+	assert_non_null(plan__denied("foo_bpf_prog_bar"));
+	assert_null(plan__denied("foo_bpf_progbar"));
+	assert_non_null(plan__denied("run_irq_work_list"));
+	assert_null(plan__denied("irq_workx"));
 	/* The clocksource's read function: every timestamp of ours calls it. */
 	assert_null(plan__denied("read_hpet"));
 	assert_string_equal(plan__set_clocksource("hpet"), "read_hpet");
