@@ -383,6 +383,19 @@ void session__pause(struct session *s, bool on)
 	set_paused(s, on);
 }
 
+bool session__child_exited(const struct session *s)
+{
+	siginfo_t si;
+
+	if (s->child <= 0)
+		return false;
+	memset(&si, 0, sizeof(si));
+	/* WNOWAIT: left for child_done() to reap. */
+	if (waitid(P_PID, (id_t)s->child, &si, WEXITED | WNOHANG | WNOWAIT))
+		return false;
+	return si.si_pid == s->child;
+}
+
 /*
  * A probe stops the child and reports the target; should that report be
  * lost (ring buffer full), nobody would let the child go on: do it when

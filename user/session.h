@@ -140,5 +140,7 @@ void session__abort(struct session *s);
 
 /* Stops (SIGSTOP) or continues the command bpfgraph started, if any. */
 void session__pause(struct session *s, bool on);
+/* The command bpfgraph started has exited (not reaped yet). */
+bool session__child_exited(const struct session *s);
 
 #endif

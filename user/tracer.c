@@ -573,8 +573,10 @@ static void on_poll(void *ctx, uint64_t graphs_done)
 {
 	struct live *l = ctx;
 
-	if ((l->wide_on && !l->wide_always && graphs_done) ||
-	    (!l->wide_on && wide__attached(l->w)))
+	/* Nothing to link for when the command is gone: the trace ends now. */
+	if (l->wide_on && !l->wide_always && graphs_done && !session__child_exited(l->s))
+		narrow_wide(l);
+	else if (!l->wide_on && wide__attached(l->w))
 		narrow_wide(l);
 }
 
