@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * function_graph text reader. A line is taken apart in the order the
- * kernel builds it (§4 of ../shared/docs/function-graph-format.md):
+ * kernel builds it ("Line layout" in docs/function-graph-format.md, whose
+ * section names the comments below quote):
  * [abstime] [cpu] [task/pid] [lat flags] [duration] indentation body.
  * What the columns show sets the layout once, at the first event line;
  * later lines that do not fit it are still read, and kept verbatim when
@@ -258,7 +259,7 @@ static bool name_char(char c)
 	return c > ' ' && c < 0x7f && !strchr("(){};[]/*=", c);
 }
 
-/* "name" or "name [module]" (§10). */
+/* "name" or "name [module]" ("Function names"). */
 static bool split_name(const char *p, size_t n, size_t *sym_len, const char **mod,
 		       size_t *mod_len)
 {
@@ -344,7 +345,7 @@ static struct fgt_cpu *cpu_state(struct fgtext *r, uint32_t cpu)
 	return c;
 }
 
-/* --- columns (§4) ------------------------------------------------------- */
+/* --- columns ("Line layout") -------------------------------------------- */
 
 /* "%5lu.%06lu |  " */
 static const char *parse_abstime(const char *p, const char *end, uint64_t *ts)
@@ -408,7 +409,7 @@ static const char *parse_proc(const char *p, const char *end, struct cols *c)
 	return bar && split_task(p, bar, c) ? bar + 3 : NULL;
 }
 
-/* latency-format: " " + 5 flag characters + " | " (§4.4) */
+/* latency-format: " " + 5 flag characters + " | " ("Latency flags") */
 static const char *parse_lat(const char *p, const char *end)
 {
 	static const char *const set[5] = { "dDbX.", "Nnp.", "ZzHhs.", "0123456789abcdef.",
@@ -449,7 +450,10 @@ static bool is_mark(char c)
 	return c && strchr(" +!#*@$", c);
 }
 
-/* mark, ' ', value, " us ", padding, "|  " - or 14 spaces and "|  " (§4.5) */
+/*
+ * mark, ' ', value, " us ", padding, "|  " - or 14 spaces and "|  "
+ * ("DURATION column")
+ */
 static const char *parse_duration(const char *p, const char *end, struct cols *c)
 {
 	const char *q;
@@ -508,7 +512,7 @@ static bool any_col(const struct cols *c)
 	return c->abstime || c->cpu || c->proc || c->lat || c->dur_field;
 }
 
-/* --- bodies (§4.8, §5, §6, §7.3) ---------------------------------------- */
+/* --- bodies ("Leaves and braces", "Return values", "Comments") --------- */
 
 /* "0x1f" (hex), "-22" or "5" (decimal) */
 static bool parse_ret(const char *p, const char *end, struct body *b)
@@ -705,7 +709,7 @@ static void set_layout(struct fgtext *r, const struct cols *c)
 		l->cpu_width = c->cpu_width > MAX_CPU_WIDTH ? MAX_CPU_WIDTH : c->cpu_width;
 	if (c->lat)
 		l->cols |= FGT_L_LATENCY;
-	/* "# tracer" without column headers: context-info was off (§3.2). */
+	/* "# tracer", no column headers: context-info was off ("Column headers"). */
 	if (any_col(c) || !l->header || r->hdr_cols)
 		l->flags |= BG_O_CONTEXT_INFO;
 	l->known |= cols;
@@ -773,7 +777,7 @@ static void learn_tail(struct fgtext *r, const struct fgtext_ev *e, bool named, 
 	l->known |= BG_O_TAIL;
 }
 
-/* Column header line: "# CPU  DURATION ... FUNCTION CALLS" (§3) */
+/* Column header line: "# CPU  DURATION ... FUNCTION CALLS" ("Column headers") */
 static void header_line(struct fgtext *r, const char *p, const char *end)
 {
 	struct fgtext_layout *l = &r->lay;
@@ -1085,7 +1089,7 @@ static int recover_joined(struct fgtext *r, const char *p, const char *end)
 
 /* --- whole lines -------------------------------------------------------- */
 
-/* "CPU:%u [LOST %lu EVENTS]" / "CPU:%u [LOST EVENTS]" (§2.3) */
+/* "CPU:%u [LOST %lu EVENTS]" / "CPU:%u [LOST EVENTS]" ("Lost events") */
 static int lost_line(struct fgtext *r, const char *p, const char *end, bool *done)
 {
 	struct fgtext_ev e = { .kind = FGT_EVENT, .line = r->lineno, .text = p };
@@ -1159,7 +1163,7 @@ static int other_line(struct fgtext *r, const char *p, const char *end)
 	return fail(r, "cannot parse line '%s'", quote(buf, sizeof(buf), p, end));
 }
 
-/* --- context-switch banners (§7.2): 4 lines ----------------------------- */
+/* --- context-switch banners ("Context switches"): 4 lines --------------- */
 
 /* " 0)   rcu_pre-15   =>    <idle>-0   " */
 static bool banner_mid(struct fgtext *r, const char *p, const char *end, struct fgtext_ev *e)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * function_graph text reader: the text of any dialect of
- * ../shared/docs/function-graph-format.md (tracefs trace and trace_pipe,
+ * docs/function-graph-format.md (tracefs trace and trace_pipe,
  * perf ftrace, perf-tools funcgraph; 6.1, 6.5 and 6.13 return values;
  * abstime, proc, nocpu, noduration, tail, nocontext-info; banners, LOST
  * lines, comments, irq markers) back into the model the writers consume:

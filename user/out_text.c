@@ -2,8 +2,8 @@
 /*
  * function_graph text writer. Every string and width here mirrors
  * kernel/trace/trace_functions_graph.c and trace_output.c (6.1, and 6.5 /
- * 6.13 for return values); ../shared/docs/function-graph-format.md gives
- * the byte-level rules and the section numbers quoted below.
+ * 6.13 for return values); docs/function-graph-format.md gives the
+ * byte-level rules, and the section names quoted below are its.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -29,7 +29,7 @@ static bool has(const struct out_text *w, uint32_t flag)
 	return w->o.flags & flag;
 }
 
-/* max_bytes_for_cpu: digits of the highest possible cpu number (§4.2). */
+/* max_bytes_for_cpu: digits of the highest possible cpu number ("CPU column"). */
 static int cpu_width(uint32_t nr_cpu_ids)
 {
 	uint32_t v = nr_cpu_ids > 1 ? nr_cpu_ids - 1 : 0;
@@ -63,7 +63,7 @@ void out_text__free(struct out_text *w)
 	free(w);
 }
 
-/* --- header (§2.1, §3) --------------------------------------------------- */
+/* --- header ("Header", "Column headers") --------------------------------- */
 
 static void put_header_line(const struct out_text *w, bool second)
 {
@@ -92,7 +92,7 @@ void out_text__begin(struct out_text *w)
 	put_header_line(w, true);
 }
 
-/* --- columns (§4) -------------------------------------------------------- */
+/* --- columns ("Line layout") --------------------------------------------- */
 
 /* trace_find_mark(): strict '>' from the largest threshold down. */
 static char overhead_mark(uint64_t ns)
@@ -233,7 +233,7 @@ static void put_duration_indent(const struct out_text *w, struct linebuf *l,
 	linebuf__spaces(l, (int)ev->depth * 2);
 }
 
-/* --- return values (§6) -------------------------------------------------- */
+/* --- return values ("Return values") ------------------------------------- */
 
 static uint64_t low_bits(uint64_t v, unsigned int bytes)
 {
@@ -304,7 +304,7 @@ bool out_text__fmt_retval(char *buf, size_t len, uint64_t ret, const struct bg_f
 	return n;
 }
 
-/* --- lines (§5, §7.2, §2.3) ---------------------------------------------- */
+/* --- lines ("Leaves and braces", "Context switches", "Lost events") ------ */
 
 static const struct bg_func *func_of(const struct out_text *w, uint32_t func)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * function_graph text writer: turns graph events into the bytes the
- * kernel's tracefs "trace" file prints (../shared/docs/function-graph-format.md).
+ * kernel's tracefs "trace" file prints (docs/function-graph-format.md).
  */
 #ifndef BG_OUT_TEXT_H
 #define BG_OUT_TEXT_H
