@@ -22,7 +22,7 @@
 #define BG_VERSION "0.0.0-unknown"
 #endif
 
-/* main()'s exit statuses (style.md: never -err). */
+/* main()'s exit statuses: main() returns one of these, never a -errno. */
 #define BG_EXIT_OK 0
 #define BG_EXIT_FAILURE 1
 #define BG_EXIT_USAGE 2

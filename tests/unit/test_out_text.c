@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Text writer tests: the formatting helpers against the tables of
- * function-graph-format.md, and hand-built event sequences rendered under
- * each option set against tests/golden/out_text/.
+ * docs/function-graph-format.md (section names in quotes below are that
+ * document's), and hand-built event sequences rendered under each option
+ * set against tests/golden/out_text/.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -118,7 +119,7 @@ static void emit_all(struct out_text *w, const struct gev *ev, size_t n)
 		out_text__emit(w, &ev[i]);
 }
 
-/* --- duration column (§4.5, §4.6) -------------------------------------- */
+/* --- duration column ("DURATION column", "Overhead marks") --------------- */
 
 static void test_duration_table(void **state)
 {
@@ -184,7 +185,7 @@ static void test_overhead_boundaries(void **state)
 	assert_string_equal(buf, "  10.000 us   |  ");
 }
 
-/* --- return values (§6) -------------------------------------------------- */
+/* --- return values ("Return values") ------------------------------------- */
 
 static void test_retval_format(void **state)
 {
@@ -258,7 +259,7 @@ static void test_retval_format(void **state)
 	assert_string_equal(buf, "-14");
 }
 
-/* --- header (§2.1, §3) --------------------------------------------------- */
+/* --- header ("Header", "Column headers") --------------------------------- */
 
 static void test_headers(void **state)
 {
@@ -458,7 +459,7 @@ static void test_retval_lines(void **state)
 	}
 }
 
-/* §4.3 examples and the edges of the centring rule. */
+/* "TASK/PID column" examples and the edges of the centring rule. */
 static void test_proc_column(void **state)
 {
 	struct fx *fx = *state;
@@ -486,7 +487,7 @@ static void test_proc_column(void **state)
 	check_golden(fx, w, "out_text/proc_column.out");
 }
 
-/* §4.2: width from the possible cpus, not from the cpu printed. */
+/* "CPU column": width from the possible cpus, not from the cpu printed. */
 static void test_cpu_width(void **state)
 {
 	struct fx *fx = *state;
@@ -519,7 +520,7 @@ static void test_cpu_width(void **state)
 	free(all);
 }
 
-/* The banner of §7.2, byte for byte (VM capture). */
+/* The banner of "Context switches", byte for byte (VM capture). */
 static void test_banner_bytes(void **state)
 {
 	struct fx *fx = *state;

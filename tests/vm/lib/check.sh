@@ -55,7 +55,7 @@ $(diff <(echo "$FG_HEADER") <(echo "$got") | sed 's/^/      /')"
 # NAME "-" for a bare "}", RET the printed return value or "-". A line
 # that is not valid function_graph text gives "LINENO - bad - -" followed by
 # the line itself after a tab. CPU column width W = digits of the last
-# possible CPU (function-graph-format.md 4.2).
+# possible CPU (docs/function-graph-format.md, "CPU column").
 fg_parse() { # FILE W
 	awk -v W="$2" '
 	function badline() { printf "%d - bad - -\t%s\n", NR, $0 }
@@ -65,7 +65,8 @@ fg_parse() { # FILE W
 	}
 	/^#/ && !body { next }
 	{ body = 1 }
-	# Context-switch banner: rule, tasks, rule, empty line (4.2, 7.2).
+	# Context-switch banner: rule, tasks, rule, empty line
+	# ("CPU column", "Context switches").
 	$0 == " ------------------------------------------" { print NR, 0, "banner", "-", "-"; next }
 	$0 == "" { print NR, 0, "banner", "-", "-"; next }
 	/ => / { print NR, 0, "banner", "-", "-"; next }

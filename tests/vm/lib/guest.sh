@@ -48,9 +48,9 @@ oracle_reset() {
 # FILE.rc, its stdout/stderr to FILE.out/FILE.err.
 # CMD starts stopped (SIGSTOP before exec) and everything is set up from
 # this shell, which is not traced: enabling tracing from inside the traced
-# task leaves a spurious first line (function-graph-format.md section 14).
-# The stopped task sits in signal delivery, not in FUNC, so no frame of
-# FUNC is open when the hooks go live.
+# task leaves a spurious first line (docs/function-graph-format.md,
+# "Capturing a reference"). The stopped task sits in signal delivery, not
+# in FUNC, so no frame of FUNC is open when the hooks go live.
 oracle_capture() {
 	_file=oracle.txt
 	_depth=0
