@@ -38,6 +38,12 @@ const volatile __u64 bg_cpumask[BG_MAX_CPUS / 64] = {};
  * new indirect target is found in it, until user space has attached it.
  */
 const volatile __u32 bg_pause_tgid = 0;
+/*
+ * --wide=first: the first graph to end turns the wide net off (bg_wide_on)
+ * and stops the command (bg_pause_tgid) until user space has linked what
+ * the net met, however long user space takes to read that far.
+ */
+const volatile __u8 bg_wide_once = 0;
 /* Report indirect targets met inside interrupt work too (see BG_RF_IRQ). */
 const volatile __u8 bg_discover_irqs = 0;
 /* [start, end) of the trampoline's helpers; see BG_SELF_RANGES. */
@@ -442,6 +448,12 @@ static __always_inline void pop_frame(struct task_state *st, __u32 top, __u64 no
 	st->depth = top;
 	if (top < st->irq)
 		st->irq = 0; /* the interrupt entry frame closed */
+	if (!top && bg_wide_once && bg_wide_on) {
+		bg_wide_on = 0;
+		/* Delivered on the way back to user space. */
+		if (bg_pause_tgid && (bpf_get_current_pid_tgid() >> 32) == bg_pause_tgid)
+			bpf_send_signal(19 /* SIGSTOP */);
+	}
 	if (bg_thresh_ns && dur < bg_thresh_ns) {
 		if (!top)
 			flush_cpu(); /* the graph ended, its last exit below the threshold */

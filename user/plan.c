@@ -134,7 +134,7 @@ static int is_kprobe_only(const char *name)
  * ones ("prefix*", "*infix*"): the wide net checks every traceable
  * function of the kernel against every pattern.
  */
-static bool glob_match(const char *glob, const char *name)
+bool plan__glob(const char *glob, const char *name)
 {
 	size_t n = strlen(glob);
 	const char *inner = glob + 1;
@@ -173,7 +173,7 @@ const char *plan__denied(const char *name)
 		return "trampolines call it themselves; traced at its call sites, or -a NAME "
 		       "by kprobe";
 	for (int i = 0; deny_globs[i]; i++)
-		if (glob_match(deny_globs[i], name))
+		if (plan__glob(deny_globs[i], name))
 			return deny_globs[i];
 	return NULL;
 }
@@ -558,6 +558,41 @@ int plan__add_live(struct plan *p, const struct plan_opts *o, const struct ksym 
 		return -EEXIST;
 	*why = p->cands[p->ncands - 1].skip;
 	return *why == PS_NONE ? p->cands[p->ncands - 1].func : -EPERM;
+}
+
+int plan__add_wide(struct plan *p, const struct plan_opts *o, const struct ksym *s)
+{
+	struct plan_cand c = { .sym = s, .why = PW_CALLEE, .parent = "(the wide net)",
+			       .kprobe = 1, .func = -1 };
+	struct kbtf_func bf;
+	int r = symset_add(p->seen, s);
+
+	if (r < 0)
+		return r;
+	if (r == 0) {
+		r = functab__find_addr(&p->funcs, s->addr);
+		return r >= 0 ? r : -EEXIST;
+	}
+	if (p->ncands == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 256;
+		struct plan_cand *n = realloc(p->cands, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->cands = n;
+		p->cap = cap;
+	}
+	/* Return types from BTF where it has the function; nothing else is read. */
+	memset(&bf, 0, sizeof(bf));
+	if (kbtf__func(o->kb, s->name, s->module, &bf))
+		memset(&bf, 0, sizeof(bf));
+	c.notrace = any_glob(o->notrace, o->n_notrace, s->name);
+	c.func = add_func(p, &c, &bf);
+	if (c.func < 0)
+		return c.func;
+	p->nattach++;
+	p->cands[p->ncands++] = c;
+	return c.func;
 }
 
 int plan__build(struct plan *p, const struct plan_opts *o)

@@ -9,6 +9,7 @@
 #ifndef BG_PLAN_H
 #define BG_PLAN_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "functab.h"
@@ -91,6 +92,14 @@ int plan__build(struct plan *p, const struct plan_opts *o);
  */
 int plan__add_live(struct plan *p, const struct plan_opts *o, const struct ksym *s,
 		   enum plan_skip *why);
+/*
+ * A function the wide net met (user/wide.h), known traceable: into the
+ * function table without reading its code, as one attached by address.
+ * Returns its functab index (the existing one when it was there), or
+ * -EEXIST when it was considered before and is not in the table, or
+ * -errno.
+ */
+int plan__add_wide(struct plan *p, const struct plan_opts *o, const struct ksym *s);
 /* Direct callees of s in kernel text (up to max); their count or -errno. */
 int plan__callees(const struct plan_opts *o, const struct ksym *s, const struct ksym **out,
 		  size_t max);
@@ -105,6 +114,8 @@ const char *plan__denied(const char *name);
  * (__rcu_read_lock..., the clocksource's read function): 1 or 0.
  */
 int plan__hook_only(const char *name);
+/* fnmatch(glob, name, 0) == 0, faster for "prefix*" and "*infix*". */
+bool plan__glob(const char *glob, const char *name);
 /*
  * The current clocksource's name (sysfs current_clocksource): its read
  * function, which our programs call for every timestamp, is traced at

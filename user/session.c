@@ -383,6 +383,12 @@ void session__pause(struct session *s, bool on)
 	set_paused(s, on);
 }
 
+void session__resume(struct session *s)
+{
+	if (s->child > 0 && !s->paused)
+		kill(s->child, SIGCONT);
+}
+
 bool session__child_exited(const struct session *s)
 {
 	siginfo_t si;
@@ -482,7 +488,9 @@ int session__run(struct session *s)
 		s->sink.drain(s->sink.ctx, mono_ns() - REORDER_NS);
 		if (s->on_poll)
 			s->on_poll(s->caller_ctx, s->graphs_done);
-		if (s->pause_child && growing(s)) {
+		if (s->hold_growth) {
+			/* Kept for later: see session.hold_growth. */
+		} else if (s->pause_child && growing(s)) {
 			/* A probe that found a target stopped it already. */
 			set_paused(s, true);
 			grow_paused(s, rb);

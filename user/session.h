@@ -85,6 +85,8 @@ struct session {
 	void (*on_poll)(void *ctx, uint64_t graphs_done);
 	void *caller_ctx;
 	uint64_t graphs_done; /* exits at depth 0 read */
+	/* Found functions wait in their queues (the wide net is on). */
+	bool hold_growth;
 	const struct ksym *pending[64];
 	unsigned int npending;
 	uint32_t expand[64];
@@ -140,6 +142,8 @@ void session__abort(struct session *s);
 
 /* Stops (SIGSTOP) or continues the command bpfgraph started, if any. */
 void session__pause(struct session *s, bool on);
+/* Continues the command unless bpfgraph itself keeps it stopped (SIGCONT). */
+void session__resume(struct session *s);
 /* The command bpfgraph started has exited (not reaped yet). */
 bool session__child_exited(const struct session *s);
 

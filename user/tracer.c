@@ -170,8 +170,8 @@ static void choose_wide(struct kernel_info *ki, const struct bg_opts *o)
 	}
 	ki->wide = true;
 	ki->wide_why = o->wide == BG_WIDE_ALWAYS ?
-		"every traceable function, one kprobe.session link, the whole trace (--wide=always)" :
-		"every traceable function, one kprobe.session link, until the first traced "
+		"every traceable function by kprobe.session, the whole trace (--wide=always)" :
+		"every traceable function by kprobe.session, until the first traced "
 		"call returns (--wide=off: none)";
 }
 
@@ -504,29 +504,42 @@ static int map_wide(void *ctx, uint32_t func)
 	struct live *l = ctx;
 	uint32_t wi = func & ~BG_FUNC_WIDE;
 	const struct ksym *s = wide__sym(l->w, wi);
-	enum plan_skip why = PS_NONE;
 	int idx;
 
 	if (!s)
 		return -ENOENT;
 	if (l->wmap[wi] >= 0)
 		return l->wmap[wi];
-	idx = plan__add_live(l->p, &l->po, s, &why);
-	if (idx >= 0 && l->kp && !kprobes__attach(l->kp, (uint32_t)idx, &l->p->funcs.f[idx])) {
-		frange_set(l->a->skel, (uint32_t)idx, &l->p->funcs.f[idx]);
-		l->p->funcs.f[idx].flags |= BG_FN_EXPANDED;
-	} else {
-		/* Shown, never linked (__rcu_read_lock: the net keeps it; -x...). */
-		idx = functab__find_addr(&l->p->funcs, s->addr);
-		if (idx < 0)
-			idx = functab__add(&l->p->funcs, s->name, s->module, s->addr, s->size);
-		if (idx < 0)
-			return idx;
-		l->p->funcs.f[idx].flags |= BG_FN_INFERRED;
-	}
-	l->wide_met++;
+	/* Cheap: this runs for each new function while the net slows everything. */
+	idx = plan__add_wide(l->p, &l->po, s);
+	if (idx == -EEXIST)
+		idx = functab__add(&l->p->funcs, s->name, s->module, s->addr, s->size);
+	if (idx < 0)
+		return idx;
 	l->wmap[wi] = idx;
+	l->wide_met++;
 	return idx;
+}
+
+/* What the net met gets links of its own (queued; flushed by the caller). */
+static void link_met(struct live *l)
+{
+	for (size_t wi = 0; wi < wide__stats(l->w)->funcs; wi++) {
+		int idx = l->wmap[wi];
+		struct bg_func *f;
+
+		if (idx < 0)
+			continue;
+		f = &l->p->funcs.f[idx];
+		/* __rcu_read_lock...: the net's keep link shows them (wide__narrow). */
+		if (!f->module && plan__hook_only(f->name))
+			continue;
+		if (l->kp && !kprobes__attached(l->kp, (uint32_t)idx) &&
+		    !kprobes__attach(l->kp, (uint32_t)idx, f)) {
+			frange_set(l->a->skel, (uint32_t)idx, f);
+			f->flags |= BG_FN_EXPANDED;
+		}
+	}
 }
 
 /*
@@ -556,6 +569,7 @@ static void narrow_wide(struct live *l)
 	    t0 - l->wide_narrowed_at < WIDE_DRAIN_S)
 		return;
 	wide__detach(l->w);
+	link_met(l);
 	failed = l->kp ? kprobes__flush(l->kp) : 0;
 	err = wide__narrow(l->w);
 	if (err)
@@ -566,15 +580,21 @@ static void narrow_wide(struct live *l)
 			"functions it met linked (%u refused) in %.2f s\n", l->wide_met, failed,
 			links__now() - l->wide_narrowed_at);
 	l->s->pause_child = l->pause_after;
+	l->s->hold_growth = false;
+	/* Stopped by us, or at the end of its first call (bg_wide_once). */
 	session__pause(l->s, false);
+	session__resume(l->s);
 }
 
 static void on_poll(void *ctx, uint64_t graphs_done)
 {
 	struct live *l = ctx;
+	/* The BPF side turns the net off at the end of the first graph. */
+	bool off = !__atomic_load_n(&l->a->skel->bss->bg_wide_on, __ATOMIC_ACQUIRE);
 
 	/* Nothing to link for when the command is gone: the trace ends now. */
-	if (l->wide_on && !l->wide_always && graphs_done && !session__child_exited(l->s))
+	if (l->wide_on && !l->wide_always && (graphs_done || off) &&
+	    !session__child_exited(l->s))
 		narrow_wide(l);
 	else if (!l->wide_on && wide__attached(l->w))
 		narrow_wide(l);
@@ -588,6 +608,8 @@ static int attach_wide(struct live *l, const struct bg_opts *o, const struct ker
 		.notrace = o->notrace.v, .n_notrace = o->notrace.n,
 		.prog_fd = bpf_program__fd(l->a->skel->progs.bg_wide),
 		.gen = l->a->skel->bss->bg_gen & 0xff,
+		/* fprobe on ftrace ops: see wide_opts.split_hot and attach_kprobes(). */
+		.split_hot = !ksyms__find_name(ki->ks, "fprobe_fgraph_entry", NULL),
 	};
 	const struct wide_stats *ws;
 	int err;
@@ -608,8 +630,9 @@ static int attach_wide(struct live *l, const struct bg_opts *o, const struct ker
 	l->a->skel->bss->bg_wide_on = 1;
 	if (l->verbose)
 		fprintf(stderr, "bpfgraph: wide net: %zu functions (from %s; %zu on the tracer's "
-			"own path left out) in one kprobe.session link, %.2f s to list, %.2f s "
-			"to attach\n", ws->funcs, ws->source, ws->denied, ws->build_s, ws->attach_s);
+			"own path left out) in %s, %.2f s to list, %.2f s to attach\n", ws->funcs,
+			ws->source, ws->denied, wo.split_hot ? "two kprobe.session links (hot "
+			"functions last)" : "one kprobe.session link", ws->build_s, ws->attach_s);
 	return 0;
 }
 
@@ -1105,6 +1128,7 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	s.discover_irqs = o->discover_irqs;
 	if (s.pause_child)
 		a.skel->rodata->bg_pause_tgid = (uint32_t)s.child;
+	a.skel->rodata->bg_wide_once = ki->wide && o->wide != BG_WIDE_ALWAYS;
 	/* -vv: per-program run counts and time, kept only while this fd is open. */
 	if (!err && o->verbosity >= 2) {
 		stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
@@ -1174,9 +1198,13 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		s.on_poll = on_poll;
 		s.caller_ctx = &live;
 		live.s = &s;
-		/* Nothing is attached while the net is on: the command runs on. */
+		/*
+		 * Nothing is attached while the net is on: the command runs on,
+		 * and what discovery finds waits until the net is narrowed.
+		 */
 		live.pause_after = s.pause_child;
 		s.pause_child = false;
+		s.hold_growth = !live.wide_always;
 	}
 	a.skel->bss->bg_enabled = 1;
 	/* Say when tracing really began (without a command: when to stop). */

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The performance bench (issue #6) in one command:
-#   tests/bench/run.sh [--short]
+#   tests/bench/run.sh [--short | --tiers]
 # Builds bpfgraph, the bench's workload timer (bwl) and baseline loop
 # (ldlink) into $OUTPUT (default build), boots the QEMU bench once
 # (tests/vm/run.sh) with tests/bench/perf.sh as the scenario and prints
 # the table (tests/bench/perf.check). --short: smaller counts, no
-# 1000-function set (about 10 minutes).
+# 1000-function set (about 10 minutes). --tiers: the hook tiers the
+# booted kernel has side by side instead (tests/bench/tiers.sh and
+# tiers.check; BG_VM_KERNEL picks the kernel, TIERS_GUARD the limits).
 # Environment: OUTPUT, BENCH_SKIP="unrel-bg" (steps to leave out),
 # BENCH_ONLY="getpid openat unrel tp ss" (steps to run; default all),
 # BENCH_STRICT=1 (exit 1 when a target is missed),
@@ -16,10 +18,12 @@ root=$(cd "$here/../.." && pwd)
 cd "$root"
 export OUTPUT=${OUTPUT:-build}
 short=0
+script=perf
 case "${1:-}" in
 --short) short=1 ;;
+--tiers) script=tiers ;;
 "") ;;
-*) echo "usage: tests/bench/run.sh [--short]" >&2; exit 2 ;;
+*) echo "usage: tests/bench/run.sh [--short | --tiers]" >&2; exit 2 ;;
 esac
 
 make -s OUTPUT="$OUTPUT" "$OUTPUT/bpfgraph" "$OUTPUT/vm/wl"
@@ -28,19 +32,20 @@ make -s -f tests/bench/Makefile OUTPUT="$OUTPUT"
 # The guest gets only what tests/vm/run.sh packs: the bench's two
 # programs travel inside the scenario script, as a base64 tarball.
 b=$OUTPUT/bench
-name=perf
+name=$script
 [ $short = 1 ] && name=perf-short
 scen=$b/$name.sh
 tar -C "$b" -czf "$b/payload.tgz" bwl ldlink
 {
-	sed -n '1,/^# bench-timeout/p' "$here/perf.sh"
+	sed -n '1,/^# bench-timeout/p' "$here/$script.sh"
 	echo "BENCH_SHORT=$short BENCH_SKIP='${BENCH_SKIP:-}' BENCH_ONLY='${BENCH_ONLY:-}'"
+	echo "TIERS_ONLY='${TIERS_ONLY:-}' TIERS_NCALL=${TIERS_NCALL:-200} TIERS_NPIPE=${TIERS_NPIPE:-20000}"
 	echo 'mkdir -p /tmp/bb && base64 -d <<"BENCH_PAYLOAD" | gunzip | tar -x -f - -C /tmp/bb'
 	base64 "$b/payload.tgz"
 	echo 'BENCH_PAYLOAD'
-	sed '1,/^# bench-timeout/d' "$here/perf.sh"
+	sed '1,/^# bench-timeout/d' "$here/$script.sh"
 } >"$scen"
-ln -sf "$here/perf.check" "$b/$name.check"
+ln -sf "$here/$script.check" "$b/$name.check"
 
 rc=0
 BG_VM_TIMEOUT=${BG_VM_TIMEOUT:-3000} BG_VM_STALL=${BG_VM_STALL:-180} \
@@ -53,4 +58,4 @@ if [ ! -s "$out/results.txt" ]; then
 	echo "bench: no results (guest exit $rc); see $vm/$name.console.log and $out/scenario.log" >&2
 	exit 1
 fi
-"$here/perf.check" "$out" | tee "$b/$name.table.txt"
+BPFGRAPH=$OUTPUT/bpfgraph "$here/$script.check" "$out" | tee "$b/$name.table.txt"

@@ -441,6 +441,25 @@ static void test_plan_live_host(void **state)
 	assert_true(p.funcs.f[0].flags & BG_FN_GRAPH);
 	for (size_t i = 0; i < p.funcs.n; i++)
 		assert_true(p.funcs.f[i].flags & BG_FN_KPROBE);
+	/*
+	 * What the wide net meets joins the table once, by address; a planned
+	 * function keeps its index.
+	 */
+	{
+		const struct ksym *vr = ksyms__find_name(o.ks, "vfs_read", NULL);
+		const struct ksym *op = ksyms__find_name(o.ks, "do_sys_openat2", NULL);
+		int idx;
+
+		if (vr && functab__find_addr(&p.funcs, vr->addr) < 0) {
+			idx = plan__add_wide(&p, &o, vr);
+			assert_true(idx > 0);
+			assert_string_equal(p.funcs.f[idx].name, "vfs_read");
+			assert_true(p.funcs.f[idx].flags & BG_FN_KPROBE);
+			assert_int_equal(p.funcs.f[idx].ret_kind, BG_RET_SIGNED);
+			assert_int_equal(plan__add_wide(&p, &o, vr), idx);
+		}
+		assert_int_equal(plan__add_wide(&p, &o, op), 0);
+	}
 	plan__free(&p);
 	o.kprobes = o.kprobes_only = 0;
 

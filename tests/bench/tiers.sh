@@ -1,0 +1,130 @@
+#!/bin/sh
+# The hook tiers side by side (issue #19), guest side, on the instruction
+# clock: for each tier the booted kernel has (fentry; kprobe-multi with and
+# without the wide net), and for the kernel's own function_graph, on one
+# entry function: start (launch until "tracing"), stop (SIGINT until exit),
+# added time per traced call, unrelated work (a pipe loop in another task)
+# while the net is open and after the first call, and the first traced
+# call itself for tiers.check to score against function_graph's. Results as
+# "KEY value..." lines in results.txt. Needs /tmp/bb/bwl: tests/bench/run.sh
+# --tiers prepends it (as a payload), with TIERS_ONLY, TIERS_NCALL and
+# TIERS_NPIPE from its environment.
+# bench-clock: icount
+# bench-timeout: 2400
+set -u
+. /bench/lib/guest.sh
+PATH=/tmp/bb:$PATH
+R=$OUT/results.txt
+: >"$R"
+F=${TIERS_FUNC:-do_sys_openat2}
+NCALL=${TIERS_NCALL:-200}
+NPIPE=${TIERS_NPIPE:-20000}
+
+res() { echo "$*" >>"$R"; }
+up() { cut -d' ' -f1 /proc/uptime; }
+since() { echo "$1 $(up)" | awk '{ printf "%.2f", $2 - $1 }'; }
+ns_of() { sed -n 's/.* ns=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
+# Until FILE has a line matching PATTERN, for at most S seconds.
+wait_for() { # PATTERN FILE S
+	_w=0
+	while ! grep -q "$1" "$2" 2>/dev/null && [ $_w -lt $(($3 * 20)) ]; do
+		usleep 50000
+		_w=$((_w + 1))
+	done
+}
+
+res "kernel $(uname -r)"
+res "func $F ncall $NCALL npipe $NPIPE"
+dry=$(bpfgraph --dry-run -G "$F" 2>/dev/null | head -n 2)
+tiers=fentry
+case "$dry" in *"# hooks: kprobe.multi"*) tiers="$tiers kmulti" ;; esac
+case "$dry" in *"# wide net: every"*) tiers="$tiers wide" ;; esac
+# TIERS_ONLY="TIER...": these of them only (the CI's short run).
+if [ -n "${TIERS_ONLY:-}" ]; then
+	only=
+	for t in $tiers; do
+		case " $TIERS_ONLY " in *" $t "*) only="$only $t" ;; esac
+	done
+	tiers=${only# }
+fi
+res "tiers $tiers"
+opts_of() {
+	case $1 in
+	fentry) echo "--hook=fentry" ;;
+	kmulti) echo "--hook=kprobe-multi --wide=off" ;;
+	wide) echo "--hook=kprobe-multi --wide=first" ;;
+	esac
+}
+
+progress "untraced"
+bwl -o none.call openmiss "$NCALL"
+bwl -o none.pipe pipe "$NPIPE"
+res "none call $(ns_of none.call)"
+res "none pipe $(ns_of none.pipe)"
+
+progress "function_graph"
+oracle_reset
+echo "$F" >$T/set_graph_function
+s=$(up)
+echo function_graph >$T/current_tracer
+res "fg start $(since "$s")"
+bwl -o fg.pipe pipe "$NPIPE"
+res "fg pipe_before $(ns_of fg.pipe)"
+res "fg pipe_after $(ns_of fg.pipe)"
+s=$(up)
+echo nop >$T/current_tracer
+res "fg stop $(since "$s")"
+oracle_reset
+# Per call: only the timed task, as bpfgraph traces only its command.
+echo >$T/trace
+bwl --stop -o fg.call openmiss "$NCALL" &
+p=$!
+wait_stopped $p
+echo $p >$T/set_ftrace_pid
+echo "$F" >$T/set_graph_function
+echo function_graph >$T/current_tracer
+kill -CONT $p
+wait $p
+oracle_reset
+res "fg call $(ns_of fg.call)"
+oracle_capture -o fg.first.txt "$F" -- wl --stop openmiss 1 sleep 300 openmiss 1
+
+for t in $tiers; do
+	o=$(opts_of $t)
+	progress "$t: per call"
+	# shellcheck disable=SC2086
+	bpfgraph $o -v -o $t.call.txt -G "$F" -- bwl -o $t.call openmiss "$NCALL" 2>$t.call.err
+	res "$t call $(ns_of $t.call)"
+	rm -f $t.call.txt
+	progress "$t: first call"
+	# shellcheck disable=SC2086
+	bpfgraph $o -G "$F" -- /bin/wl openmiss 1 sleep 300 openmiss 1 >$t.first.txt 2>$t.first.err
+	progress "$t: start, unrelated work, stop"
+	rm -f go.$t
+	mkfifo go.$t
+	# The traced task: one call when told, then asleep (exec keeps the pid).
+	sh -c "read x <go.$t; exec /bin/wl openmiss 1 sleep 600000" &
+	wp=$!
+	s=$(up)
+	# shellcheck disable=SC2086
+	bpfgraph $o -v -G "$F" -p $wp >$t.ss.txt 2>$t.ss.err &
+	bp=$!
+	wait_for '^bpfgraph: tracing ' $t.ss.err 600
+	res "$t start $(since "$s")"
+	bwl -o $t.pipe0 pipe "$NPIPE"
+	res "$t pipe_before $(ns_of $t.pipe0)"
+	echo go >go.$t
+	if [ $t = wide ]; then
+		wait_for 'first traced call over' $t.ss.err 120
+	fi
+	sleep 2
+	bwl -o $t.pipe1 pipe "$NPIPE"
+	res "$t pipe_after $(ns_of $t.pipe1)"
+	s=$(up)
+	kill -INT $bp
+	wait $bp
+	res "$t stop $(since "$s")"
+	kill $wp 2>/dev/null
+	wait $wp 2>/dev/null
+done
+progress "done"
