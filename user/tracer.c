@@ -100,6 +100,8 @@ struct kernel_info {
 	const char *hook_why; /* why, for -v and --dry-run */
 	bool wide; /* the wide net (user/wide.h) is used */
 	const char *wide_why;
+	/* Its list, started before planning (NULL with --dry-run); trace() takes it. */
+	struct wide *wide_list;
 };
 
 /*
@@ -203,6 +205,7 @@ static int load_kernel_info(struct kernel_info *ki, const struct bg_opts *o)
 
 static void free_kernel_info(struct kernel_info *ki)
 {
+	wide__free(ki->wide_list);
 	ksyms__free(ki->ks);
 	kbtf__free(ki->kb);
 	ktext__close(ki->kt);
@@ -571,7 +574,7 @@ static void narrow_wide(struct live *l)
 	wide__detach(l->w);
 	link_met(l);
 	failed = l->kp ? kprobes__flush(l->kp) : 0;
-	err = wide__narrow(l->w);
+	err = wide__narrow(l->w, l->wmap);
 	if (err)
 		fprintf(stderr, "bpfgraph: cannot keep __rcu_read_lock and the like hooked: %s\n",
 			strerror(-err));
@@ -600,53 +603,61 @@ static void on_poll(void *ctx, uint64_t graphs_done)
 		narrow_wide(l);
 }
 
-/* The wide net over everything the plan left without links: 0 or -errno. */
-static int attach_wide(struct live *l, const struct bg_opts *o, const struct kernel_info *ki)
+/* Starts listing what the wide net will cover, while the rest is planned. */
+static void start_wide(struct kernel_info *ki, const struct bg_opts *o)
 {
 	struct wide_opts wo = {
-		.ks = ki->ks, .kt = ki->kt, .funcs = &l->p->funcs,
+		.ks = ki->ks, .kt = ki->kt,
 		.notrace = o->notrace.v, .n_notrace = o->notrace.n,
-		.prog_fd = bpf_program__fd(l->a->skel->progs.bg_wide),
-		.gen = l->a->skel->bss->bg_gen & 0xff,
 		/* fprobe on ftrace ops: see wide_opts.split_hot and attach_kprobes(). */
 		.split_hot = !ksyms__find_name(ki->ks, "fprobe_fgraph_entry", NULL),
 	};
+
+	if (!ki->wide || o->dry_run)
+		return;
+	ki->wide_list = wide__new(&wo);
+	if (!ki->wide_list)
+		fprintf(stderr, "bpfgraph: cannot list functions for the wide net: %s\n",
+			strerror(errno));
+}
+
+/* The wide net over everything the plan left without links: 0 or -errno. */
+static int attach_wide(struct live *l, const struct bg_opts *o)
+{
 	const struct wide_stats *ws;
 	int err;
 
-	l->w = wide__new(&wo);
 	if (!l->w)
-		return -errno;
+		return -ENOENT;
+	err = wide__attach(l->w, &l->p->funcs, bpf_program__fd(l->a->skel->progs.bg_wide),
+			   l->a->skel->bss->bg_gen & 0xff);
+	if (err)
+		return err;
 	ws = wide__stats(l->w);
 	l->wmap = malloc((ws->funcs + 1) * sizeof(*l->wmap));
 	if (!l->wmap)
 		return -ENOMEM;
 	memset(l->wmap, 0xff, (ws->funcs + 1) * sizeof(*l->wmap));
-	err = wide__attach(l->w);
-	if (err)
-		return err;
 	l->wide_on = true;
 	l->wide_always = o->wide == BG_WIDE_ALWAYS;
 	l->a->skel->bss->bg_wide_on = 1;
 	if (l->verbose)
 		fprintf(stderr, "bpfgraph: wide net: %zu functions (from %s; %zu on the tracer's "
 			"own path left out) in %s, %.2f s to list, %.2f s to attach\n", ws->funcs,
-			ws->source, ws->denied, wo.split_hot ? "two kprobe.session links (hot "
+			ws->source, ws->denied, ws->links == 2 ? "two kprobe.session links (hot "
 			"functions last)" : "one kprobe.session link", ws->build_s, ws->attach_s);
 	return 0;
 }
 
 static void free_wide(struct live *l)
 {
-	const struct wide_stats *ws;
-
 	if (!l->w)
 		return;
-	ws = wide__stats(l->w);
-	wide__free(l->w);
-	if (l->verbose)
+	wide__detach(l->w);
+	if (l->verbose && wide__stats(l->w)->funcs)
 		fprintf(stderr, "bpfgraph: wide net: %u functions met, closed in %.2f s\n",
-			l->wide_met, ws->detach_s);
+			l->wide_met, wide__stats(l->w)->detach_s);
+	wide__free(l->w);
 	l->w = NULL;
 	free(l->wmap);
 	l->wmap = NULL;
@@ -1086,7 +1097,7 @@ int tracer__check_cpus(const struct bg_opts *o)
 }
 
 static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_sinks *ts,
-		 const struct kernel_info *ki)
+		 struct kernel_info *ki)
 {
 	struct attach a = { .funcs = &p->funcs, .verbose = o->verbosity, .err = stderr,
 			    .progress = isatty(STDERR_FILENO),
@@ -1098,10 +1109,15 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	int err, cerr, stats_fd = -1;
 	unsigned int traced;
 
+	/* Ours from here: freed with the rest (free_wide). */
+	live.w = ki->wide_list;
+	ki->wide_list = NULL;
 	a.skel = graph_bpf__open();
 	if (!a.skel) {
-		fprintf(stderr, "bpfgraph: failed to open the BPF object: %s\n", strerror(errno));
-		return -errno;
+		err = -errno;
+		fprintf(stderr, "bpfgraph: failed to open the BPF object: %s\n", strerror(-err));
+		free_wide(&live);
+		return err;
 	}
 	err = configure_skel(a.skel, o);
 	/* The kprobe.multi pair only where it is used: older kernels may refuse its load. */
@@ -1140,7 +1156,7 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		err = attach__all(&a);
 	if (!err)
 		err = attach_kprobes(&live, ki->hook);
-	if (!err && ki->wide && (err = attach_wide(&live, o, ki))) {
+	if (!err && ki->wide && (err = attach_wide(&live, o))) {
 		/* Traced without it: the first call is then incomplete. */
 		fprintf(stderr, "bpfgraph: cannot attach the wide net (%s): the first traced "
 			"call shows only what was planned; --wide=off says so up front\n",
@@ -1296,8 +1312,10 @@ int tracer__run(const struct bg_opts *o, const struct tracer_sinks *ts)
 	err = load_kernel_info(&ki, o);
 	if (!err)
 		err = choose_hook(&ki, o);
-	if (!err)
+	if (!err) {
 		choose_wide(&ki, o);
+		start_wide(&ki, o);
+	}
 	if (!err)
 		err = make_plan(&p, o, &ki);
 	if (!err && o->dry_run) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <fnmatch.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -18,6 +19,12 @@
 
 struct wide {
 	struct wide_opts o;
+	/* Lists what can be hooked while the caller plans and loads. */
+	pthread_t lister;
+	bool listing;
+	int list_err;
+	int prog_fd;
+	uint32_t gen;
 	const struct ksym **sym; /* the table, by address */
 	size_t n, cap;
 	uint64_t *planned; /* addresses of o.funcs, sorted */
@@ -55,8 +62,6 @@ static bool planned(const struct wide *w, uint64_t addr)
  */
 static int add(struct wide *w, const struct ksym *s)
 {
-	if (planned(w, s->addr))
-		return 0;
 	if (plan__denied(s->name) && !plan__hook_only(s->name)) {
 		w->st.denied++;
 		return 0;
@@ -128,45 +133,67 @@ static int from_text(struct wide *w)
 	return err;
 }
 
+static void *list_all(void *arg)
+{
+	struct wide *w = arg;
+	double t0 = links__now();
+	int err = from_tracefs(w);
+
+	if (err && err != -ENOMEM) {
+		w->n = 0;
+		w->st.denied = 0;
+		err = from_text(w);
+	}
+	w->list_err = err;
+	w->st.build_s = links__now() - t0;
+	return NULL;
+}
+
 struct wide *wide__new(const struct wide_opts *o)
 {
 	struct wide *w = calloc(1, sizeof(*w));
-	double t0 = links__now();
-	size_t n = 0;
 	int err;
 
 	if (!w)
 		return NULL;
 	w->o = *o;
 	w->link_fd = w->hot_fd = w->keep_fd = -1;
-	w->planned = malloc((o->funcs->n + 1) * sizeof(*w->planned));
-	if (!w->planned) {
-		free(w);
-		return NULL;
-	}
-	for (size_t i = 0; i < o->funcs->n; i++)
-		w->planned[w->nplanned++] = o->funcs->f[i].addr;
-	qsort(w->planned, w->nplanned, sizeof(*w->planned), by_u64);
-	err = from_tracefs(w);
-	if (err && err != -ENOMEM) {
-		w->n = 0;
-		w->st.denied = 0;
-		err = from_text(w);
-	}
+	err = pthread_create(&w->lister, NULL, list_all, w);
 	if (err) {
-		wide__free(w);
-		errno = -err;
+		free(w);
+		errno = err;
 		return NULL;
 	}
-	/* One address once: the kernel refuses a link naming one twice. */
+	w->listing = true;
+	return w;
+}
+
+/* The list, less what has links of its own, each address once: 0 or -errno. */
+static int finish_list(struct wide *w, const struct functab *funcs)
+{
+	size_t n = 0;
+
+	if (w->listing) {
+		pthread_join(w->lister, NULL);
+		w->listing = false;
+	}
+	if (w->list_err)
+		return w->list_err;
+	w->planned = malloc((funcs->n + 1) * sizeof(*w->planned));
+	if (!w->planned)
+		return -ENOMEM;
+	for (size_t i = 0; i < funcs->n; i++)
+		w->planned[w->nplanned++] = funcs->f[i].addr;
+	qsort(w->planned, w->nplanned, sizeof(*w->planned), by_u64);
+	/* The kernel refuses a link naming one address twice. */
 	qsort(w->sym, w->n, sizeof(*w->sym), by_sym_addr);
 	for (size_t i = 0; i < w->n; i++)
-		if (!n || w->sym[i]->addr != w->sym[n - 1]->addr)
+		if ((!n || w->sym[i]->addr != w->sym[n - 1]->addr) &&
+		    !planned(w, w->sym[i]->addr))
 			w->sym[n++] = w->sym[i];
 	w->n = n;
 	w->st.funcs = n;
-	w->st.build_s = links__now() - t0;
-	return w;
+	return 0;
 }
 
 static bool notrace(const struct wide *w, const char *name)
@@ -177,8 +204,12 @@ static bool notrace(const struct wide *w, const char *name)
 	return false;
 }
 
-/* One kprobe.session link over the table's entries that keep says (all: NULL). */
-static int link_session(struct wide *w, bool (*keep)(const struct ksym *), uint64_t flags)
+/*
+ * One kprobe.session link over the table's entries that keep says (all:
+ * NULL) and, with met, only those met (met[i] >= 0).
+ */
+static int link_session(struct wide *w, bool (*keep)(const struct ksym *), const int32_t *met,
+			uint64_t flags)
 {
 	uint64_t *addrs = malloc((w->n + 1) * sizeof(*addrs));
 	uint64_t *cookies = malloc((w->n + 1) * sizeof(*cookies));
@@ -191,11 +222,11 @@ static int link_session(struct wide *w, bool (*keep)(const struct ksym *), uint6
 		goto out;
 	}
 	for (size_t i = 0; i < w->n; i++) {
-		if (keep && !keep(w->sym[i]))
+		if ((keep && !keep(w->sym[i])) || (met && met[i] < 0))
 			continue;
 		addrs[n] = w->sym[i]->addr;
 		cookies[n++] = (uint64_t)(BG_FUNC_WIDE | i) |
-			       (uint64_t)w->o.gen << BG_CK_GEN_SHIFT | flags |
+			       (uint64_t)w->gen << BG_CK_GEN_SHIFT | flags |
 			       (notrace(w, w->sym[i]->name) ? BG_CK_NOTRACE : 0);
 	}
 	if (!n) {
@@ -204,7 +235,7 @@ static int link_session(struct wide *w, bool (*keep)(const struct ksym *), uint6
 	}
 	/* Raw bpf(2): libbpf 1.1 creates no kprobe.session link. */
 	memset(&attr, 0, sizeof(attr));
-	attr.link_create.prog_fd = (uint32_t)w->o.prog_fd;
+	attr.link_create.prog_fd = (uint32_t)w->prog_fd;
 	attr.link_create.attach_type = BG_ATTACH_KPROBE_SESSION;
 	attr.link_create.kprobe_multi.cnt = (uint32_t)n;
 	attr.link_create.kprobe_multi.addrs = (uint64_t)(uintptr_t)addrs;
@@ -252,10 +283,18 @@ static bool cold(const struct ksym *s)
 	return !hot(s);
 }
 
-int wide__attach(struct wide *w)
+int wide__attach(struct wide *w, const struct functab *funcs, int prog_fd, uint32_t gen)
 {
-	double t0 = links__now();
-	int fd = link_session(w, w->o.split_hot ? cold : NULL, 0), err = 0;
+	double t0;
+	int fd, err;
+
+	err = finish_list(w, funcs);
+	if (err)
+		return err;
+	w->prog_fd = prog_fd;
+	w->gen = gen;
+	t0 = links__now();
+	fd = link_session(w, w->o.split_hot ? cold : NULL, NULL, 0);
 
 	if (fd < 0 && fd != -ENOENT) {
 		err = fd;
@@ -264,7 +303,7 @@ int wide__attach(struct wide *w)
 	w->link_fd = fd;
 	if (!w->o.split_hot)
 		goto out;
-	fd = link_session(w, hot, 0);
+	fd = link_session(w, hot, NULL, 0);
 	if (fd < 0 && fd != -ENOENT) {
 		err = fd;
 		if (w->link_fd >= 0)
@@ -274,6 +313,7 @@ int wide__attach(struct wide *w)
 	}
 	w->hot_fd = fd;
 out:
+	w->st.links = (w->link_fd >= 0) + (w->hot_fd >= 0);
 	w->st.attach_s += links__now() - t0;
 	return err;
 }
@@ -283,10 +323,10 @@ static bool hook_only(const struct ksym *s)
 	return !s->module && plan__hook_only(s->name);
 }
 
-int wide__narrow(struct wide *w)
+int wide__narrow(struct wide *w, const int32_t *met)
 {
 	double t0 = links__now();
-	int fd = link_session(w, hook_only, BG_CK_KEEP);
+	int fd = link_session(w, hook_only, met, BG_CK_KEEP);
 
 	w->st.attach_s += links__now() - t0;
 	if (fd < 0)
@@ -329,6 +369,8 @@ void wide__free(struct wide *w)
 {
 	if (!w)
 		return;
+	if (w->listing)
+		pthread_join(w->lister, NULL);
 	wide__detach(w);
 	if (w->keep_fd >= 0)
 		close(w->keep_fd);

@@ -26,12 +26,9 @@ struct wide_opts {
 	const struct ksyms *ks;
 	/* Where tracefs cannot be read: fentry sites are found in the text. */
 	struct ktext *kt;
-	/* Functions with links of their own: left out. */
-	const struct functab *funcs;
 	/* -x globs: their calls are hidden with their subtrees (BG_CK_NOTRACE). */
 	char *const *notrace;
 	size_t n_notrace;
-	int prog_fd; /* bg_wide, loaded as a kprobe.session program */
 	/*
 	 * Hook the hot functions by a link of their own (see hot() in
 	 * wide.c): where fprobe is built on ftrace ops (each link its own
@@ -40,30 +37,40 @@ struct wide_opts {
 	 * more than one (4.7 s against 3.5 s on 7.3 under emulation).
 	 */
 	bool split_hot;
-	uint32_t gen; /* the link generation of its cookies (BG_CK_GEN) */
 };
 
 struct wide_stats {
 	size_t funcs; /* in the table */
 	size_t denied; /* traceable, left out: on the tracer's own path */
 	const char *source; /* where the traceable functions were listed */
+	int links; /* the net's links: 1, or 2 with wide_opts.split_hot */
 	double build_s, attach_s, detach_s;
 };
 
 struct wide;
 
-/* The table of what the net covers; NULL + errno. */
+/*
+ * Starts listing what the net can cover, in a thread of its own (reading
+ * the list takes a second under emulation): NULL + errno. o's pointers
+ * must stay valid until wide__free().
+ */
 struct wide *wide__new(const struct wide_opts *o);
-/* One link over the whole table: 0 or -errno. */
-int wide__attach(struct wide *w);
+/*
+ * The net over what was listed, less funcs (functions with links of their
+ * own), with prog_fd (bg_wide, loaded as a kprobe.session program) and
+ * its cookies of link generation gen (BG_CK_GEN): 0 or -errno. Its table
+ * is fixed from here on (wide__sym()).
+ */
+int wide__attach(struct wide *w, const struct functab *funcs, int prog_fd, uint32_t gen);
 bool wide__attached(const struct wide *w);
 /*
  * What stays once the net is narrowed (bg_wide_on cleared): a link over
- * the functions no trampoline may hook (__rcu_read_lock...), which get no
- * links of their own on the kprobe.multi tier, recording always
- * (BG_CK_KEEP). 0 or -errno.
+ * the functions no trampoline may hook (__rcu_read_lock...) that it met
+ * (met[i] >= 0 for position i of the table), which get no links of their
+ * own on the kprobe.multi tier, recording always (BG_CK_KEEP). 0 or
+ * -errno.
  */
-int wide__narrow(struct wide *w);
+int wide__narrow(struct wide *w, const int32_t *met);
 /* The function at position i of the table, or NULL. */
 const struct ksym *wide__sym(const struct wide *w, uint32_t i);
 /* Closes the net's link (the table stays): calls under way in it lose their exits. */
