@@ -189,11 +189,42 @@ run_vm_kernels() {
 			tests/vm/run.sh --label bench "${names[@]}" 2>&1 | sed -u "s/^/[$k] /" &
 		pids+=($!)
 	done
+	# Beside them: the hook-tier bench's short run (a third guest).
+	run_tiers_guard >"$OUTPUT/tiers-guard.log" 2>&1 &
+	pids+=($!)
 	for k in "${pids[@]}"; do wait "$k" || true; done
 	for k in $kernels; do
 		count_vm_results "$(vm_dir "$k")/bench.results" "vm $k" "${names[@]}"
 	done
 	fidelity_table 6.1 $kernels
+	section "hook-tier bench, default tier on ${BG_TIERS_KERNEL-6.12} (tests/bench/run.sh --tiers)"
+	tail -n 14 "$OUTPUT/tiers-guard.log"
+	if grep -q '^tiers guard: PASS' "$OUTPUT/tiers-guard.log"; then
+		count_pass 1
+	elif grep -q '^tiers guard: SKIP' "$OUTPUT/tiers-guard.log"; then
+		:
+	else
+		count_fail 1 "hook-tier bench on ${BG_TIERS_KERNEL-6.12} (log: $OUTPUT/tiers-guard.log)"
+	fi
+}
+
+# Issue #19's short bench: start, stop and the added time per traced call
+# of the default tier on BG_TIERS_KERNEL (default 6.12; empty: skipped)
+# against limits (TIERS_GUARD): these catch a regression; the issue's
+# targets (2 s, 2 s, 0.5x function_graph) are printed by the table too.
+run_tiers_guard() {
+	local k=${BG_TIERS_KERNEL-6.12}
+	if [ -z "$k" ]; then
+		echo "tiers guard: SKIP (BG_TIERS_KERNEL is empty)"
+		return 0
+	fi
+	if BG_VM_KERNEL=$k TIERS_ONLY=wide TIERS_NCALL=${TIERS_NCALL:-100} \
+		TIERS_NPIPE=${TIERS_NPIPE:-10000} TIERS_GUARD=${TIERS_GUARD:-$TIERS_GUARD_DEFAULT} \
+		tests/bench/run.sh --tiers; then
+		echo "tiers guard: PASS"
+	else
+		echo "tiers guard: FAIL"
+	fi
 }
 
 # Warm and first-call recall/precision per case and kernel (fidelity.check's

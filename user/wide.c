@@ -27,7 +27,7 @@ struct wide {
 	uint32_t gen;
 	const struct ksym **sym; /* the table, by address */
 	size_t n, cap;
-	uint64_t *planned; /* addresses of o.funcs, sorted */
+	uint64_t *planned; /* functions with links of their own, by address */
 	size_t nplanned;
 	int link_fd; /* the net, less its hot functions */
 	int hot_fd; /* its hot functions (hot()) */
@@ -55,10 +55,10 @@ static bool planned(const struct wide *w, uint64_t addr)
 }
 
 /*
- * Left out: what has links of its own, and the tracer's own path, except
- * the functions a trampoline must not hook (__rcu_read_lock...): fprobe's
- * recursion guard skips the calls our programs make to them, so the
- * calls traced functions make are shown.
+ * Left out: the tracer's own path, except the functions a trampoline must
+ * not hook (__rcu_read_lock...): fprobe's recursion guard skips the calls
+ * our programs make to them, so the calls traced functions make are
+ * shown. (What has links of its own goes later: finish_list().)
  */
 static int add(struct wide *w, const struct ksym *s)
 {
