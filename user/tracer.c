@@ -611,6 +611,7 @@ static void start_wide(struct kernel_info *ki, const struct bg_opts *o)
 		.notrace = o->notrace.v, .n_notrace = o->notrace.n,
 		/* fprobe on ftrace ops: see wide_opts.split_hot and attach_kprobes(). */
 		.split_hot = !ksyms__find_name(ki->ks, "fprobe_fgraph_entry", NULL),
+		.no_hook_only = o->no_callsites,
 	};
 
 	if (!ki->wide || o->dry_run)

@@ -62,7 +62,7 @@ static bool planned(const struct wide *w, uint64_t addr)
  */
 static int add(struct wide *w, const struct ksym *s)
 {
-	if (plan__denied(s->name) && !plan__hook_only(s->name)) {
+	if (plan__denied(s->name) && (w->o.no_hook_only || !plan__hook_only(s->name))) {
 		w->st.denied++;
 		return 0;
 	}

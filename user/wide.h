@@ -37,6 +37,12 @@ struct wide_opts {
 	 * more than one (4.7 s against 3.5 s on 7.3 under emulation).
 	 */
 	bool split_hot;
+	/*
+	 * Leave __rcu_read_lock and the others no trampoline may hook out
+	 * (--no-callsite-probes): each costs every caller in the machine a
+	 * hook, also once the net is narrowed.
+	 */
+	bool no_hook_only;
 };
 
 struct wide_stats {

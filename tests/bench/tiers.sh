@@ -39,6 +39,9 @@ dry=$(bpfgraph --dry-run -G "$F" 2>/dev/null | head -n 2)
 tiers=fentry
 case "$dry" in *"# hooks: kprobe.multi"*) tiers="$tiers kmulti" ;; esac
 case "$dry" in *"# wide net: every"*) tiers="$tiers wide" ;; esac
+# Only when asked (TIERS_ONLY): the wide net without __rcu_read_lock and
+# the like (--no-callsite-probes), which stay hooked after narrowing.
+case "$tiers ${TIERS_ONLY:-}" in *wide*wide-norcu*) tiers="$tiers wide-norcu" ;; esac
 # TIERS_ONLY="TIER...": these of them only (the CI's short run).
 if [ -n "${TIERS_ONLY:-}" ]; then
 	only=
@@ -53,6 +56,7 @@ opts_of() {
 	fentry) echo "--hook=fentry" ;;
 	kmulti) echo "--hook=kprobe-multi --wide=off" ;;
 	wide) echo "--hook=kprobe-multi --wide=first" ;;
+	wide-norcu) echo "--hook=kprobe-multi --wide=first --no-callsite-probes" ;;
 	esac
 }
 
@@ -114,7 +118,7 @@ for t in $tiers; do
 	bwl -o $t.pipe0 pipe "$NPIPE"
 	res "$t pipe_before $(ns_of $t.pipe0)"
 	echo go >go.$t
-	if [ $t = wide ]; then
+	if [ "${t%-norcu}" = wide ]; then
 		wait_for 'first traced call over' $t.ss.err 120
 	fi
 	sleep 2
