@@ -102,6 +102,8 @@ struct kernel_info {
 	const char *wide_why;
 	/* Its list, started before planning (NULL with --dry-run); trace() takes it. */
 	struct wide *wide_list;
+	/* links__now() at start, after loading symbols, BTF and text, after planning */
+	double t_start, t_kernel, t_plan;
 };
 
 /*
@@ -611,7 +613,7 @@ static void start_wide(struct kernel_info *ki, const struct bg_opts *o)
 		.notrace = o->notrace.v, .n_notrace = o->notrace.n,
 		/* fprobe on ftrace ops: see wide_opts.split_hot and attach_kprobes(). */
 		.split_hot = !ksyms__find_name(ki->ks, "fprobe_fgraph_entry", NULL),
-		.no_hook_only = o->no_callsites,
+		.no_rcu = o->no_callsites,
 	};
 
 	if (!ki->wide || o->dry_run)
@@ -1224,6 +1226,13 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		s.hold_growth = !live.wide_always;
 	}
 	a.skel->bss->bg_enabled = 1;
+	if (verbosity)
+		fprintf(stderr, "bpfgraph: ready after %.2f s: kernel symbols, BTF and text %.2f s, "
+			"hook probes and plan %.2f s, programs and links %.2f s (the wide net "
+			"%.2f s of it)\n",
+			links__now() - ki->t_start, ki->t_kernel - ki->t_start,
+			ki->t_plan - ki->t_kernel, links__now() - ki->t_plan,
+			live.w ? wide__stats(live.w)->attach_s : 0.0);
 	/* Say when tracing really began (without a command: when to stop). */
 	traced = a.st.attached + (live.kp ? kprobes__stats(live.kp)->attached : 0) +
 		 (live.w ? (unsigned int)wide__stats(live.w)->funcs : 0);
@@ -1310,7 +1319,9 @@ int tracer__run(const struct bg_opts *o, const struct tracer_sinks *ts)
 		}
 	}
 	raise_nofile();
+	ki.t_start = links__now();
 	err = load_kernel_info(&ki, o);
+	ki.t_kernel = links__now();
 	if (!err)
 		err = choose_hook(&ki, o);
 	if (!err) {
@@ -1319,6 +1330,7 @@ int tracer__run(const struct bg_opts *o, const struct tracer_sinks *ts)
 	}
 	if (!err)
 		err = make_plan(&p, o, &ki);
+	ki.t_plan = links__now();
 	if (!err && o->dry_run) {
 		printf("# hooks: %s\n", ki.hook_why);
 		if (ki.hook == BG_HOOK_KMULTI)

@@ -38,11 +38,11 @@ struct wide_opts {
 	 */
 	bool split_hot;
 	/*
-	 * Leave __rcu_read_lock and the others no trampoline may hook out
-	 * (--no-callsite-probes): each costs every caller in the machine a
-	 * hook, also once the net is narrowed.
+	 * Leave __rcu_read_lock and __rcu_read_unlock out (--no-callsite-probes):
+	 * they cost every caller in the machine a hook, also once the net is
+	 * narrowed.
 	 */
-	bool no_hook_only;
+	bool no_rcu;
 };
 
 struct wide_stats {
@@ -71,7 +71,7 @@ int wide__attach(struct wide *w, const struct functab *funcs, int prog_fd, uint3
 bool wide__attached(const struct wide *w);
 /*
  * What stays once the net is narrowed (bg_wide_on cleared): a link over
- * the functions no trampoline may hook (__rcu_read_lock...) that it met
+ * __rcu_read_lock and __rcu_read_unlock, if it met them
  * (met[i] >= 0 for position i of the table), which get no links of their
  * own on the kprobe.multi tier, recording always (BG_CK_KEEP). 0 or
  * -errno.
