@@ -823,7 +823,7 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 	if (what == BG_RUN_WENTRY && !bg_wide_on && !(ck & BG_CK_KEEP))
 		return false;
 	/* A link pair being replaced, or not in use yet: see BG_CK_GEN. */
-	if (what == BG_RUN_MENTRY && BG_CK_GEN(ck) != (bg_gen & 0xff))
+	if (what == BG_RUN_MENTRY && !(ck & BG_CK_KEEP) && BG_CK_GEN(ck) != (bg_gen & 0xff))
 		return false;
 	start = graph || (kentry && (ck & BG_CK_GRAPH));
 	if (!start && !bg_active)
@@ -871,6 +871,11 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 	case BG_RUN_WENTRY:
 		if (hide_own_call(regs, st))
 			break;
+		/* No return hook (wide__narrow()): closed at the task's next event. */
+		if (ck & BG_CK_LAZY) {
+			ran = on_entry(ctx, st, ck, BG_FRAME_LAZY, (void *)PT_REGS_SP(regs));
+			break;
+		}
 		ran = on_entry(ctx, st, ck, BG_FRAME_MULTI(BG_CK_GEN(ck)), (void *)PT_REGS_SP(regs));
 		break;
 	case BG_RUN_MEXIT:

@@ -576,7 +576,7 @@ static void narrow_wide(struct live *l)
 	wide__detach(l->w);
 	link_met(l);
 	failed = l->kp ? kprobes__flush(l->kp) : 0;
-	err = wide__narrow(l->w, l->wmap);
+	err = wide__narrow(l->w, l->wmap, bpf_program__fd(l->a->skel->progs.bg_mentry));
 	if (err)
 		fprintf(stderr, "bpfgraph: cannot keep __rcu_read_lock and the like hooked: %s\n",
 			strerror(-err));

@@ -219,11 +219,13 @@ static bool notrace(const struct wide *w, const char *name)
 }
 
 /*
- * One kprobe.session link over the table's entries that keep says (all:
- * NULL) and, with met, only those met (met[i] >= 0).
+ * One link over the table's entries that keep says (all: NULL) and, with
+ * met, only those met (met[i] >= 0): a kprobe.session link running the
+ * net's program, or with prog_fd >= 0 an entry-only kprobe.multi link
+ * running that program.
  */
-static int link_session(struct wide *w, bool (*keep)(const struct ksym *), const int32_t *met,
-			uint64_t flags)
+static int link_many(struct wide *w, bool (*keep)(const struct ksym *), const int32_t *met,
+		     uint64_t flags, int prog_fd)
 {
 	uint64_t *addrs = malloc((w->n + 1) * sizeof(*addrs));
 	uint64_t *cookies = malloc((w->n + 1) * sizeof(*cookies));
@@ -249,8 +251,9 @@ static int link_session(struct wide *w, bool (*keep)(const struct ksym *), const
 	}
 	/* Raw bpf(2): libbpf 1.1 creates no kprobe.session link. */
 	memset(&attr, 0, sizeof(attr));
-	attr.link_create.prog_fd = (uint32_t)w->prog_fd;
-	attr.link_create.attach_type = BG_ATTACH_KPROBE_SESSION;
+	attr.link_create.prog_fd = (uint32_t)(prog_fd >= 0 ? prog_fd : w->prog_fd);
+	attr.link_create.attach_type = prog_fd >= 0 ? BPF_TRACE_KPROBE_MULTI :
+						      BG_ATTACH_KPROBE_SESSION;
 	attr.link_create.kprobe_multi.cnt = (uint32_t)n;
 	attr.link_create.kprobe_multi.addrs = (uint64_t)(uintptr_t)addrs;
 	attr.link_create.kprobe_multi.cookies = (uint64_t)(uintptr_t)cookies;
@@ -308,7 +311,7 @@ int wide__attach(struct wide *w, const struct functab *funcs, int prog_fd, uint3
 	w->prog_fd = prog_fd;
 	w->gen = gen;
 	t0 = links__now();
-	fd = link_session(w, w->o.split_hot ? cold : NULL, NULL, 0);
+	fd = link_many(w, w->o.split_hot ? cold : NULL, NULL, 0, -1);
 
 	if (fd < 0 && fd != -ENOENT) {
 		err = fd;
@@ -317,7 +320,7 @@ int wide__attach(struct wide *w, const struct functab *funcs, int prog_fd, uint3
 	w->link_fd = fd;
 	if (!w->o.split_hot)
 		goto out;
-	fd = link_session(w, hot, NULL, 0);
+	fd = link_many(w, hot, NULL, 0, -1);
 	if (fd < 0 && fd != -ENOENT) {
 		err = fd;
 		if (w->link_fd >= 0)
@@ -333,10 +336,10 @@ out:
 }
 
 
-int wide__narrow(struct wide *w, const int32_t *met)
+int wide__narrow(struct wide *w, const int32_t *met, int entry_fd)
 {
 	double t0 = links__now();
-	int fd = link_session(w, shown_rcu, met, BG_CK_KEEP);
+	int fd = link_many(w, shown_rcu, met, BG_CK_KEEP | BG_CK_LAZY, entry_fd);
 
 	w->st.attach_s += links__now() - t0;
 	if (fd < 0)
