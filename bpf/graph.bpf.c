@@ -820,7 +820,7 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 	if (!graph && !kentry && !bg_active)
 		return false;
 	ck = bpf_get_attach_cookie(ctx);
-	if (what == BG_RUN_WENTRY && !bg_wide_on && !(ck & BG_CK_KEEP))
+	if (what == BG_RUN_WENTRY && !bg_wide_on)
 		return false;
 	/* A link pair being replaced, or not in use yet: see BG_CK_GEN. */
 	if (what == BG_RUN_MENTRY && !(ck & BG_CK_KEEP) && BG_CK_GEN(ck) != (bg_gen & 0xff))

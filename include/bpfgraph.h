@@ -136,8 +136,9 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
  */
 #define BG_CK_LAZY (1ULL << 37)
 /*
- * The wide net's link that stays once it has been narrowed (user/wide.h):
- * its entries record whether or not the net is on (bg_wide_on).
+ * The link that stays of the wide net once it is narrowed (wide__narrow()
+ * in user/wide.h, with BG_CK_LAZY): it records whatever generation bg_gen
+ * names (BG_CK_GEN).
  */
 #define BG_CK_KEEP (1ULL << 38)
 #define BG_CK_INDEX(ck) ((__u32)(ck))
