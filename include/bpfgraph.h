@@ -132,7 +132,8 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
  * BG_CK_CALLSITE whose return cannot be probed (the kernel refuses a
  * kprobe on a jump label or a BUG's ud2 right after the call): the frame
  * is closed at the task's next event (BG_RF_NOEXIT), its duration an
- * upper bound. Only for callees that call nothing traced.
+ * upper bound. Only for callees that call nothing traced. Also a function
+ * hooked at its entry only (BG_CK_KEEP).
  */
 #define BG_CK_LAZY (1ULL << 37)
 /*
