@@ -25,10 +25,11 @@ cd "$(dirname "$0")/.."
 export OUTPUT=${OUTPUT:-build}
 # Limits of the hook-tier guard (tests/bench/tiers.check): start and stop
 # in guest seconds, the added time per traced call as a multiple of
-# function_graph's. Set above what the default tier measured, to catch a
-# regression; issue #19's targets (2 s, 2 s, 0.5x) are tighter and are
-# missed today: the table shows both.
-TIERS_GUARD_DEFAULT="start=12 stop=6 call=4"
+# function_graph's. Set about 1.5x above what the default tier measured
+# on 6.12 (start 8.2 s, stop 2.0 s, 4.8x), to catch a regression; issue
+# #19's targets (2 s, 2 s, 0.5x) are tighter and missed today: the table
+# prints both.
+TIERS_GUARD_DEFAULT="start=12 stop=4 call=7"
 passed=0
 failed=0
 failures=()
