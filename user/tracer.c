@@ -568,7 +568,9 @@ static void narrow_wide(struct live *l)
 		__atomic_store_n(&l->a->skel->bss->bg_wide_on, 0, __ATOMIC_RELEASE);
 		l->wide_on = false;
 		l->wide_narrowed_at = t0;
-		session__pause(l->s, true);
+		/* --no-pause: the command runs on, its calls meanwhile partly drawn. */
+		if (l->pause_after)
+			session__pause(l->s, true);
 	}
 	if (__atomic_load_n(&l->a->skel->bss->bg_active, __ATOMIC_ACQUIRE) &&
 	    t0 - l->wide_narrowed_at < WIDE_DRAIN_S)
@@ -578,7 +580,7 @@ static void narrow_wide(struct live *l)
 	failed = l->kp ? kprobes__flush(l->kp) : 0;
 	err = wide__narrow(l->w, l->wmap, bpf_program__fd(l->a->skel->progs.bg_mentry));
 	if (err)
-		fprintf(stderr, "bpfgraph: cannot keep __rcu_read_lock and the like hooked: %s\n",
+		fprintf(stderr, "bpfgraph: cannot keep __rcu_read_lock/unlock hooked: %s\n",
 			strerror(-err));
 	if (l->verbose)
 		fprintf(stderr, "bpfgraph: first traced call over: the wide net closed, %u "
@@ -587,8 +589,10 @@ static void narrow_wide(struct live *l)
 	l->s->pause_child = l->pause_after;
 	l->s->hold_growth = false;
 	/* Stopped by us, or at the end of its first call (bg_wide_once). */
-	session__pause(l->s, false);
-	session__resume(l->s);
+	if (l->pause_after) {
+		session__pause(l->s, false);
+		session__resume(l->s);
+	}
 }
 
 static void on_poll(void *ctx, uint64_t graphs_done)

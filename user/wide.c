@@ -312,7 +312,6 @@ int wide__attach(struct wide *w, const struct functab *funcs, int prog_fd, uint3
 	w->gen = gen;
 	t0 = links__now();
 	fd = link_many(w, w->o.split_hot ? cold : NULL, NULL, 0, -1);
-
 	if (fd < 0 && fd != -ENOENT) {
 		err = fd;
 		goto out;
@@ -334,7 +333,6 @@ out:
 	w->st.attach_s += links__now() - t0;
 	return err;
 }
-
 
 int wide__narrow(struct wide *w, const int32_t *met, int entry_fd)
 {
