@@ -39,9 +39,9 @@ const volatile __u64 bg_cpumask[BG_MAX_CPUS / 64] = {};
  */
 const volatile __u32 bg_pause_tgid = 0;
 /*
- * --wide=first: the first graph to end turns the wide net off (bg_wide_on)
- * and stops the command (bg_pause_tgid) until user space has linked what
- * the net met, however long user space takes to read that far.
+ * --wide=first: the command's first graph to end turns the wide net off
+ * (bg_wide_on) and stops the command (bg_pause_tgid) until user space has
+ * linked what the net met, however long user space takes to read that far.
  */
 const volatile __u8 bg_wide_once = 0;
 /* Report indirect targets met inside interrupt work too (see BG_RF_IRQ). */
@@ -448,11 +448,16 @@ static __always_inline void pop_frame(struct task_state *st, __u32 top, __u64 no
 	st->depth = top;
 	if (top < st->irq)
 		st->irq = 0; /* the interrupt entry frame closed */
-	if (!top && bg_wide_once && bg_wide_on) {
+	/*
+	 * Only in the command bpfgraph may stop: elsewhere (-p, --no-pause)
+	 * the net stays on until user space narrows it, the calls made until
+	 * then complete.
+	 */
+	if (!top && bg_wide_once && bg_wide_on && bg_pause_tgid &&
+	    (bpf_get_current_pid_tgid() >> 32) == bg_pause_tgid) {
 		bg_wide_on = 0;
 		/* Delivered on the way back to user space. */
-		if (bg_pause_tgid && (bpf_get_current_pid_tgid() >> 32) == bg_pause_tgid)
-			bpf_send_signal(19 /* SIGSTOP */);
+		bpf_send_signal(19 /* SIGSTOP */);
 	}
 	if (bg_thresh_ns && dur < bg_thresh_ns) {
 		if (!top)
