@@ -1263,6 +1263,9 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		close(stats_fd);
 	cerr = close_output(&out, &a, &s, ts->record);
 	print_summary(p, &a, &s, &live);
+	if (s.st.unmapped)
+		fprintf(stderr, "bpfgraph: %llu records of the wide net named no function it "
+			"listed: dropped\n", (unsigned long long)s.st.unmapped);
 	print_discovery(&live, s.discover ? discover__stats(s.discover) : NULL);
 	discover__free(s.discover);
 	icall__free(live.ic);
