@@ -328,6 +328,23 @@ static int add_func(struct plan *p, const struct plan_cand *c, const struct kbtf
 	return idx;
 }
 
+/* Room for one more candidate: 0 or -ENOMEM. */
+static int cands_reserve(struct plan *p)
+{
+	size_t cap;
+	struct plan_cand *n;
+
+	if (p->ncands < p->cap)
+		return 0;
+	cap = p->cap ? p->cap * 2 : 256;
+	n = realloc(p->cands, cap * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	p->cands = n;
+	p->cap = cap;
+	return 0;
+}
+
 static int add_cand(struct plan *p, const struct plan_opts *o, struct symset *seen,
 		    struct plan_cand c, uint8_t *code)
 {
@@ -337,15 +354,8 @@ static int add_cand(struct plan *p, const struct plan_opts *o, struct symset *se
 
 	if (r <= 0)
 		return r;
-	if (p->ncands == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 256;
-		struct plan_cand *n = realloc(p->cands, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		p->cands = n;
-		p->cap = cap;
-	}
+	if (cands_reserve(p))
+		return -ENOMEM;
 	c.notrace = any_glob(o->notrace, o->n_notrace, c.sym->name);
 	c.skip = classify(o, c.sym, c.why, &deny, &bf, &c.kprobe, &c.kprobe_why, code);
 	if (c.skip == PS_NONE && o->max_funcs > 0 && (int)p->funcs.n >= o->max_funcs)
@@ -573,15 +583,8 @@ int plan__add_wide(struct plan *p, const struct plan_opts *o, const struct ksym 
 		r = functab__find_addr(&p->funcs, s->addr);
 		return r >= 0 ? r : -EEXIST;
 	}
-	if (p->ncands == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 256;
-		struct plan_cand *n = realloc(p->cands, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		p->cands = n;
-		p->cap = cap;
-	}
+	if (cands_reserve(p))
+		return -ENOMEM;
 	/* Return types from BTF where it has the function; nothing else is read. */
 	memset(&bf, 0, sizeof(bf));
 	if (kbtf__func(o->kb, s->name, s->module, &bf))
