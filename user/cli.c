@@ -438,13 +438,22 @@ const char *cli__hook_name(enum bg_hook h)
 	return (unsigned int)h < sizeof(hook_names) / sizeof(hook_names[0]) ? hook_names[h] : "?";
 }
 
+/* Index of arg in names[0..n), or -1: the values of an enum-like option. */
+static int name_index(const char *const *names, size_t n, const char *arg)
+{
+	for (size_t i = 0; i < n; i++)
+		if (names[i] && !strcmp(arg, names[i]))
+			return (int)i;
+	return -1;
+}
+
 static int set_hook(struct cli_ctx *c, const struct cli_opt *d __maybe_unused, char *arg)
 {
-	for (size_t i = 0; i < sizeof(hook_names) / sizeof(hook_names[0]); i++) {
-		if (!strcmp(arg, hook_names[i])) {
-			c->o->hook = (enum bg_hook)i;
-			return 0;
-		}
+	int i = name_index(hook_names, sizeof(hook_names) / sizeof(hook_names[0]), arg);
+
+	if (i >= 0) {
+		c->o->hook = (enum bg_hook)i;
+		return 0;
 	}
 	return usage_err(c->err, "invalid %s '%s': expected auto, kprobe-multi, fentry or kprobe",
 			 c->name, arg);
@@ -454,18 +463,13 @@ static const char *const wide_names[] = {
 	[BG_WIDE_FIRST] = "first", [BG_WIDE_ALWAYS] = "always", [BG_WIDE_OFF] = "off",
 };
 
-const char *cli__wide_name(enum bg_wide w)
-{
-	return (unsigned int)w < sizeof(wide_names) / sizeof(wide_names[0]) ? wide_names[w] : "?";
-}
-
 static int set_wide(struct cli_ctx *c, const struct cli_opt *d __maybe_unused, char *arg)
 {
-	for (size_t i = 0; i < sizeof(wide_names) / sizeof(wide_names[0]); i++) {
-		if (!strcmp(arg, wide_names[i])) {
-			c->o->wide = (enum bg_wide)i;
-			return 0;
-		}
+	int i = name_index(wide_names, sizeof(wide_names) / sizeof(wide_names[0]), arg);
+
+	if (i >= 0) {
+		c->o->wide = (enum bg_wide)i;
+		return 0;
 	}
 	return usage_err(c->err, "invalid %s '%s': expected first, always or off", c->name, arg);
 }

@@ -160,7 +160,6 @@ uint32_t cli__trace_opt_flag(size_t i);
 
 /* "auto", "kprobe-multi", "fentry" or "kprobe". */
 const char *cli__hook_name(enum bg_hook h);
-const char *cli__wide_name(enum bg_wide w);
 
 static inline bool cli__cpu_isset(const struct bg_opts *o, unsigned int cpu)
 {
