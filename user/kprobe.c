@@ -359,20 +359,28 @@ void kprobes__free(struct kprobes *k)
 	free(k);
 }
 
-int kprobes__multi_supported(void)
+int kprobes__probe_prog(unsigned int expected_attach_type)
 {
 	const struct bpf_insn insns[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = BPF_TRACE_KPROBE_MULTI);
+	LIBBPF_OPTS(bpf_prog_load_opts, po,
+		    .expected_attach_type = (enum bpf_attach_type)expected_attach_type);
+	int pfd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "bg_probe", "GPL", insns, 2, &po);
+
+	return pfd < 0 ? -errno : pfd;
+}
+
+int kprobes__multi_supported(void)
+{
 	unsigned long addr = 0;
 	LIBBPF_OPTS(bpf_link_create_opts, lo, .kprobe_multi.addrs = &addr, .kprobe_multi.cnt = 0);
 	int pfd, lfd, err;
 
-	pfd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "bg_probe", "GPL", insns, 2, &po);
+	pfd = kprobes__probe_prog(BPF_TRACE_KPROBE_MULTI);
 	if (pfd < 0)
-		return -errno;
+		return pfd;
 	lfd = bpf_link_create(pfd, 0, BPF_TRACE_KPROBE_MULTI, &lo);
 	err = errno;
 	close(pfd);

@@ -85,5 +85,10 @@ void kprobes__free(struct kprobes *k);
  * that would make it.
  */
 int kprobes__multi_supported(void);
+/*
+ * A two-instruction kprobe program of that expected attach type, for
+ * probing what the kernel accepts: its fd, or -errno.
+ */
+int kprobes__probe_prog(unsigned int expected_attach_type);
 
 #endif

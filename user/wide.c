@@ -11,6 +11,7 @@
 
 #include "bpfgraph.h"
 #include "functab.h"
+#include "kprobe.h"
 #include "ksyms.h"
 #include "ktext.h"
 #include "links.h"
@@ -287,8 +288,6 @@ static const char *const hot_globs[] = {
 
 static bool hot(const struct ksym *s)
 {
-	if (plan__hook_only(s->name))
-		return true;
 	for (int i = 0; hot_globs[i]; i++)
 		if (plan__glob(hot_globs[i], s->name))
 			return true;
@@ -392,23 +391,13 @@ void wide__free(struct wide *w)
 
 int wide__supported(void)
 {
-	const struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
 	const char *sym = "bpfgraph_probe_no_such_function";
 	union bpf_attr attr;
 	int pfd, lfd, err;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_type = BPF_PROG_TYPE_KPROBE;
-	attr.expected_attach_type = BG_ATTACH_KPROBE_SESSION;
-	attr.insns = (uint64_t)(uintptr_t)insns;
-	attr.insn_cnt = 2;
-	attr.license = (uint64_t)(uintptr_t)"GPL";
-	pfd = (int)syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
+	pfd = kprobes__probe_prog(BG_ATTACH_KPROBE_SESSION);
 	if (pfd < 0)
-		return errno == EINVAL || errno == E2BIG ? 0 : -errno;
+		return pfd == -EINVAL || pfd == -E2BIG ? 0 : pfd;
 	/*
 	 * A symbol no kernel has: a kernel with kprobe.session looks it up and
 	 * finds nothing (ESRCH); one without refuses the attach type (EINVAL).
