@@ -380,13 +380,12 @@ static void set_paused(struct session *s, bool on)
 
 void session__pause(struct session *s, bool on)
 {
-	set_paused(s, on);
-}
-
-void session__resume(struct session *s)
-{
-	if (s->child > 0 && !s->paused)
+	/* Continued whoever stopped it: a probe may have (bg_pause_tgid). */
+	if (!on && s->child > 0 && !s->paused) {
 		kill(s->child, SIGCONT);
+		return;
+	}
+	set_paused(s, on);
 }
 
 bool session__child_exited(const struct session *s)

@@ -140,10 +140,11 @@ void session__read_stats(struct session *s);
 /* Kill and reap a command that was never released (error paths). */
 void session__abort(struct session *s);
 
-/* Stops (SIGSTOP) or continues the command bpfgraph started, if any. */
+/*
+ * Stops (SIGSTOP) or continues (SIGCONT) the command bpfgraph started, if
+ * any; continuing also ends a stop a probe made (bg_pause_tgid).
+ */
 void session__pause(struct session *s, bool on);
-/* Continues the command unless bpfgraph itself keeps it stopped (SIGCONT). */
-void session__resume(struct session *s);
 /* The command bpfgraph started has exited (not reaped yet). */
 bool session__child_exited(const struct session *s);
 

@@ -424,12 +424,7 @@ static void attach_callees(struct live *l, const struct ksym *s, bool through)
 static void on_settled(void *ctx)
 {
 	struct live *l = ctx;
-	unsigned int n;
-
-	/* Found under the wide net: linked when it is narrowed. */
-	if (l->wide_on)
-		return;
-	n = l->kp ? kprobes__flush(l->kp) : 0;
+	unsigned int n = l->kp ? kprobes__flush(l->kp) : 0;
 
 	l->failed += n;
 	l->attached -= n < l->attached ? n : l->attached;
@@ -589,10 +584,8 @@ static void narrow_wide(struct live *l)
 	l->s->pause_child = l->pause_after;
 	l->s->hold_growth = false;
 	/* Stopped by us, or at the end of its first call (bg_wide_once). */
-	if (l->pause_after) {
+	if (l->pause_after)
 		session__pause(l->s, false);
-		session__resume(l->s);
-	}
 }
 
 static void on_poll(void *ctx, uint64_t graphs_done)
@@ -1222,12 +1215,13 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		s.caller_ctx = &live;
 		live.s = &s;
 		/*
-		 * Nothing is attached while the net is on: the command runs on,
-		 * and what discovery finds waits until the net is narrowed.
+		 * Nothing is attached while the net is on (it shows everything):
+		 * the command runs on, and what discovery finds waits until the
+		 * net is narrowed (with --wide=always, for good).
 		 */
 		live.pause_after = s.pause_child;
 		s.pause_child = false;
-		s.hold_growth = !live.wide_always;
+		s.hold_growth = true;
 	}
 	a.skel->bss->bg_enabled = 1;
 	if (verbosity)
