@@ -677,11 +677,11 @@ static __always_inline void emit_noexits(struct task_state *st, __u32 top, int n
 
 /*
  * The call of frame returned ret; st: the task's state, inside a graph.
- * multi: a kprobe.multi exit (frame is BG_FRAME_MULTI; for fentry it is
- * the ctx pointer, which the verifier lets no arithmetic touch).
+ * multi: a kprobe.multi exit (frame is BG_FRAME_MULTI); tramp: a fexit
+ * (frame is the ctx pointer, which the verifier lets no arithmetic touch).
  */
 static __always_inline void on_exit(struct task_state *st, __u64 ck, __u64 frame, __u64 ret,
-				    bool multi)
+				    bool multi, bool tramp)
 {
 	__u32 idx = BG_CK_INDEX(ck);
 	__u64 now, dur;
@@ -689,8 +689,23 @@ static __always_inline void on_exit(struct task_state *st, __u64 ck, __u64 frame
 	int i;
 
 	if (st->skip) {
-		st->skip--;
-		return;
+		/*
+		 * Hidden calls are nested in the innermost recorded one, so
+		 * that call's own exit (its trampoline frame: unique while it
+		 * runs) comes after all of theirs. If it comes while skip is
+		 * still up, a hidden call's exit was missed; swallowing this
+		 * exit instead would leave the frame open, and a graph whose
+		 * last exit is lost never ends: later graphs nest inside it.
+		 */
+		top = st->depth - 1;
+		barrier_var(top);
+		top &= BG_DEPTH_MASK;
+		if (!tramp || !st->depth || !frame_is(st, top, idx, frame)) {
+			st->skip--;
+			return;
+		}
+		stat_inc(BG_ST_HIDDEN_LOST, st->skip);
+		st->skip = 0;
 	}
 	close_lazy(st);
 	if (!st->depth)
@@ -853,7 +868,7 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 	case BG_RUN_EXIT:
 		bpf_get_func_ret(ctx, &ret);
 		if (st)
-			on_exit(st, ck, (__u64)ctx, ret, false);
+			on_exit(st, ck, (__u64)ctx, ret, false, true);
 		break;
 	case BG_RUN_KENTRY:
 		/* On a call site (icall.h): its caller is the traced function. */
@@ -870,7 +885,7 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 		break;
 	case BG_RUN_KEXIT:
 		if (st)
-			on_exit(st, ck, BG_FRAME_KPROBE, PT_REGS_RC(regs), false);
+			on_exit(st, ck, BG_FRAME_KPROBE, PT_REGS_RC(regs), false, false);
 		break;
 	case BG_RUN_MENTRY:
 	case BG_RUN_WENTRY:
@@ -885,7 +900,7 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 		break;
 	case BG_RUN_MEXIT:
 		if (st)
-			on_exit(st, ck, BG_FRAME_MULTI(BG_CK_GEN(ck)), PT_REGS_RC(regs), true);
+			on_exit(st, ck, BG_FRAME_MULTI(BG_CK_GEN(ck)), PT_REGS_RC(regs), true, false);
 		break;
 	case BG_RUN_ICALL:
 		if (st)

@@ -251,6 +251,11 @@ enum bg_reg {
 #define BG_ST_TRAMP_CALL 8
 /* ... that found it right above the saved rbp (entered by a jmp, 6.19+) */
 #define BG_ST_TRAMP_JMP 9
-#define BG_ST_NR 10
+/*
+ * hidden calls (skipped: -x, irqs, too deep) whose exit was missed, found
+ * when the innermost recorded call returned (see on_exit())
+ */
+#define BG_ST_HIDDEN_LOST 10
+#define BG_ST_NR 11
 
 #endif /* BPFGRAPH_H */

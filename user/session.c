@@ -590,6 +590,8 @@ void session__read_stats(struct session *s)
 		case BG_ST_NOSTATE: s->st.nostate = sum; break;
 		case BG_ST_UNMATCHED_EXIT: s->st.unmatched_exits = sum; break;
 		case BG_ST_UNWOUND: s->st.unwound = sum; break;
+		/* Also entries without an exit: after BG_ST_UNWOUND in k. */
+		case BG_ST_HIDDEN_LOST: s->st.unwound += sum; break;
 		case BG_ST_NESTED: s->st.nested = sum; break;
 		case BG_ST_TARGETS_FULL: s->st.targets_full = sum; break;
 		case BG_ST_ACTIVE_NEG: s->st.active_neg = sum; break;
