@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "render.h"
 
 #ifndef __maybe_unused
 #define __maybe_unused __attribute__((unused))

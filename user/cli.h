@@ -15,18 +15,13 @@
 #include <stdio.h>
 
 #include "bpfgraph.h"
-#include "out_text.h"
-#include "render.h"
+#include "options.h"
 
 #ifndef BG_VERSION
 #define BG_VERSION "0.0.0-unknown"
 #endif
 
 /* main()'s exit statuses: main() returns one of these, never a -errno. */
-#define BG_EXIT_OK 0
-#define BG_EXIT_FAILURE 1
-#define BG_EXIT_USAGE 2
-
 /* Defaults and limits of the numeric options. */
 #define BG_DEF_CALLEE_DEPTH 3
 #define BG_MAX_CALLEE_DEPTH 16

@@ -598,3 +598,23 @@ void graph__free(struct graph *g)
 	free(g->comms);
 	free(g);
 }
+
+static int sink_feed(void *g, const struct bg_rec *r)
+{
+	return graph__feed(g, r);
+}
+
+static void sink_drain(void *g, uint64_t upto)
+{
+	graph__drain(g, upto);
+}
+
+static void sink_flush(void *g)
+{
+	graph__flush(g);
+}
+
+struct rec_sink graph__sink(struct graph *g)
+{
+	return (struct rec_sink){ sink_feed, sink_drain, sink_flush, g };
+}

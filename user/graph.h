@@ -15,6 +15,7 @@
 
 #include "bpfgraph.h"
 #include "functab.h"
+#include "sink.h"
 
 enum gev_type {
 	GEV_ENTER, /* "func() {" */
@@ -92,5 +93,7 @@ const char *graph__comm(const struct graph *g, uint32_t pid);
 int graph__lost(struct graph *g, uint32_t cpu, uint64_t count);
 /* Records (and lost markers) held in the per-CPU queues. */
 size_t graph__queued(const struct graph *g);
+/* A rec_sink feeding g: graph__feed(), graph__drain(), graph__flush(). */
+struct rec_sink graph__sink(struct graph *g);
 
 #endif

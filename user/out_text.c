@@ -187,8 +187,6 @@ static const char *comm_of(const struct out_text *w, const char *comm, uint32_t 
 {
 	if (comm)
 		return comm;
-	if (w->o.graph)
-		return graph__comm(w->o.graph, pid);
 	return pid ? "<...>" : "<idle>";
 }
 

@@ -27,7 +27,7 @@
 #include <stdio.h>
 
 #include "functab.h"
-#include "session.h"
+#include "sink.h"
 
 #define RECORD_MAGIC "BGRECORD"
 #define RECORD_VERSION 1

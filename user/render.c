@@ -100,7 +100,7 @@ struct render *render__new(const struct render_opts *o)
 
 struct rec_sink render__sink(struct render *r)
 {
-	return session__graph_sink(r->graph);
+	return graph__sink(r->graph);
 }
 
 struct gsink render__events(struct render *r)

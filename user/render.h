@@ -14,16 +14,9 @@
 
 #include "functab.h"
 #include "graph.h"
+#include "options.h"
 #include "out_text.h"
-#include "session.h"
-
-enum bg_format {
-	BG_FMT_TEXT = 0, /* function_graph text */
-	BG_FMT_JSON, /* JSON lines, one object per call */
-	BG_FMT_CHROME, /* Chrome Trace Event JSON (Perfetto, chrome://tracing) */
-	BG_FMT_FOLDED, /* folded stacks for flame graphs */
-	BG_FMT_SVG, /* interactive flame graph, one SVG document */
-};
+#include "sink.h"
 
 struct render_opts {
 	FILE *out;

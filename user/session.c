@@ -46,26 +46,6 @@ static uint64_t mono_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static int graph_feed(void *g, const struct bg_rec *r)
-{
-	return graph__feed(g, r);
-}
-
-static void graph_drain(void *g, uint64_t upto)
-{
-	graph__drain(g, upto);
-}
-
-static void graph_flush(void *g)
-{
-	graph__flush(g);
-}
-
-struct rec_sink session__graph_sink(struct graph *g)
-{
-	return (struct rec_sink){ graph_feed, graph_drain, graph_flush, g };
-}
-
 int session__spawn(struct session *s, char **argv, const struct rlimit *nofile)
 {
 	pid_t parent = getpid();

@@ -13,26 +13,13 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "sink.h"
+
 struct bg_rec;
 struct discover;
 struct graph;
 struct ksym;
 struct ring_buffer;
-
-/*
- * Where records go: the graph builder for live text, a record file for
- * "bpfgraph record". drain(upto) says no record older than upto is still
- * to come; flush() that none at all is.
- */
-struct rec_sink {
-	int (*feed)(void *ctx, const struct bg_rec *rec);
-	void (*drain)(void *ctx, uint64_t upto);
-	void (*flush)(void *ctx);
-	void *ctx;
-};
-
-/* A rec_sink feeding graph g. */
-struct rec_sink session__graph_sink(struct graph *g);
 
 struct session_stats {
 	uint64_t records;

@@ -303,7 +303,7 @@ static __attribute__((noinline)) int feed_all(struct run *rn, const struct shape
 static struct rec_sink null_graph(struct shape *s, struct graph **g)
 {
 	*g = graph__new(&(struct graph_opts){ .funcs = &s->ft });
-	return *g ? session__graph_sink(*g) : (struct rec_sink){ 0 };
+	return *g ? graph__sink(*g) : (struct rec_sink){ 0 };
 }
 
 /* One run of mode over shape; CPU ns spent, or 0 on failure. */

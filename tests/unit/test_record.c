@@ -625,7 +625,7 @@ static char *run_direct(const char *script, uint32_t add_flags, enum bg_dialect 
 	w = out_text__new(&wo);
 	go = (struct graph_opts){ .funcs = &c.ft, .sink = { out_text__emit, w } };
 	g = graph__new(&go);
-	s = session__graph_sink(g);
+	s = graph__sink(g);
 	out_text__begin(w);
 	canned_play(&c, tok, n, &s);
 	fclose(m);

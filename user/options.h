@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What the command line, the writers and the subcommands share: exit
+ * codes, output formats, the function_graph dialect and trace options.
+ */
+#ifndef BG_OPTIONS_H
+#define BG_OPTIONS_H
+
+/* Exit codes of every command (a diff's are in bpfgraph-diff(1)). */
+#define BG_EXIT_OK 0
+#define BG_EXIT_FAILURE 1
+#define BG_EXIT_USAGE 2
+
+enum bg_format {
+	BG_FMT_TEXT = 0, /* function_graph text */
+	BG_FMT_JSON, /* JSON lines, one object per call */
+	BG_FMT_CHROME, /* Chrome Trace Event JSON (Perfetto, chrome://tracing) */
+	BG_FMT_FOLDED, /* folded stacks for flame graphs */
+	BG_FMT_SVG, /* interactive flame graph, one SVG document */
+};
+
+/* Which kernel's function_graph to imitate where versions differ. */
+enum bg_dialect {
+	BG_DIALECT_6_1 = 601, /* no return values at all */
+	BG_DIALECT_6_5 = 605, /* "func(); / * = 0x0 * /", "} / * func = -2 * /" */
+	BG_DIALECT_6_13 = 613, /* "func(); / * ret=0x0 * /", "} / * func ret=-2 * /" */
+};
+
+/* out_text_opts.flags: the tracefs option names */
+#define BG_O_CPU 0x001 /* funcgraph-cpu */
+#define BG_O_OVERHEAD 0x002 /* funcgraph-overhead */
+#define BG_O_PROC 0x004 /* funcgraph-proc */
+#define BG_O_DURATION 0x008 /* funcgraph-duration */
+#define BG_O_ABSTIME 0x010 /* funcgraph-abstime */
+#define BG_O_IRQS 0x020 /* funcgraph-irqs */
+#define BG_O_TAIL 0x040 /* funcgraph-tail */
+#define BG_O_RETVAL 0x080 /* funcgraph-retval */
+#define BG_O_RETVAL_HEX 0x100 /* funcgraph-retval-hex */
+#define BG_O_SLEEP_TIME 0x200 /* sleep-time */
+#define BG_O_GRAPH_TIME 0x400 /* graph-time (function profiler only) */
+#define BG_O_CONTEXT_INFO 0x800 /* context-info (trace option) */
+
+#define BG_O_DEFAULTS                                                           \
+	(BG_O_CPU | BG_O_OVERHEAD | BG_O_DURATION | BG_O_IRQS | BG_O_RETVAL |   \
+	 BG_O_SLEEP_TIME | BG_O_GRAPH_TIME | BG_O_CONTEXT_INFO)
+
+#endif
