@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bpfgraph.h"
+#include "calls.h"
 #include "out_chrome.h"
 #include "out_json.h"
 #include "out_text.h"
@@ -22,14 +23,14 @@ struct task {
 
 struct out_chrome {
 	struct out_chrome_opts o;
-	struct out_calls *calls;
+	struct calls *calls;
 	bool first;
 	uint64_t last_ts; /* unfinished calls last until here */
 	struct task *tasks; /* sorted by pid */
 	size_t ntasks, cap;
 };
 
-static void put_call(void *ctx, const struct out_call *c);
+static void put_call(void *ctx, const struct call *c);
 
 struct out_chrome *out_chrome__new(const struct out_chrome_opts *opts)
 {
@@ -44,7 +45,7 @@ struct out_chrome *out_chrome__new(const struct out_chrome_opts *opts)
 		return NULL;
 	w->o = *opts;
 	w->first = true;
-	w->calls = out_calls__new(put_call, w);
+	w->calls = calls__new(&(struct calls_opts){ .on_call = put_call, .ctx = w });
 	if (!w->calls) {
 		free(w);
 		return NULL;
@@ -56,7 +57,7 @@ void out_chrome__free(struct out_chrome *w)
 {
 	if (!w)
 		return;
-	out_calls__free(w->calls);
+	calls__free(w->calls);
 	free(w->tasks);
 	free(w);
 }
@@ -102,13 +103,13 @@ static void note_task(struct out_chrome *w, uint32_t pid, const char *comm)
 	snprintf(w->tasks[lo].comm, sizeof(w->tasks[lo].comm), "%s", comm ? comm : "<...>");
 }
 
-static void put_args(struct out_chrome *w, const struct out_call *c, const struct bg_func *fn)
+static void put_args(struct out_chrome *w, const struct call *c, const struct bg_func *fn)
 {
 	FILE *f = w->o.out;
 	char txt[32];
 
 	fprintf(f, ",\"args\":{\"cpu\":%u,\"depth\":%u", c->cpu, c->depth);
-	if (c->ret && out_text__fmt_retval(txt, sizeof(txt), *c->ret, fn, w->o.hex))
+	if (!c->noret && out_text__fmt_retval(txt, sizeof(txt), c->ret, fn, w->o.hex))
 		fprintf(f, ",\"retval\":\"%s\"", txt);
 	if (c->orphan)
 		fputs(",\"orphan\":true", f);
@@ -117,12 +118,12 @@ static void put_args(struct out_chrome *w, const struct out_call *c, const struc
 	fputs("}}", f);
 }
 
-static void put_call(void *ctx, const struct out_call *c)
+static void put_call(void *ctx, const struct call *c)
 {
 	struct out_chrome *w = ctx;
 	const struct bg_func *fn = w->o.funcs && c->func < w->o.funcs->n ?
 					   &w->o.funcs->f[c->func] : NULL;
-	uint64_t dur = c->dur ? *c->dur : (w->last_ts > c->ts ? w->last_ts - c->ts : 0);
+	uint64_t dur = c->unfinished ? (w->last_ts > c->ts ? w->last_ts - c->ts : 0) : c->dur;
 	FILE *f = w->o.out;
 	char name[32];
 
@@ -150,7 +151,8 @@ void out_chrome__emit(void *ctx, const struct gev *ev)
 
 	if (end > w->last_ts)
 		w->last_ts = end;
-	if (out_calls__emit(w->calls, ev) || ev->type != GEV_LOST)
+	calls__feed(w->calls, ev);
+	if (ev->type != GEV_LOST)
 		return;
 	sep(w);
 	fputs("{\"name\":\"lost events\",\"cat\":\"bpfgraph\",\"ph\":\"i\",\"s\":\"g\",\"ts\":",
@@ -178,7 +180,7 @@ static void put_names(struct out_chrome *w)
 
 void out_chrome__end(struct out_chrome *w)
 {
-	out_calls__end(w->calls);
+	calls__flush(w->calls);
 	put_names(w);
 	fputs("\n]}\n", w->o.out);
 }

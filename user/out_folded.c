@@ -1,34 +1,23 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Folded stacks. A per-CPU frame array indexed by depth (as the graph
- * builder's own state is per CPU) names the callers of each completed
- * call; self time is a call's duration minus that of its completed
- * children. Missing callers (exits whose entry was not seen) show as
- * "[unknown]", the word flame graph tools use. The writer only sorts and
- * prints what struct folded summed; out_svg lays the same sums out.
+ * Folded stacks. The call tracker gives each completed call its callers
+ * and its self time (duration minus that of its completed children);
+ * calls that never ended weigh nothing. Missing callers (exits whose
+ * entry was not seen) show as "[unknown]", the word flame graph tools
+ * use. The writer only sorts and prints what struct folded summed;
+ * out_svg lays the same sums out.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpfgraph.h"
+#include "calls.h"
 #include "out_folded.h"
-
-struct frame {
-	bool valid;
-	uint32_t func;
-	uint64_t child_ns; /* durations of completed children */
-};
-
-struct fcpu {
-	struct frame d[BG_MAX_DEPTH];
-};
 
 struct folded {
 	struct folded_opts o;
-	struct fcpu **cpus;
-	uint32_t ncpus;
+	struct calls *calls;
 	struct folded_stack *tab; /* open addressing, cap a power of two */
 	size_t n, cap;
 	bool nomem;
@@ -36,12 +25,21 @@ struct folded {
 	char name_buf[32];
 };
 
+static void add_call(void *ctx, const struct call *c);
+
 struct folded *folded__new(const struct folded_opts *opts)
 {
 	struct folded *w = calloc(1, sizeof(*w));
 
-	if (w && opts)
+	if (!w)
+		return NULL;
+	if (opts)
 		w->o = *opts;
+	w->calls = calls__new(&(struct calls_opts){ .on_call = add_call, .ctx = w });
+	if (!w->calls) {
+		free(w);
+		return NULL;
+	}
 	return w;
 }
 
@@ -49,11 +47,9 @@ void folded__free(struct folded *w)
 {
 	if (!w)
 		return;
-	for (uint32_t i = 0; i < w->ncpus; i++)
-		free(w->cpus[i]);
+	calls__free(w->calls);
 	for (size_t i = 0; i < w->cap; i++)
 		free(w->tab[i].key);
-	free(w->cpus);
 	free(w->tab);
 	free(w);
 }
@@ -125,86 +121,37 @@ static const char *name_of(struct folded *w, uint32_t func)
 	return w->name_buf;
 }
 
-static struct fcpu *cpu_get(struct folded *w, uint32_t cpu)
+/* "caller;...;func" for a call that ended on a stack. */
+static void add_call(void *ctx, const struct call *c)
 {
-	if (cpu >= BG_MAX_CPUS)
-		return NULL;
-	if (cpu >= w->ncpus) {
-		struct fcpu **v = realloc(w->cpus, (cpu + 1) * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		memset(v + w->ncpus, 0, (cpu + 1 - w->ncpus) * sizeof(*v));
-		w->cpus = v;
-		w->ncpus = cpu + 1;
-	}
-	if (!w->cpus[cpu])
-		w->cpus[cpu] = calloc(1, sizeof(**w->cpus));
-	return w->cpus[cpu];
-}
-
-/* "caller;...;func" for a call at depth d. */
-static void add_stack(struct folded *w, const struct fcpu *fc, uint32_t d, uint32_t func,
-		      uint64_t weight)
-{
+	struct folded *w = ctx;
 	char *key = NULL;
 	size_t len = 0;
-	FILE *m = open_memstream(&key, &len);
+	FILE *m;
 
+	if (c->unfinished || !c->stack)
+		return;
+	m = open_memstream(&key, &len);
 	if (!m) {
 		w->nomem = true;
 		return;
 	}
-	for (uint32_t i = 0; i < d; i++)
-		fprintf(m, "%s;", fc->d[i].valid ? name_of(w, fc->d[i].func) : FOLDED_UNKNOWN);
-	fputs(name_of(w, func), m);
+	for (uint32_t i = 0; i < c->depth; i++)
+		fprintf(m, "%s;", c->stack[i].open ? name_of(w, c->stack[i].func) : FOLDED_UNKNOWN);
+	fputs(name_of(w, c->func), m);
 	if (fclose(m))
 		w->nomem = true;
 	else
-		tab_add(w, key, weight);
+		tab_add(w, key, w->o.count ? 1 : c->self);
 	free(key);
-}
-
-static void on_end(struct folded *w, struct fcpu *fc, const struct gev *ev)
-{
-	uint32_t d = ev->depth;
-	uint64_t self = ev->dur;
-
-	if (ev->type == GEV_EXIT)
-		self = ev->dur > fc->d[d].child_ns ? ev->dur - fc->d[d].child_ns : 0;
-	add_stack(w, fc, d, ev->func, w->o.count ? 1 : self);
-	if (d > 0)
-		fc->d[d - 1].child_ns += ev->dur;
-	for (uint32_t i = d; i < BG_MAX_DEPTH; i++) {
-		fc->d[i].valid = false;
-		fc->d[i].child_ns = 0;
-	}
 }
 
 void folded__emit(void *ctx, const struct gev *ev)
 {
 	struct folded *w = ctx;
-	struct fcpu *fc;
 
-	if (w->frozen)
-		return;
-	if (ev->type != GEV_ENTER && ev->type != GEV_LEAF && ev->type != GEV_EXIT)
-		return;
-	fc = cpu_get(w, ev->cpu);
-	if (!fc || ev->depth >= BG_MAX_DEPTH) {
-		w->nomem |= !fc;
-		return;
-	}
-	if (ev->type != GEV_ENTER) {
-		on_end(w, fc, ev);
-		return;
-	}
-	for (uint32_t i = ev->depth; i < BG_MAX_DEPTH; i++) {
-		fc->d[i].valid = false;
-		fc->d[i].child_ns = 0;
-	}
-	fc->d[ev->depth].valid = true;
-	fc->d[ev->depth].func = ev->func;
+	if (!w->frozen && calls__feed(w->calls, ev))
+		w->nomem = true;
 }
 
 int folded__stacks(struct folded *w, struct folded_stack **v, size_t *n)

@@ -1,49 +1,24 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * JSON lines writer. Graph events give each call's end (leaf or exit,
- * with duration and return value); a per-CPU stack of entries, indexed
- * by depth like the builder's enter_funcs[], tells which entries never
- * got their exit.
+ * JSON lines writer: one line per call as the call tracker reports it,
+ * lost-record markers as they come.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "calls.h"
 #include "linebuf.h"
 #include "out_json.h"
 #include "out_text.h"
 
-struct open_call {
-	bool used;
-	uint32_t func, pid;
-	uint64_t ts;
-	char comm[BG_COMM_LEN + 1];
-};
-
-struct json_cpu {
-	uint32_t cpu;
-	/*
-	 * No d[] at or above top is used: closing what is open need not look
-	 * at all BG_MAX_DEPTH slots for every call.
-	 */
-	uint32_t top;
-	struct open_call d[BG_MAX_DEPTH];
-};
-
-struct out_calls {
-	out_call_fn fn;
-	void *ctx;
-	struct json_cpu **cpus; /* by cpu number, NULL until seen */
-	uint32_t ncpus;
-};
-
 struct out_json {
 	struct out_json_opts o;
-	struct out_calls *calls;
+	struct calls *calls;
 };
 
-static void put_call(void *ctx, const struct out_call *c);
+static void put_call(void *ctx, const struct call *c);
 
 struct out_json *out_json__new(const struct out_json_opts *opts)
 {
@@ -57,7 +32,7 @@ struct out_json *out_json__new(const struct out_json_opts *opts)
 	if (!w)
 		return NULL;
 	w->o = *opts;
-	w->calls = out_calls__new(put_call, w);
+	w->calls = calls__new(&(struct calls_opts){ .on_call = put_call, .ctx = w });
 	if (!w->calls) {
 		free(w);
 		return NULL;
@@ -69,29 +44,8 @@ void out_json__free(struct out_json *w)
 {
 	if (!w)
 		return;
-	out_calls__free(w->calls);
+	calls__free(w->calls);
 	free(w);
-}
-
-struct out_calls *out_calls__new(out_call_fn fn, void *ctx)
-{
-	struct out_calls *t = calloc(1, sizeof(*t));
-
-	if (t) {
-		t->fn = fn;
-		t->ctx = ctx;
-	}
-	return t;
-}
-
-void out_calls__free(struct out_calls *t)
-{
-	if (!t)
-		return;
-	for (uint32_t i = 0; i < t->ncpus; i++)
-		free(t->cpus[i]);
-	free(t->cpus);
-	free(t);
 }
 
 static void put_str(struct linebuf *l, const char *s)
@@ -202,16 +156,16 @@ static void put_name(struct linebuf *l, const struct bg_func *fn, uint32_t func)
 
 /* ret, ret_type, retval; all null for void functions and open calls. */
 static void put_ret(const struct out_json *w, struct linebuf *l, const struct bg_func *fn,
-		    const uint64_t *ret)
+		    const struct call *c)
 {
 	char num[24], txt[32];
 	size_t n;
 
-	if (!ret || !(n = fmt_ret(num, *ret, fn))) {
+	if (c->noret || !(n = fmt_ret(num, c->ret, fn))) {
 		linebuf__str(l, ",\"ret\":null,\"ret_type\":null,\"retval\":null");
 		return;
 	}
-	out_text__fmt_retval(txt, sizeof(txt), *ret, fn, w->o.hex);
+	out_text__fmt_retval(txt, sizeof(txt), c->ret, fn, w->o.hex);
 	linebuf__put(l, ",\"ret\":", 7);
 	linebuf__put(l, num, n);
 	linebuf__put(l, ",\"ret_type\":", 12);
@@ -224,7 +178,7 @@ static void put_ret(const struct out_json *w, struct linebuf *l, const struct bg
 	linebuf__char(l, '"');
 }
 
-static void put_call(void *ctx, const struct out_call *c)
+static void put_call(void *ctx, const struct call *c)
 {
 	const struct out_json *w = ctx;
 	const struct bg_func *fn = func_of(w, c->func);
@@ -239,149 +193,31 @@ static void put_call(void *ctx, const struct out_call *c)
 	linebuf__put(&l, ",\"pid\":", 7);
 	linebuf__u64(&l, c->pid, 0, 0);
 	linebuf__put(&l, ",\"comm\":", 8);
-	put_str(&l, c->comm ? c->comm : "<...>");
+	put_str(&l, c->comm);
 	linebuf__put(&l, ",\"ts\":", 6);
 	linebuf__u64(&l, c->ts, 0, 0);
 	linebuf__put(&l, ",\"dur\":", 7);
-	if (c->dur)
-		linebuf__u64(&l, *c->dur, 0, 0);
-	else
+	if (c->unfinished)
 		linebuf__put(&l, "null", 4);
-	put_ret(w, &l, fn, c->ret);
+	else
+		linebuf__u64(&l, c->dur, 0, 0);
+	put_ret(w, &l, fn, c);
 	linebuf__str(&l, c->orphan ? ",\"orphan\":true" : ",\"orphan\":false");
 	linebuf__str(&l, c->unfinished ? ",\"unfinished\":true}\n" : ",\"unfinished\":false}\n");
 	linebuf__flush(&l);
-}
-
-static struct json_cpu *cpu_get(struct out_calls *w, uint32_t cpu)
-{
-	if (cpu >= BG_MAX_CPUS)
-		return NULL;
-	if (cpu >= w->ncpus) {
-		uint32_t n = cpu + 1;
-		struct json_cpu **v = realloc(w->cpus, n * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		memset(v + w->ncpus, 0, (n - w->ncpus) * sizeof(*v));
-		w->cpus = v;
-		w->ncpus = n;
-	}
-	if (!w->cpus[cpu]) {
-		w->cpus[cpu] = calloc(1, sizeof(**w->cpus));
-		if (w->cpus[cpu])
-			w->cpus[cpu]->cpu = cpu;
-	}
-	return w->cpus[cpu];
-}
-
-static void put_open(const struct out_calls *w, const struct json_cpu *jc, uint32_t d)
-{
-	const struct open_call *o = &jc->d[d];
-	struct out_call c = { .func = o->func, .depth = d, .cpu = jc->cpu, .pid = o->pid,
-			  .comm = o->comm, .ts = o->ts, .unfinished = true };
-
-	w->fn(w->ctx, &c);
-}
-
-/* Entries at depth >= from whose exit can no longer come, shallow first. */
-static void close_open(const struct out_calls *w, struct json_cpu *jc, uint32_t from)
-{
-	for (uint32_t d = from; d < jc->top; d++) {
-		if (!jc->d[d].used)
-			continue;
-		put_open(w, jc, d);
-		jc->d[d].used = false;
-	}
-	if (from < jc->top)
-		jc->top = from;
-}
-
-static void on_enter(struct out_calls *w, const struct gev *ev)
-{
-	struct json_cpu *jc = cpu_get(w, ev->cpu);
-	struct open_call *o;
-	const char *comm;
-	size_t len;
-
-	if (!jc || ev->depth >= BG_MAX_DEPTH)
-		return;
-	close_open(w, jc, ev->depth);
-	o = &jc->d[ev->depth];
-	o->used = true;
-	o->func = ev->func;
-	o->pid = ev->pid;
-	o->ts = ev->ts;
-	if (ev->depth >= jc->top)
-		jc->top = ev->depth + 1;
-	comm = ev->comm ? ev->comm : "<...>";
-	len = strnlen(comm, sizeof(o->comm) - 1);
-	memcpy(o->comm, comm, len);
-	o->comm[len] = '\0';
-}
-
-static void on_end(struct out_calls *w, const struct gev *ev)
-{
-	struct json_cpu *jc = cpu_get(w, ev->cpu);
-	uint64_t ts = ev->type == GEV_EXIT ? ev->ts - ev->dur : ev->ts;
-	struct out_call c = { .func = ev->func, .depth = ev->depth, .cpu = ev->cpu,
-			  .pid = ev->pid, .comm = ev->comm, .ts = ts, .dur = &ev->dur,
-			  .ret = ev->noret ? NULL : &ev->ret,
-			  .orphan = ev->type == GEV_EXIT && ev->tail };
-
-	if (jc && ev->depth < BG_MAX_DEPTH) {
-		/* anything deeper was left without its exit */
-		close_open(w, jc, ev->depth + 1);
-		/* the same test as the builder's "} / * func * /" */
-		if (ev->type == GEV_LEAF || c.orphan)
-			close_open(w, jc, ev->depth);
-		else if (jc->d[ev->depth].used)
-			c.ts = jc->d[ev->depth].ts;
-		jc->d[ev->depth].used = false;
-	}
-	w->fn(w->ctx, &c);
-}
-
-/* Enter, leaf and exit events; false for the others. */
-bool out_calls__emit(struct out_calls *t, const struct gev *ev)
-{
-	switch (ev->type) {
-	case GEV_ENTER:
-		on_enter(t, ev);
-		return true;
-	case GEV_LEAF:
-	case GEV_EXIT:
-		on_end(t, ev);
-		return true;
-	default:
-		return false;
-	}
-}
-
-void out_calls__end(struct out_calls *t)
-{
-	for (uint32_t i = 0; i < t->ncpus; i++)
-		if (t->cpus[i])
-			close_open(t, t->cpus[i], 0);
 }
 
 void out_json__emit(void *ctx, const struct gev *ev)
 {
 	struct out_json *w = ctx;
 
-	if (out_calls__emit(w->calls, ev))
-		return;
-	switch (ev->type) {
-	case GEV_LOST:
+	calls__feed(w->calls, ev);
+	if (ev->type == GEV_LOST)
 		fprintf(w->o.out, "{\"lost\":%" PRIu64 ",\"cpu\":%u,\"ts\":%" PRIu64 "}\n",
 			ev->count, ev->cpu, ev->ts);
-		break;
-	default:
-		break;
-	}
 }
 
 void out_json__end(struct out_json *w)
 {
-	out_calls__end(w->calls);
+	calls__flush(w->calls);
 }

@@ -30,29 +30,6 @@ void out_json__emit(void *w, const struct gev *ev);
 /* Writes the calls still open (after graph__flush()). */
 void out_json__end(struct out_json *w);
 
-/*
- * Shared with the Chrome writer: calls out of graph events. A call is
- * reported when it ends (leaf, exit), or when it is known never to end.
- */
-struct out_call {
-	uint32_t func, depth, cpu, pid;
-	const char *comm;
-	uint64_t ts; /* entry time (exit time - dur for an orphan exit) */
-	const uint64_t *dur, *ret; /* NULL when unfinished */
-	bool orphan; /* exit whose entry was not seen */
-	bool unfinished; /* entry whose exit never came */
-};
-
-typedef void (*out_call_fn)(void *ctx, const struct out_call *c);
-struct out_calls;
-
-struct out_calls *out_calls__new(out_call_fn fn, void *ctx);
-void out_calls__free(struct out_calls *t);
-/* Returns false for events that are no calls (banner, lost). */
-bool out_calls__emit(struct out_calls *t, const struct gev *ev);
-/* Reports the calls still open, as unfinished. */
-void out_calls__end(struct out_calls *t);
-
 /* s as a JSON string: quotes, escapes, bytes >= 0x80 as \u00XX. */
 void out_json__put_str(FILE *f, const char *s);
 /* "%llu.%03u": ns as microseconds with ns precision. */

@@ -12,67 +12,139 @@
 #include "out_folded.h"
 #include "out_json.h"
 #include "out_svg.h"
+#include "out_text.h"
 #include "render.h"
 
-static const char *const format_names[] = {
-	[BG_FMT_TEXT] = "text",
-	[BG_FMT_JSON] = "json",
-	[BG_FMT_CHROME] = "chrome",
-	[BG_FMT_FOLDED] = "folded",
-	[BG_FMT_SVG] = "svg",
+/*
+ * A writer as render drives it: made from the render options, started
+ * once the graph builder is there, fed graph events, finished after the
+ * builder's flush. begin and finish are optional; free takes NULL.
+ */
+struct writer_ops {
+	const char *name;
+	void *(*new)(const struct render_opts *o);
+	void (*begin)(void *w);
+	void (*emit)(void *w, const struct gev *ev);
+	int (*finish)(void *w);
+	void (*free)(void *w);
 };
 
 struct render {
 	struct render_opts o;
 	struct graph *graph;
-	struct out_text *text;
-	struct out_json *json;
-	struct out_chrome *chrome;
-	struct out_folded *folded;
-	struct out_svg *svg;
-	struct gsink writer;
+	const struct writer_ops *ops;
+	void *w;
 };
+
+static void *text_new(const struct render_opts *o)
+{
+	return out_text__new(&(struct out_text_opts){
+		.out = o->out, .funcs = o->funcs, .flags = o->flags, .dialect = o->dialect,
+		.nr_cpu_ids = o->nr_cpu_ids, .header = o->header });
+}
+
+static void text_begin(void *w)
+{
+	out_text__begin(w);
+}
+
+static void text_free(void *w)
+{
+	out_text__free(w);
+}
+
+static void *json_new(const struct render_opts *o)
+{
+	return out_json__new(
+		&(struct out_json_opts){ o->out, o->funcs, o->flags & BG_O_RETVAL_HEX });
+}
+
+static int json_finish(void *w)
+{
+	out_json__end(w);
+	return 0;
+}
+
+static void json_free(void *w)
+{
+	out_json__free(w);
+}
+
+static void *chrome_new(const struct render_opts *o)
+{
+	return out_chrome__new(
+		&(struct out_chrome_opts){ o->out, o->funcs, o->flags & BG_O_RETVAL_HEX });
+}
+
+static void chrome_begin(void *w)
+{
+	out_chrome__begin(w);
+}
+
+static int chrome_finish(void *w)
+{
+	out_chrome__end(w);
+	return 0;
+}
+
+static void chrome_free(void *w)
+{
+	out_chrome__free(w);
+}
+
+static void *folded_new(const struct render_opts *o)
+{
+	return out_folded__new(&(struct out_folded_opts){ o->out, o->funcs, o->folded_count });
+}
+
+static int folded_finish(void *w)
+{
+	return out_folded__end(w);
+}
+
+static void folded_free(void *w)
+{
+	out_folded__free(w);
+}
+
+static void *svg_new(const struct render_opts *o)
+{
+	return out_svg__new(&(struct out_svg_opts){ o->out, o->funcs, o->folded_count });
+}
+
+static int svg_finish(void *w)
+{
+	return out_svg__end(w);
+}
+
+static void svg_free(void *w)
+{
+	out_svg__free(w);
+}
+
+static const struct writer_ops writers[] = {
+	[BG_FMT_TEXT] = { "text", text_new, text_begin, out_text__emit, NULL, text_free },
+	[BG_FMT_JSON] = { "json", json_new, NULL, out_json__emit, json_finish, json_free },
+	[BG_FMT_CHROME] = { "chrome", chrome_new, chrome_begin, out_chrome__emit,
+			    chrome_finish, chrome_free },
+	[BG_FMT_FOLDED] = { "folded", folded_new, NULL, out_folded__emit, folded_finish,
+			    folded_free },
+	[BG_FMT_SVG] = { "svg", svg_new, NULL, out_svg__emit, svg_finish, svg_free },
+};
+
+#define NR_WRITERS (sizeof(writers) / sizeof(writers[0]))
 
 int render__parse_format(const char *name)
 {
-	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
-		if (!strcmp(name, format_names[i]))
+	for (size_t i = 0; i < NR_WRITERS; i++)
+		if (!strcmp(name, writers[i].name))
 			return (int)i;
 	return -EINVAL;
 }
 
 const char *render__format_name(enum bg_format f)
 {
-	return (unsigned int)f < sizeof(format_names) / sizeof(format_names[0]) ?
-		       format_names[f] : "?";
-}
-
-/* The writer of o->format as a gsink; *ok false if it could not be made. */
-static struct gsink make_writer(struct render *r)
-{
-	const struct render_opts *o = &r->o;
-	bool hex = o->flags & BG_O_RETVAL_HEX;
-
-	switch (o->format) {
-	case BG_FMT_JSON:
-		r->json = out_json__new(&(struct out_json_opts){ o->out, o->funcs, hex });
-		return (struct gsink){ out_json__emit, r->json };
-	case BG_FMT_CHROME:
-		r->chrome = out_chrome__new(&(struct out_chrome_opts){ o->out, o->funcs, hex });
-		return (struct gsink){ out_chrome__emit, r->chrome };
-	case BG_FMT_FOLDED:
-		r->folded = out_folded__new(
-			&(struct out_folded_opts){ o->out, o->funcs, o->folded_count });
-		return (struct gsink){ out_folded__emit, r->folded };
-	case BG_FMT_SVG:
-		r->svg = out_svg__new(&(struct out_svg_opts){ o->out, o->funcs, o->folded_count });
-		return (struct gsink){ out_svg__emit, r->svg };
-	default:
-		r->text = out_text__new(&(struct out_text_opts){
-			.out = o->out, .funcs = o->funcs, .flags = o->flags,
-			.dialect = o->dialect, .nr_cpu_ids = o->nr_cpu_ids, .header = o->header });
-		return (struct gsink){ out_text__emit, r->text };
-	}
+	return (unsigned int)f < NR_WRITERS ? writers[f].name : "?";
 }
 
 struct render *render__new(const struct render_opts *o)
@@ -83,18 +155,19 @@ struct render *render__new(const struct render_opts *o)
 	if (!r)
 		return NULL;
 	r->o = *o;
-	go.sink = r->writer = make_writer(r);
-	if (go.sink.ctx)
+	/* an unknown format gets the writer live tracing always had */
+	r->ops = &writers[(unsigned int)o->format < NR_WRITERS ? o->format : BG_FMT_TEXT];
+	r->w = r->ops->new(o);
+	go.sink = (struct gsink){ r->ops->emit, r->w };
+	if (r->w)
 		r->graph = graph__new(&go);
 	if (!r->graph) {
 		render__free(r);
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (r->text)
-		out_text__begin(r->text);
-	if (r->chrome)
-		out_chrome__begin(r->chrome);
+	if (r->ops->begin)
+		r->ops->begin(r->w);
 	return r;
 }
 
@@ -105,21 +178,13 @@ struct rec_sink render__sink(struct render *r)
 
 struct gsink render__events(struct render *r)
 {
-	return r->writer;
+	return (struct gsink){ r->ops->emit, r->w };
 }
 
 int render__finish(struct render *r)
 {
-	int err = 0;
+	int err = r->ops->finish ? r->ops->finish(r->w) : 0;
 
-	if (r->json)
-		out_json__end(r->json);
-	if (r->chrome)
-		out_chrome__end(r->chrome);
-	if (r->folded)
-		err = out_folded__end(r->folded);
-	if (r->svg)
-		err = out_svg__end(r->svg);
 	if (fflush(r->o.out) || ferror(r->o.out))
 		err = -EIO;
 	return err;
@@ -130,10 +195,6 @@ void render__free(struct render *r)
 	if (!r)
 		return;
 	graph__free(r->graph);
-	out_text__free(r->text);
-	out_json__free(r->json);
-	out_chrome__free(r->chrome);
-	out_folded__free(r->folded);
-	out_svg__free(r->svg);
+	r->ops->free(r->w);
 	free(r);
 }
