@@ -23,6 +23,20 @@ static struct {
 	uint32_t loads, links, closes;
 } cost;
 
+struct attach {
+	struct graph_bpf *skel;
+	struct functab *funcs;
+	int *links; /* 2 per function (entry, exit); -1 when absent */
+	size_t links_cap; /* entries allocated in links */
+	struct attach_stats st;
+	int verbose;
+	bool progress; /* show progress on stderr */
+	bool no_fentry; /* kprobe tiers: the fentry/fexit templates are not even loaded */
+	bool templates; /* set by attach__all: the fentry templates are loaded */
+	FILE *err;
+	double detach_t0; /* when attach__unlink began, 0: not yet */
+};
+
 /* With the argument registers the entry program skips to the return address. */
 static uint64_t cookie_of(const struct bg_func *f, uint32_t idx)
 {
@@ -488,4 +502,35 @@ void attach__detach(struct attach *a)
 	a->detach_t0 = 0;
 	if (a->verbose)
 		print_cost(a, links__now() - t);
+}
+
+struct attach *attach__new(const struct attach_opts *o)
+{
+	struct attach *a = calloc(1, sizeof(*a));
+
+	if (!a) {
+		graph_bpf__destroy(o->skel);
+		return NULL;
+	}
+	a->skel = o->skel;
+	a->funcs = o->funcs;
+	a->verbose = o->verbose;
+	a->progress = o->progress;
+	a->no_fentry = o->no_fentry;
+	a->err = o->err ? o->err : stderr;
+	return a;
+}
+
+const struct attach_stats *attach__stats(const struct attach *a)
+{
+	return &a->st;
+}
+
+void attach__free(struct attach *a)
+{
+	if (!a)
+		return;
+	if (a->skel)
+		attach__detach(a);
+	free(a);
 }

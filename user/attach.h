@@ -25,21 +25,22 @@ struct attach_stats {
 	uint64_t recursion_misses;
 };
 
-struct attach {
+struct attach_opts {
+	/* Opened and configured by the caller; the attach object owns it. */
 	struct graph_bpf *skel;
 	struct functab *funcs;
-	int *links; /* 2 per function (entry, exit); -1 when absent */
-	size_t links_cap; /* entries allocated in links */
-	struct attach_stats st;
 	int verbose;
 	bool progress; /* show progress on stderr */
-	bool no_fentry; /* --kprobes: the fentry/fexit templates are not even loaded */
-	bool templates; /* set by attach__all: the fentry templates are loaded */
+	bool no_fentry; /* kprobe tiers: the fentry/fexit templates are not even loaded */
 	FILE *err;
-	double detach_t0; /* when attach__unlink began, 0: not yet */
 };
 
-/* Load the skeleton (opened and configured by the caller) and attach. */
+struct attach;
+
+/* NULL (errno set; o->skel destroyed) on failure. */
+struct attach *attach__new(const struct attach_opts *o);
+
+/* Load the skeleton and attach every function of the plan. */
 int attach__all(struct attach *a);
 /*
  * Attach function idx of a->funcs while tracing (it was added to the
@@ -69,6 +70,9 @@ void attach__print_runs(struct attach *a, int top);
 void attach__unlink(struct attach *a);
 /* attach__unlink, then free the programs and maps. */
 void attach__detach(struct attach *a);
+/* attach__detach (if not done), then the object itself. */
+void attach__free(struct attach *a);
+const struct attach_stats *attach__stats(const struct attach *a);
 /* One-line explanation for a load failure of the template programs. */
 void attach__explain_load_error(FILE *err, int errnum);
 

@@ -44,29 +44,6 @@ enum bg_cmd {
 	BG_CMD_REPORT, /* bpfgraph report ... */
 };
 
-/*
- * How functions are hooked (--hook). AUTO takes the best the kernel
- * accepts: kprobe.multi where it has CONFIG_FPROBE (one link for the whole
- * plan), else per-function fentry/fexit trampolines.
- */
-enum bg_hook {
-	BG_HOOK_AUTO = 0,
-	BG_HOOK_KMULTI, /* kprobe.multi + kretprobe.multi, batched */
-	BG_HOOK_FENTRY, /* fentry/fexit clones, one trampoline per function */
-	BG_HOOK_KPROBE, /* kprobe + kretprobe per function (--kprobes) */
-};
-
-/*
- * The wide net (--wide, user/wide.h): every traceable function hooked by
- * one kprobe.session link, until the first traced call returns (FIRST),
- * for the whole trace (ALWAYS), or never (OFF).
- */
-enum bg_wide {
-	BG_WIDE_FIRST = 0,
-	BG_WIDE_ALWAYS,
-	BG_WIDE_OFF,
-};
-
 /* Repeatable glob options. The strings point into argv (not copied). */
 struct bg_globs {
 	char **v;

@@ -11,6 +11,29 @@
 #define BG_EXIT_FAILURE 1
 #define BG_EXIT_USAGE 2
 
+/*
+ * How functions are hooked (--hook). AUTO takes the best the kernel
+ * accepts: kprobe.multi where it has CONFIG_FPROBE (one link for the whole
+ * plan), else per-function fentry/fexit trampolines.
+ */
+enum bg_hook {
+	BG_HOOK_AUTO = 0,
+	BG_HOOK_KMULTI, /* kprobe.multi + kretprobe.multi, batched */
+	BG_HOOK_FENTRY, /* fentry/fexit clones, one trampoline per function */
+	BG_HOOK_KPROBE, /* kprobe + kretprobe per function (--kprobes) */
+};
+
+/*
+ * The wide net (--wide, user/wide.h): every traceable function hooked by
+ * one kprobe.session link, until the first traced call returns (FIRST),
+ * for the whole trace (ALWAYS), or never (OFF).
+ */
+enum bg_wide {
+	BG_WIDE_FIRST = 0,
+	BG_WIDE_ALWAYS,
+	BG_WIDE_OFF,
+};
+
 enum bg_format {
 	BG_FMT_TEXT = 0, /* function_graph text */
 	BG_FMT_JSON, /* JSON lines, one object per call */

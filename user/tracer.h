@@ -11,12 +11,7 @@
 #include <stdbool.h>
 
 #include "cli.h"
-
-struct tracer_sinks {
-	bool print; /* render the trace (o->output, or stdout when recording) */
-	const char *record; /* write a record file here; NULL: none */
-	const char *cmdline; /* stored in the record file */
-};
+#include "output.h"
 
 /* libbpf's messages at verbosity (number of -v). */
 void tracer__set_verbosity(int verbosity);

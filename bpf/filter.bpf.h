@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Included by graph.bpf.c only: which tasks start a graph (-p, -C, -n,
+ * the tracer itself) and whether a call is interrupt work.
+ */
+#ifndef BG_FILTER_BPF_H
+#define BG_FILTER_BPF_H
+
+/*
+ * In hard-irq context? preempt_count lives in a per-CPU variable on x86:
+ * __preempt_count until 6.1 and again since 6.15, a field of struct
+ * pcpu_hot from 6.2 to 6.14 (6.12 LTS among them). Both are weak ksyms:
+ * the one this kernel lacks resolves to NULL and its branch is dead code.
+ */
+extern const int __preempt_count __ksym __weak;
+struct pcpu_hot___bg {
+	int preempt_count;
+} __attribute__((preserve_access_index));
+extern const struct pcpu_hot___bg pcpu_hot __ksym __weak;
+#define BG_HARDIRQ_MASK 0x000f0000
+#define BG_NMI_MASK 0x00f00000
+
+/*
+ * An int3 kprobe runs in the exception's NMI-like context (6.1 x86:
+ * irqentry_nmi_enter() adds one NMI and one hard-irq level): count the
+ * hard-irq levels beyond the NMI ones, or every kprobed call would look
+ * like interrupt work. (A real NMI is never interrupt work to show.)
+ */
+static __always_inline bool in_hardirq_ctx(void)
+{
+	const struct pcpu_hot___bg *hot;
+	const int *pcp;
+	int pc;
+
+	if (&__preempt_count) {
+		pcp = bpf_this_cpu_ptr(&__preempt_count);
+		pc = *pcp;
+	} else if (&pcpu_hot) {
+		hot = bpf_this_cpu_ptr(&pcpu_hot);
+		pc = hot->preempt_count;
+	} else {
+		return false;
+	}
+	return ((pc & BG_HARDIRQ_MASK) >> 16) > ((pc & BG_NMI_MASK) >> 20);
+}
+
+/* Is task t one of the -p/COMMAND threads (bg_filter_pid set)? */
+static __always_inline bool pid_listed(const struct task_struct *t)
+{
+	__u32 tid = t->pid, tgid = t->tgid;
+
+	return bpf_map_lookup_elem(&bg_pids, &tid) || bpf_map_lookup_elem(&bg_pids, &tgid);
+}
+
+static __always_inline bool comm_matches(void)
+{
+	char comm[BG_COMM_LEN];
+
+	bpf_get_current_comm(comm, sizeof(comm));
+	for (int i = 0; i < BG_COMM_LEN; i++) {
+		if (comm[i] != bg_comm[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
+}
+
+/* Filters, evaluated only when a task enters a graph function. */
+static __always_inline bool task_selected(void)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+
+	if (tgid == bg_self_tgid)
+		return false;
+	if (bg_filter_pid && !bpf_map_lookup_elem(&bg_pids, &tid) &&
+	    !bpf_map_lookup_elem(&bg_pids, &tgid))
+		return false;
+	if (bg_filter_cpu) {
+		__u32 cpu = bpf_get_smp_processor_id();
+
+		if (cpu >= BG_MAX_CPUS ||
+		    !(bg_cpumask[(cpu / 64) & (BG_MAX_CPUS / 64 - 1)] & (1ULL << (cpu % 64))))
+			return false;
+	}
+	if (bg_filter_comm && !comm_matches())
+		return false;
+	return true;
+}
+
+#endif

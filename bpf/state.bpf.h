@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Included by graph.bpf.c only: what user space configures (read-only
+ * globals, set between open and load), the globals both sides change, the
+ * per-task state, and the maps every program uses.
+ */
+#ifndef BG_STATE_BPF_H
+#define BG_STATE_BPF_H
+
+/* Configured between open and load. */
+const volatile __u32 bg_max_depth = 0; /* 0: BG_MAX_DEPTH */
+const volatile __u64 bg_thresh_ns = 0;
+const volatile __u32 bg_self_tgid = 0; /* never trace the tracer */
+const volatile __u8 bg_filter_pid = 0;
+const volatile __u8 bg_filter_cpu = 0;
+const volatile __u8 bg_filter_comm = 0;
+const volatile __u8 bg_noirqs = 0;
+const volatile char bg_comm[BG_COMM_LEN] = {};
+const volatile __u64 bg_cpumask[BG_MAX_CPUS / 64] = {};
+/*
+ * The command bpfgraph started (0: none, or --no-pause): stopped when a
+ * new indirect target is found in it, until user space has attached it.
+ */
+const volatile __u32 bg_pause_tgid = 0;
+/*
+ * --wide=first: the command's first graph to end turns the wide net off
+ * (bg_wide_on) and stops the command (bg_pause_tgid) until user space has
+ * linked what the net met, however long user space takes to read that far.
+ */
+const volatile __u8 bg_wide_once = 0;
+/* Report indirect targets met inside interrupt work too (see BG_RF_IRQ). */
+const volatile __u8 bg_discover_irqs = 0;
+/* [start, end) of the trampoline's helpers; see BG_SELF_RANGES. */
+const volatile __u64 bg_self_lo[BG_SELF_RANGES] = {};
+const volatile __u64 bg_self_hi[BG_SELF_RANGES] = {};
+
+/*
+ * Set by user space once every program is attached, so that no task
+ * starts a graph while half of its functions still lack their links.
+ */
+volatile __u32 bg_enabled = 0;
+/* The kprobe.multi link generation whose entry programs record (BG_CK_GEN). */
+volatile __u32 bg_gen = 0;
+/*
+ * The wide net (bg_wide) records entries: set while it is the only hook of
+ * the functions it covers, cleared before they get links of their own.
+ */
+volatile __u32 bg_wide_on = 0;
+
+/*
+ * Tasks inside a graph now (depth or skip open). While none is, a program
+ * is done after one load (most runs: a traced function called by work
+ * outside any graph), without a task storage lookup. Counted in one place,
+ * guarded(), from the task's state before and after the run. A task that
+ * dies inside a graph stays counted: programs then only do the lookup.
+ */
+__s64 bg_active = 0;
+
+struct task_state {
+	__u64 calltime[BG_MAX_DEPTH];
+	/*
+	 * The trampoline frame of a call: fentry and fexit of one invocation
+	 * run in the same trampoline frame, so their ctx pointers are equal.
+	 * That pairs an exit with its entry even when a program run was
+	 * missed (recursion) or the call began before we attached.
+	 */
+	__u64 frame[BG_MAX_DEPTH];
+	__u32 func[BG_MAX_DEPTH];
+	__u32 depth; /* recorded frames open */
+	__u32 irq; /* 1 + depth of the open interrupt entry frame, 0: none */
+	__u32 skip; /* hidden frames open (notrace, max depth, irqs) */
+	__u32 tid; /* the task's thread id, for its records */
+	/*
+	 * One of our program runs for this task is in progress. An interrupt
+	 * that lands while a program runs, or a helper that calls a traced
+	 * function (the ring buffer's spin lock), nests another program run
+	 * in the same task; the trampoline would skip programs already
+	 * active (recursion_misses) and leave entries without exits. Such
+	 * nested calls are skipped as a whole and counted instead. (Programs
+	 * run with migration disabled: a run never spans two CPUs.)
+	 */
+	__u32 busy;
+	/*
+	 * Switched out inside a graph, not yet back in: the calls it makes
+	 * on its way out after the sched_switch tracepoint (switch_mm...)
+	 * must not wait in this CPU's batch (see struct bg_batch).
+	 * BG_SWITCH_HIDE: nor be shown (see bg_switch).
+	 */
+	__u32 switching;
+	/* nosleep-time: when the task was switched out inside a graph, 0: not */
+	__u64 out_at;
+	/*
+	 * Frames opened so far, recorded or hidden (skip): each waits for an
+	 * exit. A kprobe.session entry asks for its return only when this
+	 * moved (bg_wide).
+	 */
+	__u32 opens;
+};
+
+/* Values of task_state.switching. */
+#define BG_SWITCH_OUT 1
+#define BG_SWITCH_HIDE 2
+
+/*
+ * A kprobe's pairing frame: kretprobes run in no frame of their entry, and
+ * such functions are matched by index alone (the frame value is fixed).
+ */
+#define BG_FRAME_KPROBE 1
+/*
+ * A function entered by a tail jump from a call site (BG_CK_TAIL): it
+ * returns straight to its caller's caller, so its caller's exit is its
+ * exit too.
+ */
+#define BG_FRAME_TAIL 2
+/* A call site without an exit probe (BG_CK_LAZY): closed at the next event. */
+#define BG_FRAME_LAZY 3
+/* A kprobe.multi frame of link generation g (BG_CK_GEN): paired by index and generation. */
+#define BG_FRAME_MULTI(g) (0x100 | (__u64)(g))
+#define BG_FRAME_IS_MULTI(f) (((f) & ~0xffULL) == 0x100)
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_state);
+} bg_tasks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20); /* resized by user space */
+} bg_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, BG_ST_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} bg_stats SEC(".maps");
+
+/* -p and -- COMMAND: thread ids and process ids to trace. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u8);
+} bg_pids SEC(".maps");
+
+static __always_inline void stat_inc(__u32 idx, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&bg_stats, &idx);
+
+	if (v)
+		*v += n;
+}
+
+#endif

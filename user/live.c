@@ -1,0 +1,618 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Live discovery and the hooks beside the trampolines: see live.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "attach.h"
+#include "discover.h"
+#include "graph.skel.h"
+#include "icall.h"
+#include "kprobe.h"
+#include "links.h"
+#include "live.h"
+#include "session.h"
+#include "wide.h"
+
+/*
+ * Functions found between traced ones while tracing (discover.h): attach
+ * what can be attached, so that the calls after this one are drawn under
+ * the right parent; say once, with -v, why the others cannot be.
+ */
+struct live {
+	struct plan *p;
+	struct plan_opts po;
+	struct attach *a;
+	struct graph_bpf *skel;
+	enum bg_hook hook;
+	bool progress;
+	struct icall *ic; /* NULL: indirect calls are not probed */
+	struct kprobes *kp; /* functions fentry cannot attach to */
+	int verbose;
+	unsigned int attached, failed, skipped;
+	unsigned int targets; /* indirect targets reported */
+	unsigned int targets_new; /* ... that were not traced yet */
+	/* The wide net (user/wide.h), NULL: none. */
+	struct wide *w;
+	int32_t *wmap; /* function table index by wide index; -1: not met yet */
+	bool wide_on; /* it records (bg_wide_on) */
+	bool wide_always; /* --wide=always: never narrowed */
+	unsigned int wide_met; /* functions it found */
+	double wide_narrowed_at; /* when it was narrowed, 0: not yet */
+	struct session *s;
+	bool pause_after; /* session.pause_child once narrowed */
+};
+
+/*
+ * Function idx is probed where the functions probed from now on call it,
+ * and where traced functions call it through a pointer (bg_targets).
+ */
+static int wrap(struct live *l, uint32_t idx)
+{
+	const struct bg_func *f = &l->p->funcs.f[idx];
+	__u32 v = BG_TARGET_WRAPPED(idx);
+	int err;
+
+	if (!l->ic)
+		return -ENOENT;
+	err = icall__wrap(l->ic, l->skel->progs.bg_kentry, l->skel->progs.bg_kexit,
+			  f->addr, idx);
+	/* Called through a pointer, too: the indirect call site's probe shows it. */
+	if (!err && bpf_map_update_elem(bpf_map__fd(l->skel->maps.bg_targets), &f->addr, &v,
+					BPF_ANY))
+		err = -errno;
+	return err;
+}
+
+/*
+ * Where function idx's calls return to (struct bg_frange), for the entry
+ * programs' untraced-caller check. A failure (an index past the map's
+ * size) only leaves that function's callers to be found one per call.
+ */
+static void frange_set(struct graph_bpf *skel, uint32_t idx, const struct bg_func *f)
+{
+	struct bg_frange r = { .lo = f->addr, .hi = f->addr + f->size };
+
+	if (f->size)
+		bpf_map_update_elem(bpf_map__fd(skel->maps.bg_franges), &idx, &r, BPF_ANY);
+}
+
+/*
+ * The functab index of s when it was attached now; -1 when it was known
+ * already or cannot be (*why says which) or its attach failed.
+ */
+static int attach_live(struct live *l, const struct ksym *s, bool report,
+		       enum plan_skip *why)
+{
+	int idx;
+
+	*why = PS_NONE;
+	idx = plan__add_live(l->p, &l->po, s, why);
+	if (idx == -EEXIST)
+		return -1;
+	if (idx < 0) {
+		if (!report)
+			return -1;
+		l->skipped++;
+		if (l->verbose)
+			fprintf(stderr, "bpfgraph: traced calls pass through untraced '%s' (%s)\n",
+				s->name, plan__skip_text(*why));
+		return -1;
+	}
+	if (l->p->funcs.f[idx].flags & BG_FN_CALLSITE)
+		return wrap(l, (uint32_t)idx) ? -1 : idx;
+	if (!(l->p->funcs.f[idx].flags & BG_FN_KPROBE) && attach__one(l->a, (uint32_t)idx))
+		attach__disown(l->a, (uint32_t)idx); /* variadic...: try a kprobe */
+	if ((l->p->funcs.f[idx].flags & BG_FN_KPROBE) &&
+	    (!l->kp || kprobes__attach(l->kp, (uint32_t)idx, &l->p->funcs.f[idx]))) {
+		l->failed++;
+		return -1;
+	}
+	l->attached++;
+	frange_set(l->skel, (uint32_t)idx, &l->p->funcs.f[idx]);
+	if (l->ic)
+		icall__probe(l->ic, (uint32_t)idx, &l->p->funcs.f[idx]);
+	if (l->verbose)
+		fprintf(stderr, "bpfgraph: attached '%s' while tracing%s\n", s->name,
+			report ? ": it calls traced functions" : "");
+	return idx;
+}
+
+/*
+ * Live discovery goes one level down from what it finds, too: up to this
+ * many direct callees (__tcp_transmit_skb calls more than 64; a cap
+ * leaves the last ones out for good).
+ */
+#define LIVE_CALLEES 512
+
+/*
+ * s has no fentry site: function_graph shows what it calls in its place,
+ * __rcu_read_lock at its call sites too (icall__probe_calls).
+ */
+static void probe_untraced_calls(struct icall *ic, const struct ksym *s)
+{
+	struct bg_func f = { .name = (char *)s->name, .addr = s->addr, .size = s->size };
+
+	if (ic)
+		icall__probe_calls(ic, &f);
+}
+
+/*
+ * Attach the direct callees of s; through a callee that cannot be
+ * attached (no fentry site; no BTF where kprobes are not available), one
+ * level further, since function_graph shows its callees in its place.
+ */
+static void attach_callees(struct live *l, const struct ksym *s, bool through)
+{
+	const struct ksym *callees[LIVE_CALLEES];
+	enum plan_skip why;
+	int n = plan__callees(&l->po, s, callees, LIVE_CALLEES);
+
+	for (int i = 0; i < n; i++) {
+		attach_live(l, callees[i], false, &why);
+		/* Not only when looking through: it is considered once. */
+		if (why == PS_NOT_TRACEABLE)
+			probe_untraced_calls(l->ic, callees[i]);
+		if (through && (why == PS_NO_BTF || why == PS_NOT_TRACEABLE))
+			attach_callees(l, callees[i], false);
+	}
+}
+
+/*
+ * kprobe.multi link pairs beyond which they are merged into one
+ * (kprobes__merge(): where each pair costs every hooked call). A merge
+ * re-attaches everything, seconds under emulation: not after every burst.
+ */
+#define LIVE_MAX_PAIRS 4
+
+/*
+ * A burst of discovery is over (the command, if paused, is still
+ * stopped): with kprobe.multi, what it found goes in one link pair (a
+ * function the kernel refused then counts as failed, not attached).
+ */
+static void on_settled(void *ctx)
+{
+	struct live *l = ctx;
+	unsigned int n = l->kp ? kprobes__flush(l->kp) : 0;
+
+	l->failed += n;
+	l->attached -= n < l->attached ? n : l->attached;
+	kprobes__retire(l->kp);
+	kprobes__merge(l->kp, LIVE_MAX_PAIRS);
+}
+
+static void on_caller(void *ctx, const struct ksym *s)
+{
+	struct live *l = ctx;
+	enum plan_skip why;
+	int idx = attach_live(l, s, true, &why);
+
+	/*
+	 * A function without an fentry site (notrace, inlined into a noinstr
+	 * caller) is not shown by function_graph either, but its callees are,
+	 * in its place: attach them.
+	 */
+	if (idx < 0 && why == PS_NOT_TRACEABLE) {
+		probe_untraced_calls(l->ic, s);
+		attach_callees(l, s, true);
+	}
+	if (idx < 0)
+		return;
+	/* Expanded here and now: no need to wait for its next call. */
+	l->p->funcs.f[idx].flags |= BG_FN_EXPANDED;
+	attach_callees(l, s, true);
+}
+
+/*
+ * Traced function func called target through a pointer. A target without
+ * BTF (a compiler clone) cannot be attached: what it calls can.
+ */
+static void on_target(void *ctx, uint64_t target, uint32_t func)
+{
+	struct live *l = ctx;
+	const struct ksym *s = ksyms__find_addr(l->po.ks, target);
+	enum plan_skip why;
+	int idx;
+
+	l->targets++;
+	/* Not a function's start: a jump within one (a switch table). */
+	if (!s || s->addr != target)
+		return;
+	idx = attach_live(l, s, false, &why);
+	if (idx < 0 && why != PS_NO_BTF && why != PS_NOT_TRACEABLE)
+		return;
+	l->targets_new++;
+	if (l->verbose && func < l->p->funcs.n)
+		fprintf(stderr, "bpfgraph: '%s' calls '%s' through a pointer\n",
+			l->p->funcs.f[func].name, s->name);
+	if (idx >= 0)
+		l->p->funcs.f[idx].flags |= BG_FN_EXPANDED;
+	if (why == PS_NOT_TRACEABLE)
+		probe_untraced_calls(l->ic, s);
+	attach_callees(l, s, true);
+}
+
+/* A traced function at the edge of what is traced was entered. */
+static void on_expand(void *ctx, uint32_t func)
+{
+	struct live *l = ctx;
+	const struct bg_func *f = &l->p->funcs.f[func];
+	/* By address: a name several functions share would find the first. */
+	const struct ksym *s = ksyms__find_addr(l->po.ks, f->addr);
+
+	if (s && s->addr == f->addr)
+		attach_callees(l, s, true);
+}
+
+/*
+ * A function the wide net found: a function table index for its records,
+ * and a link of its own when the net is narrowed (queued now).
+ */
+static int map_wide(void *ctx, uint32_t func)
+{
+	struct live *l = ctx;
+	uint32_t wi = func & ~BG_FUNC_WIDE;
+	const struct ksym *s = wide__sym(l->w, wi);
+	int idx;
+
+	if (!s)
+		return -ENOENT;
+	if (l->wmap[wi] >= 0)
+		return l->wmap[wi];
+	/* Cheap: this runs for each new function while the net slows everything. */
+	idx = plan__add_wide(l->p, &l->po, s);
+	if (idx == -EEXIST)
+		idx = functab__add(&l->p->funcs, s->name, s->module, s->addr, s->size);
+	if (idx < 0)
+		return idx;
+	l->wmap[wi] = idx;
+	l->wide_met++;
+	return idx;
+}
+
+/* What the net met gets links of its own (queued; flushed by the caller). */
+static void link_met(struct live *l)
+{
+	for (size_t wi = 0; wi < wide__stats(l->w)->funcs; wi++) {
+		int idx = l->wmap[wi];
+		struct bg_func *f;
+
+		if (idx < 0)
+			continue;
+		f = &l->p->funcs.f[idx];
+		/* __rcu_read_lock...: the net's keep link shows them (wide__narrow). */
+		if (!f->module && plan__hook_only(f->name))
+			continue;
+		if (l->kp && !kprobes__attached(l->kp, (uint32_t)idx) &&
+		    !kprobes__attach(l->kp, (uint32_t)idx, f)) {
+			frange_set(l->skel, (uint32_t)idx, f);
+			f->flags |= BG_FN_EXPANDED;
+		}
+	}
+}
+
+/*
+ * The first traced call is over: the net stops recording and the command
+ * is paused. Once no task is inside a graph (calls under way get their
+ * returns) the net is closed, and only then does what it met get links of
+ * its own: on kernels where fprobe runs on the function graph tracer
+ * (6.14+), closing a link over addresses another link hooks too unhooked
+ * them for both (seen on 7.3). A graph that does not end within
+ * WIDE_DRAIN_S loses its open calls' exits.
+ */
+#define WIDE_DRAIN_S 2.0
+
+static void narrow_wide(struct live *l)
+{
+	double t0 = links__now();
+	unsigned int failed;
+	int err;
+
+	if (l->wide_on) {
+		__atomic_store_n(&l->skel->bss->bg_wide_on, 0, __ATOMIC_RELEASE);
+		l->wide_on = false;
+		l->wide_narrowed_at = t0;
+		/* --no-pause: the command runs on, its calls meanwhile partly drawn. */
+		if (l->pause_after)
+			session__pause(l->s, true);
+	}
+	if (__atomic_load_n(&l->skel->bss->bg_active, __ATOMIC_ACQUIRE) &&
+	    t0 - l->wide_narrowed_at < WIDE_DRAIN_S)
+		return;
+	wide__detach(l->w);
+	link_met(l);
+	failed = l->kp ? kprobes__flush(l->kp) : 0;
+	err = wide__narrow(l->w, l->wmap, bpf_program__fd(l->skel->progs.bg_mentry));
+	if (err)
+		fprintf(stderr, "bpfgraph: cannot keep __rcu_read_lock/unlock hooked: %s\n",
+			strerror(-err));
+	if (l->verbose)
+		fprintf(stderr, "bpfgraph: first traced call over: the wide net closed, %u "
+			"functions it met linked (%u refused) in %.2f s\n", l->wide_met, failed,
+			links__now() - l->wide_narrowed_at);
+	l->s->pause_child = l->pause_after;
+	l->s->hold_growth = false;
+	/* Stopped by us, or at the end of its first call (bg_wide_once). */
+	if (l->pause_after)
+		session__pause(l->s, false);
+}
+
+static void on_poll(void *ctx, uint64_t graphs_done)
+{
+	struct live *l = ctx;
+	/* The BPF side turns the net off at the end of the first graph. */
+	bool off = !__atomic_load_n(&l->skel->bss->bg_wide_on, __ATOMIC_ACQUIRE);
+
+	/* Nothing to link for when the command is gone: the trace ends now. */
+	if (l->wide_on && !l->wide_always && (graphs_done || off) &&
+	    !session__child_exited(l->s))
+		narrow_wide(l);
+	else if (!l->wide_on && wide__attached(l->w))
+		narrow_wide(l);
+}
+
+static void free_wide(struct live *l);
+
+int live__attach_wide(struct live *l)
+{
+	const struct wide_stats *ws;
+	int err;
+
+	if (!l->w)
+		return -ENOENT;
+	err = wide__attach(l->w, &l->p->funcs, bpf_program__fd(l->skel->progs.bg_wide),
+			   l->skel->bss->bg_gen & 0xff);
+	ws = wide__stats(l->w);
+	l->wmap = err ? NULL : malloc((ws->funcs + 1) * sizeof(*l->wmap));
+	if (!err && !l->wmap)
+		err = -ENOMEM;
+	if (err) {
+		free_wide(l);
+		return err;
+	}
+	memset(l->wmap, 0xff, (ws->funcs + 1) * sizeof(*l->wmap));
+	l->wide_on = true;
+	l->skel->bss->bg_wide_on = 1;
+	if (l->verbose)
+		fprintf(stderr, "bpfgraph: wide net: %zu functions (from %s; %zu on the tracer's "
+			"own path left out) in %s, %.2f s to list, %.2f s to attach\n", ws->funcs,
+			ws->source, ws->denied, ws->links == 2 ? "two kprobe.session links (hot "
+			"functions last)" : "one kprobe.session link", ws->build_s, ws->attach_s);
+	return 0;
+}
+
+static void free_wide(struct live *l)
+{
+	if (!l->w)
+		return;
+	wide__detach(l->w);
+	if (l->verbose && wide__stats(l->w)->funcs)
+		fprintf(stderr, "bpfgraph: wide net: %u functions met, closed in %.2f s\n",
+			l->wide_met, wide__stats(l->w)->detach_s);
+	wide__free(l->w);
+	l->w = NULL;
+	free(l->wmap);
+	l->wmap = NULL;
+}
+
+int live__attach_kprobes(struct live *l)
+{
+	const struct functab *ft = &l->p->funcs;
+	double t0 = links__now(), last = 0;
+	unsigned int graphs = 0, graphs_ok = 0;
+	bool multi = l->hook == BG_HOOK_KMULTI;
+	struct kprobes_opts ko = {
+		.entry = multi ? l->skel->progs.bg_mentry : l->skel->progs.bg_kentry,
+		.exit = multi ? l->skel->progs.bg_mexit : l->skel->progs.bg_kexit,
+		.multi = multi, .funcs = ft, .verbose = l->verbose,
+		.progress = l->progress, .err = stderr,
+	};
+
+	/*
+	 * Merging link pairs pays where each pair is an ftrace ops of its own
+	 * that every hooked call walks (fprobe on ftrace ops, 5.18 to 6.13).
+	 * Since fprobe runs on the function-graph tracer (6.14: one hook and
+	 * a table by address, fprobe_fgraph_entry), pairs cost next to
+	 * nothing, and closing one while another is made is unsafe there: a
+	 * return still pending when its fprobe is freed is matched by address
+	 * alone, and a new fprobe at the same address (an entry link, without
+	 * an exit handler) was called in its place (a NULL call, seen on 7.3).
+	 */
+	if (multi && !ksyms__find_name(l->po.ks, "fprobe_fgraph_entry", NULL)) {
+		ko.gen = &l->skel->bss->bg_gen;
+		ko.active = (volatile int64_t *)&l->skel->bss->bg_active;
+	}
+	l->kp = kprobes__new(&ko);
+	if (!l->kp)
+		return -ENOMEM;
+	for (size_t i = 0; i < ft->n; i++) {
+		const struct bg_func *f = &ft->f[i];
+
+		/* fentry refused (a variadic function...): a kprobe will do. */
+		if (!(f->flags & BG_FN_KPROBE) && !attach__attached(l->a, (uint32_t)i))
+			attach__disown(l->a, (uint32_t)i);
+		if ((f->flags & (BG_FN_KPROBE | BG_FN_CALLSITE)) != BG_FN_KPROBE)
+			continue;
+		kprobes__attach(l->kp, (uint32_t)i, f);
+		/* --kprobes puts every function here: say how far it got. */
+		if (!multi)
+			attach__progress(l->a, (uint32_t)i + 1, t0, &last);
+	}
+	if (last > 0)
+		fprintf(stderr, "\n");
+	kprobes__flush(l->kp);
+	for (size_t i = 0; i < ft->n; i++) {
+		const struct bg_func *f = &ft->f[i];
+
+		if (!(f->flags & BG_FN_GRAPH))
+			continue;
+		graphs++;
+		if (!(f->flags & BG_FN_KPROBE) || kprobes__attached(l->kp, (uint32_t)i)) {
+			graphs_ok++;
+			continue;
+		}
+		/* -v: kprobes__attach has said why already. */
+		if (!l->verbose)
+			fprintf(stderr, "bpfgraph: cannot trace '%s': %s\n", f->display,
+				multi ? "the kernel refused its kprobe.multi link" :
+				"neither fentry nor a kprobe attached");
+	}
+	/* No -G function to start a graph: nothing would ever be traced. */
+	if (graphs && !graphs_ok)
+		return -ENOENT;
+	return 0;
+}
+
+void live__probe_calls(struct live *l, const struct ksyms *ks, struct ktext *kt,
+		       bool indirect)
+{
+	/* The wide net shows what indirect calls reach: no probes for them. */
+	if (indirect && l->w)
+		return;
+	l->ic = icall__new(l->skel->progs.bg_icall, ks, kt, l->verbose, stderr);
+	if (!l->ic) {
+		fprintf(stderr, "bpfgraph: indirect calls are not followed: %s\n",
+			strerror(errno));
+		return;
+	}
+	icall__set_indirect(l->ic, indirect);
+	/* What is probed at its call sites first: all callers come after. */
+	for (size_t i = 0; i < l->p->funcs.n; i++)
+		if ((l->p->funcs.f[i].flags & BG_FN_CALLSITE) && wrap(l, (uint32_t)i))
+			fprintf(stderr, "bpfgraph: cannot trace '%s' at its call sites\n",
+				l->p->funcs.f[i].name);
+	for (size_t i = 0; i < l->p->funcs.n; i++)
+		icall__probe(l->ic, (uint32_t)i, &l->p->funcs.f[i]);
+	/* The plan looked through these for callees: their calls show too. */
+	for (size_t i = 0; i < l->p->ncands; i++)
+		if (l->p->cands[i].skip == PS_NOT_TRACEABLE && !l->p->cands[i].notrace)
+			probe_untraced_calls(l->ic, l->p->cands[i].sym);
+}
+
+
+void live__print(const struct live *l, const struct discover_stats *d)
+{
+	if (l->kp) {
+		const struct kprobe_stats *ks = kprobes__stats(l->kp);
+
+		if ((ks->attached || ks->failed) && !l->po.kprobes_only)
+			fprintf(stderr, "bpfgraph: %u functions without BTF or a unique name "
+				"traced by kprobe, %u failed; attach %.2f s, detach %.2f s\n",
+				ks->attached, ks->failed, ks->attach_s, ks->detach_s);
+	}
+	if (l->ic) {
+		const struct icall_stats *is = icall__stats(l->ic);
+
+		if (d)
+			fprintf(stderr, "bpfgraph: %u indirect call sites in %u functions: %u "
+				"probed, %u not probeable, %u refused; %u targets met, %u newly "
+				"traced; probes %.2f s, removal %.2f s\n",
+				is->sites, is->funcs, is->probes, is->unusable, is->failed,
+				l->targets, l->targets_new, is->attach_s, is->detach_s);
+		if (is->csites)
+			fprintf(stderr, "bpfgraph: %u calls to functions no trampoline may hook: %u "
+				"probed (%u with their return taken at the next event), %u not "
+				"probeable (prefixed calls), %u refused, %u in functions without "
+				"an fentry site (the kernel allows no kprobe there)\n", is->csites,
+				is->cprobed, is->clazy, is->cunusable, is->cfailed, is->cnotrace);
+	}
+	if (!d || !d->checked)
+		return;
+	fprintf(stderr, "bpfgraph: %llu of %llu calls came through untraced functions; "
+		"%u functions attached while tracing, %u callers cannot be (-v says why); "
+		"%llu more callers read from %llu kernel stacks%s\n",
+		(unsigned long long)d->between, (unsigned long long)d->checked, l->attached,
+		l->skipped + l->failed, (unsigned long long)d->stacked,
+		(unsigned long long)d->stacks,
+		d->unknown * 2 > d->checked ? "; return addresses look wrong on this kernel" : "");
+}
+
+struct live *live__new(const struct live_opts *o)
+{
+	struct live *l = calloc(1, sizeof(*l));
+
+	if (!l) {
+		wide__free(o->wide);
+		return NULL;
+	}
+	l->p = o->plan;
+	l->po = o->po;
+	l->a = o->attach;
+	l->skel = o->skel;
+	l->hook = o->hook;
+	l->w = o->wide;
+	l->wide_always = o->wide_always;
+	l->progress = o->progress;
+	l->verbose = o->verbose;
+	return l;
+}
+
+void live__set_franges(struct live *l)
+{
+	for (uint32_t i = 0; i < l->p->funcs.n; i++)
+		frange_set(l->skel, i, &l->p->funcs.f[i]);
+}
+
+void live__bind(struct live *l, struct session *s, bool discover)
+{
+	if (discover) {
+		s->on_caller = on_caller;
+		s->on_expand = on_expand;
+		s->on_target = on_target;
+		s->on_settled = on_settled;
+		s->caller_ctx = l;
+	}
+	if (!l->w)
+		return;
+	s->map_func = map_wide;
+	s->on_poll = on_poll;
+	s->caller_ctx = l;
+	l->s = s;
+	/*
+	 * Nothing is attached while the net is on (it shows everything): the
+	 * command runs on, and what discovery finds waits until the net is
+	 * narrowed (with --wide=always, for good).
+	 */
+	l->pause_after = s->pause_child;
+	s->pause_child = false;
+	s->hold_growth = true;
+}
+
+unsigned int live__traced(const struct live *l)
+{
+	return (l->kp ? kprobes__stats(l->kp)->attached : 0) +
+	       (l->w ? (unsigned int)wide__stats(l->w)->funcs : 0);
+}
+
+double live__wide_attach_s(const struct live *l)
+{
+	return l->w ? wide__stats(l->w)->attach_s : 0.0;
+}
+
+const struct kprobe_stats *live__kprobe_stats(const struct live *l)
+{
+	return l->kp ? kprobes__stats(l->kp) : NULL;
+}
+
+void live__detach(struct live *l)
+{
+	icall__detach(l->ic);
+	free_wide(l);
+	kprobes__detach(l->kp);
+}
+
+void live__free(struct live *l)
+{
+	if (!l)
+		return;
+	free_wide(l);
+	icall__free(l->ic);
+	kprobes__free(l->kp);
+	free(l);
+}

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Where a trace's records go: see output.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "output.h"
+#include "render.h"
+
+struct output {
+	FILE *f;
+	struct render *render;
+	struct record_writer *rec;
+	struct rec_sink print, file;
+	struct record_meta meta;
+};
+
+static int tee_feed(void *ctx, const struct bg_rec *r)
+{
+	struct output *out = ctx;
+	int err = out->file.feed(out->file.ctx, r);
+
+	return err ? err : out->print.feed(out->print.ctx, r);
+}
+
+static void tee_drain(void *ctx, uint64_t upto)
+{
+	struct output *out = ctx;
+
+	out->file.drain(out->file.ctx, upto);
+	out->print.drain(out->print.ctx, upto);
+}
+
+static void tee_flush(void *ctx)
+{
+	struct output *out = ctx;
+
+	out->file.flush(out->file.ctx);
+	out->print.flush(out->print.ctx);
+}
+
+static int open_render(struct output *out, const struct bg_opts *o, const struct tracer_sinks *ts,
+		       const struct functab *funcs)
+{
+	const char *path = ts->record ? NULL : o->output;
+	struct render_opts ro = {
+		.funcs = funcs, .format = o->format, .flags = o->flags, .dialect = o->dialect,
+		.nr_cpu_ids = (uint32_t)libbpf_num_possible_cpus(), .header = !o->no_header,
+		.folded_count = o->folded_count,
+	};
+
+	out->f = path ? fopen(path, "we") : stdout;
+	if (!out->f) {
+		fprintf(stderr, "bpfgraph: cannot open '%s': %s\n", path, strerror(errno));
+		return -errno;
+	}
+	/*
+	 * A file is read afterwards: large writes (a system call costs much
+	 * under emulation). stdout keeps stdio's buffering, so a pipe or a
+	 * terminal sees lines as they come.
+	 */
+	if (path)
+		setvbuf(out->f, NULL, _IOFBF, 1 << 20);
+	ro.out = out->f;
+	out->render = render__new(&ro);
+	if (!out->render)
+		return -ENOMEM;
+	out->print = render__sink(out->render);
+	return 0;
+}
+
+uint64_t output__clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* What report needs to print the records as they would have been here. */
+static void fill_meta(struct record_meta *m, const struct bg_opts *o, const char *cmdline)
+{
+	static struct utsname u;
+	static char host[256];
+	uint64_t mono = output__clock_ns(CLOCK_MONOTONIC);
+
+	*m = (struct record_meta){
+		.flags = o->flags, .dialect = o->dialect, .max_depth = o->max_depth,
+		.nr_cpu_ids = (uint32_t)libbpf_num_possible_cpus(),
+		.ncpus_online = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN),
+		.header = !o->no_header, .thresh_ns = o->thresh_ns,
+		.clock_offset_ns = (int64_t)(output__clock_ns(CLOCK_REALTIME) - mono),
+		.start_ns = mono, .cmdline = (char *)cmdline,
+	};
+	if (!uname(&u))
+		m->release = u.release;
+	if (!gethostname(host, sizeof(host) - 1))
+		m->hostname = host;
+}
+
+struct output *output__open(const struct bg_opts *o, const struct tracer_sinks *ts,
+			    const struct functab *funcs)
+{
+	struct output *out = calloc(1, sizeof(*out));
+	int err = 0;
+
+	if (!out)
+		return NULL;
+
+	if (ts->print)
+		err = open_render(out, o, ts, funcs);
+	if (!err && ts->record) {
+		fill_meta(&out->meta, o, ts->cmdline);
+		out->rec = record__create(ts->record, &out->meta, funcs, stderr);
+		if (!out->rec)
+			err = -errno;
+		else
+			out->file = record__sink(out->rec);
+	}
+	if (err) {
+		output__close(out, NULL, NULL);
+		errno = -err;
+		return NULL;
+	}
+	/* Before COMMAND runs and writes to the same stdout. */
+	if (out->f)
+		fflush(out->f);
+	return out;
+}
+
+struct rec_sink output__sink(struct output *out)
+{
+	if (out->render && out->rec)
+		return (struct rec_sink){ tee_feed, tee_drain, tee_flush, out };
+	return out->rec ? out->file : out->print;
+}
+
+static int close_record(struct output *out, const struct record_trailer *t, const char *path)
+{
+	int err = 0;
+
+	if (t) {
+		err = record__write_trailer(out->rec, t);
+		fprintf(stderr, "bpfgraph: %llu records written to '%s' (%llu bytes)\n",
+			(unsigned long long)t->records, path,
+			(unsigned long long)record__bytes(out->rec));
+	}
+	return record__close(out->rec) ?: err;
+}
+
+int output__close(struct output *out, const struct record_trailer *t, const char *path)
+{
+	int err = 0;
+
+	if (!out)
+		return 0;
+	if (out->render && t)
+		err = render__finish(out->render);
+	render__free(out->render);
+	if (out->f && out->f != stdout && fclose(out->f) && !err)
+		err = -errno;
+	else if (out->f == stdout)
+		fflush(stdout);
+	if (out->rec)
+		err = close_record(out, t, path) ?: err;
+	free(out);
+	return err;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Where a trace's records go: rendered (--format, to -o or stdout), into
+ * a record file ("bpfgraph record"), or both (record --tee). Opened before
+ * the command runs, so that an output that cannot be created costs no
+ * tracing.
+ */
+#ifndef BG_OUTPUT_H
+#define BG_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "cli.h"
+#include "functab.h"
+#include "record.h"
+#include "sink.h"
+
+struct tracer_sinks {
+	bool print; /* render the trace (o->output, or stdout when recording) */
+	const char *record; /* write a record file here; NULL: none */
+	const char *cmdline; /* stored in the record file */
+};
+
+struct output;
+
+/* NULL (errno set, reported) on failure. */
+struct output *output__open(const struct bg_opts *o, const struct tracer_sinks *ts,
+			    const struct functab *funcs);
+/* Where the session feeds records. */
+struct rec_sink output__sink(struct output *out);
+/*
+ * Ends and closes everything, frees out. t: the counts a record file ends
+ * with; NULL on error paths (nothing is finished then). path: the record
+ * file's, for the message. 0 or the first error.
+ */
+int output__close(struct output *out, const struct record_trailer *t, const char *path);
+/* clock_gettime(id) in ns. */
+uint64_t output__clock_ns(clockid_t id);
+
+#endif
