@@ -146,11 +146,23 @@ static void copy_comm(char *dst, const char *s, size_t n)
 	dst[n] = '\0';
 }
 
-static int fill_from_cols(struct fgtext *r, struct fgtext_ev *e, const struct cols *c)
+/*
+ * What a graph line must keep to be an event. Checked before the line
+ * teaches the layout anything: a line passed on as text must not.
+ */
+static int check_limits(struct fgtext *r, const struct cols *c, uint32_t depth)
 {
 	if (c->cpu && c->cpu_nr >= BG_MAX_CPUS)
 		return fgtext_malformed(r, "CPU %u out of range (at most %d)", c->cpu_nr,
 					BG_MAX_CPUS - 1);
+	if (depth >= FGTEXT_MAX_DEPTH)
+		return fgtext_malformed(r, "nesting deeper than %d levels", FGTEXT_MAX_DEPTH - 1);
+	return 0;
+}
+
+/* Columns into e; the CPU is below BG_MAX_CPUS (check_limits()). */
+static void fill_from_cols(struct fgtext *r, struct fgtext_ev *e, const struct cols *c)
+{
 	e->ev.cpu = c->cpu ? c->cpu_nr : 0;
 	e->ev.ts = c->ts;
 	e->ev.dur = c->dur;
@@ -159,7 +171,6 @@ static int fill_from_cols(struct fgtext *r, struct fgtext_ev *e, const struct co
 		e->ev.comm = r->comm[0];
 		e->ev.pid = c->pid;
 	}
-	return 0;
 }
 
 /* Function of a closing line: named, or the entry seen at that depth. */
@@ -182,14 +193,15 @@ static int exit_func(struct fgtext *r, struct fgtext_ev *e, const struct body *b
 	return 0;
 }
 
-/* A graph line with a call body: ENTER, LEAF or EXIT at depth. */
+/*
+ * A graph line with a call body: ENTER, LEAF or EXIT at depth, which is
+ * below FGTEXT_MAX_DEPTH (checked by the caller).
+ */
 static int call_event(struct fgtext *r, struct fgtext_ev *e, const struct body *b, uint32_t depth)
 {
 	struct fgt_cpu *cs;
 	int idx, err;
 
-	if (depth >= FGTEXT_MAX_DEPTH)
-		return fgtext_malformed(r, "nesting deeper than %d levels", FGTEXT_MAX_DEPTH - 1);
 	cs = cpu_state(r, e->ev.cpu);
 	if (!cs)
 		return -ENOMEM;
@@ -300,6 +312,17 @@ static int recover_piece(struct fgtext *r, const char *p, const char *end)
 		r->st.unparsed++;
 		return 0;
 	}
+	cs = cpu_state(r, (uint32_t)cpu);
+	if (!cs)
+		return -ENOMEM;
+	depth = cs->rdepth;
+	if (b.type == B_EXIT && depth)
+		depth--;
+	/* before the layout is learnt: a piece left out teaches nothing */
+	if (depth >= FGTEXT_MAX_DEPTH - 1) {
+		r->st.unparsed++;
+		return 0;
+	}
 	c.cpu_nr = (uint32_t)cpu;
 	c.cpu_width = (int)(d - p);
 	fgtext_set_layout(r, &c);
@@ -307,16 +330,6 @@ static int recover_piece(struct fgtext *r, const char *p, const char *end)
 		r->lay.cpu_width = c.cpu_width;
 	fgtext_learn_overhead(r, &c);
 	fill_from_cols(r, &e, &c);
-	cs = cpu_state(r, c.cpu_nr);
-	if (!cs)
-		return -ENOMEM;
-	depth = cs->rdepth;
-	if (b.type == B_EXIT && depth)
-		depth--;
-	if (depth >= FGTEXT_MAX_DEPTH - 1) {
-		r->st.unparsed++;
-		return 0;
-	}
 	return call_event(r, &e, &b, depth);
 }
 
@@ -372,6 +385,7 @@ static int graph_line(struct fgtext *r, const char *p, const char *end, bool *do
 	struct cols c;
 	struct body b;
 	const char *q = fgtext_parse_cols(p, end, &c), *body = fgtext_skip_spaces(q, end);
+	uint32_t depth = (uint32_t)(body - q) / 2;
 	int err;
 
 	*done = false;
@@ -384,14 +398,15 @@ static int graph_line(struct fgtext *r, const char *p, const char *end, bool *do
 	*done = true;
 	if (b.type == B_COMMENT)
 		return text_line(r, FGT_COMMENT, p, r->lineno);
+	err = check_limits(r, &c, depth);
+	if (err)
+		return err;
 	fgtext_set_layout(r, &c);
 	fgtext_learn_overhead(r, &c);
 	fgtext_learn_retval(r, &b);
 	note_body_traits(r, &b);
-	err = fill_from_cols(r, &e, &c);
-	if (err)
-		return err;
-	return call_event(r, &e, &b, (uint32_t)(body - q) / 2);
+	fill_from_cols(r, &e, &c);
+	return call_event(r, &e, &b, depth);
 }
 
 /* A short quote of bad text for messages. */

@@ -828,6 +828,64 @@ static void test_lenient_limits(void **state)
 	fgtext__doc_free(d);
 }
 
+/* The layout a lenient read of text learns. */
+static struct fgtext_layout lenient_layout(const char *text, uint64_t unparsed)
+{
+	struct fgtext_opts o = { .name = "lenient", .lenient = true };
+	struct fgtext_doc *d = load_opts(text, strlen(text), &o, NULL);
+	struct fgtext_layout l;
+
+	assert_non_null(d);
+	assert_int_equal(d->stats->unparsed, unparsed);
+	l = *d->layout;
+	fgtext__doc_free(d);
+	return l;
+}
+
+static void assert_same_layout(const struct fgtext_layout *a, const struct fgtext_layout *b)
+{
+	assert_int_equal(a->flags, b->flags);
+	assert_int_equal(a->known, b->known);
+	assert_int_equal(a->cols, b->cols);
+	assert_int_equal(a->dialect, b->dialect);
+	assert_int_equal(a->cpu_width, b->cpu_width);
+}
+
+/*
+ * Lenient: a line passed on as text (CPU out of range, nested too deep)
+ * teaches the layout nothing. The columns, overhead mark, dialect and
+ * arguments of the first such line used to become the layout of the
+ * whole text.
+ */
+static void test_lenient_layout(void **state)
+{
+	static const char good[] = "  1.000 us    |  g();\n";
+	static const char piece[] = " 0) | f() {";
+	struct fgtext_layout want = lenient_layout(good, 0), got;
+	char text[1024], *joined;
+	size_t n = 0, cap = FGTEXT_MAX_DEPTH * sizeof(piece) + 64;
+
+	snprintf(text, sizeof(text), " 4096) + 20.000 us   |  f(x=1); /* ret=0x1 */\n%s", good);
+	got = lenient_layout(text, 1);
+	assert_same_layout(&got, &want);
+	snprintf(text, sizeof(text), " 0) + 20.000 us   |  %600sf(x=1); /* ret=0x1 */\n%s", "",
+		 good);
+	got = lenient_layout(text, 1);
+	assert_same_layout(&got, &want);
+
+	/* joined lines: a piece nested too deep does not learn the overhead mark */
+	joined = malloc(cap);
+	assert_non_null(joined);
+	for (int i = 0; i < FGTEXT_MAX_DEPTH - 1; i++)
+		n += (size_t)snprintf(joined + n, cap - n, "%s", piece);
+	want = lenient_layout(joined, 0);
+	snprintf(joined + n, cap - n, " 0) + 20.000 us | g();");
+	got = lenient_layout(joined, 1);
+	assert_same_layout(&got, &want);
+	assert_false(got.known & BG_O_OVERHEAD);
+	free(joined);
+}
+
 /* A "}" whose entry was never seen and that names nothing. */
 static void test_unknown_exit(void **state)
 {
@@ -896,6 +954,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_lenient),
 		cmocka_unit_test(test_lenient_limits),
+		cmocka_unit_test(test_lenient_layout),
 		cmocka_unit_test(test_unknown_exit),
 		cmocka_unit_test(test_broken_banner),
 		cmocka_unit_test(test_comment_overlap),
