@@ -141,8 +141,12 @@ int diff__read_text(struct diff *d, int side, FILE *in, const char *name, FILE *
 	int ret;
 
 	d->s[side].name = name;
-	if (!r)
-		return -errno;
+	if (!r) {
+		ret = -errno;
+		if (err)
+			fprintf(err, "bpfgraph diff: %s: %s\n", name, strerror(-ret));
+		return ret;
+	}
 	ret = fgtext__read(r, in);
 	msg = fgtext__error(r, &line);
 	if (ret && err && msg && line)
@@ -270,8 +274,11 @@ static int parse_value(struct diff_cmd *c, int opt, const char *arg)
 	case OPT_IGNORE: {
 		char **v = realloc(c->ignore, (c->o.n_ignore + 1) * sizeof(*v));
 
-		if (!v)
+		if (!v) {
+			fprintf(stderr, "bpfgraph diff: failed to add --ignore '%s': %s\n", arg,
+				strerror(ENOMEM));
 			return -ENOMEM;
+		}
 		c->ignore = v;
 		v[c->o.n_ignore++] = (char *)arg;
 		c->o.ignore = v;
@@ -371,22 +378,25 @@ int cmd_diff(int argc, char **argv)
 		return err > 0 ? BG_EXIT_OK : err == -ENOMEM ? BG_EXIT_FAILURE : BG_EXIT_USAGE;
 	}
 	d = diff__new(&c.o);
-	err = d ? 0 : -ENOMEM;
-	if (!err)
-		err = read_side(d, DIFF_A, c.path[0]);
+	if (!d) {
+		err = -ENOMEM;
+		fprintf(stderr, "bpfgraph diff: out of memory\n");
+		goto cleanup;
+	}
+	/* read_side() said what failed */
+	err = read_side(d, DIFF_A, c.path[0]);
 	if (!err)
 		err = read_side(d, DIFF_B, c.path[1]);
-	if (!err) {
-		err = diff__compare(d, stdout, &st);
-		if (!err && fflush(stdout))
-			err = -EIO;
-		if (err)
-			fprintf(stderr, "bpfgraph diff: %s\n", strerror(-err));
-		else
-			warn_empty(&c, &st);
-	} else if (err == -ENOMEM) {
-		fprintf(stderr, "bpfgraph diff: out of memory\n");
-	}
+	if (err)
+		goto cleanup;
+	err = diff__compare(d, stdout, &st);
+	if (!err && fflush(stdout))
+		err = -EIO;
+	if (err)
+		fprintf(stderr, "bpfgraph diff: %s\n", strerror(-err));
+	else
+		warn_empty(&c, &st);
+cleanup:
 	diff__free(d);
 	free(c.ignore);
 	return err ? BG_EXIT_FAILURE : BG_EXIT_OK;

@@ -26,7 +26,7 @@
 struct names {
 	char **s;
 	uint8_t *flags;
-	size_t n, cap;
+	size_t n, cap, fcap;
 	uint32_t *slot; /* id + 1, open addressing */
 	size_t scap;
 };

@@ -114,14 +114,11 @@ static int64_t name_id(struct diff *d, const char *s)
 			return t->slot[h] - 1;
 	if (t->n >= MAX_NAMES)
 		return -E2BIG;
-	if (GROW(t->s, t->cap, t->n + 1))
+	if (GROW(t->s, t->cap, t->n + 1) || GROW(t->flags, t->fcap, t->n + 1))
 		return -ENOMEM;
-	t->flags = realloc(t->flags, t->cap);
 	c = strdup(s);
-	if (!t->flags || !c) {
-		free(c);
+	if (!c)
 		return -ENOMEM;
-	}
 	t->s[t->n] = c;
 	t->flags[t->n] = name_flags(d, s);
 	t->slot[h] = (uint32_t)t->n + 1;

@@ -19,6 +19,101 @@
 #define SEED_003 "seeds/003_9ac0de771dae3076.txt"
 #define SEED_004 "seeds/004_cf19708d00924ebb.txt"
 
+/* --- allocation failures -------------------------------------------------- */
+
+/*
+ * The test binary's malloc family replaces libc's (glibc allows it, and
+ * its own allocations go through it too): when armed, the allocation
+ * fail_at calls later fails, once, as if memory ran out there. live
+ * counts the blocks handed out and not yet freed, so that a failure path
+ * which loses a block shows. Sanitizer builds keep their own allocator
+ * and skip the tests that need this.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define NOMEM_INJECT 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NOMEM_INJECT 0
+#endif
+#endif
+#ifndef NOMEM_INJECT
+#define NOMEM_INJECT 1
+#endif
+
+static long fail_at = -1; /* allocations left before the one that fails; -1 = off */
+static bool failed; /* the armed failure happened */
+static long live; /* blocks allocated and not freed */
+
+#if NOMEM_INJECT
+void *__libc_malloc(size_t size);
+void *__libc_calloc(size_t n, size_t size);
+void *__libc_realloc(void *p, size_t size);
+void __libc_free(void *p);
+
+static bool fail_now(void)
+{
+	if (fail_at < 0 || fail_at-- > 0)
+		return false;
+	failed = true;
+	errno = ENOMEM;
+	return true;
+}
+
+void *malloc(size_t size)
+{
+	void *p = fail_now() ? NULL : __libc_malloc(size);
+
+	live += p != NULL;
+	return p;
+}
+
+void *calloc(size_t n, size_t size)
+{
+	void *p = fail_now() ? NULL : __libc_calloc(n, size);
+
+	live += p != NULL;
+	return p;
+}
+
+void *realloc(void *old, size_t size)
+{
+	void *p;
+
+	if (fail_now())
+		return NULL;
+	p = __libc_realloc(old, size);
+	/* a new block, or (size 0) the old one freed */
+	live += (!old && p) - (old && !size && !p);
+	return p;
+}
+
+void free(void *p)
+{
+	live -= p != NULL;
+	__libc_free(p);
+}
+#endif
+
+/* First in a test that needs failures injected. */
+static void nomem_need(void)
+{
+	if (!NOMEM_INJECT)
+		skip();
+}
+
+static void nomem_arm(long n)
+{
+	failed = false;
+	fail_at = n;
+}
+
+/* Whether the armed allocation failed. */
+static bool nomem_disarm(void)
+{
+	fail_at = -1;
+	return failed;
+}
+
 /* --- helpers ------------------------------------------------------------- */
 
 static void read_side(struct diff *d, int side, const char *text, const char *name)
@@ -653,6 +748,105 @@ static void test_cmd_errors(void **state)
 	free(seed);
 }
 
+/* A temporary file holding text; the caller unlinks and frees the path. */
+static char *temp_text(const char *text)
+{
+	char *path = strdup("/tmp/bg-diff-text-XXXXXX");
+	int fd;
+
+	assert_non_null(path);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+static size_t count_lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* Memory running out anywhere in the command: exit 1 and one message. */
+static void test_cmd_nomem(void **state)
+{
+	char *a, *b;
+	struct run r;
+
+	nomem_need();
+	a = temp_text(base);
+	b = temp_text(extra);
+	for (long n = 0;; n++) {
+		nomem_arm(n);
+		run_diff(&r, 4, (char *[]){ "diff", "-q", a, b, NULL });
+		if (!nomem_disarm())
+			break;
+		if (r.status == BG_EXIT_OK) {
+			/* a failure that costs nothing (a stdio buffer) */
+			assert_string_equal(r.err, "");
+			continue;
+		}
+		assert_int_equal(r.status, BG_EXIT_FAILURE);
+		if (count_lines(r.err) != 1)
+			fail_msg("allocation %ld failed, %zu messages:\n%s", n, count_lines(r.err),
+				 r.err);
+	}
+	assert_int_equal(r.status, BG_EXIT_OK);
+	unlink(a);
+	unlink(b);
+	free(a);
+	free(b);
+}
+
+/* The list of --ignore globs could not grow: say so. */
+static void test_cmd_nomem_ignore(void **state)
+{
+	char *argv[] = { "diff", "--ignore=irq_*", "a.txt", "b.txt", NULL };
+	struct run r;
+
+	nomem_need();
+	nomem_arm(0);
+	run_diff(&r, 4, argv);
+	assert_true(nomem_disarm());
+	assert_int_equal(r.status, BG_EXIT_FAILURE);
+	assert_string_equal(r.err, "bpfgraph diff: failed to add --ignore 'irq_*': "
+				   "Cannot allocate memory\n");
+}
+
+/* A failed allocation while names are learnt loses no block. */
+static void test_names_nomem(void **state)
+{
+	struct functab ft = {}; /* no names: "func#N" */
+	struct diff_opts o = { .max_lines = 20 };
+	bool hit;
+
+	nomem_need();
+	for (long n = 0;; n++) {
+		long before = live;
+		struct diff *d;
+		int err = 0;
+
+		nomem_arm(n);
+		d = diff__new(&o);
+		for (uint32_t i = 0; d && !err && i < 40; i++) {
+			struct gev ev = { .type = GEV_LEAF, .func = i, .depth = 0, .dur = 1000 };
+
+			err = diff__feed(d, DIFF_A, &ev, &ft, i + 1);
+		}
+		diff__free(d);
+		hit = nomem_disarm();
+		if (live != before)
+			fail_msg("allocation %ld failed: %ld blocks lost", n, live - before);
+		if (!hit)
+			break;
+		assert_true(!d || err == -ENOMEM);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -675,6 +869,9 @@ int main(void)
 		cmocka_unit_test(test_cmd_summary),
 		cmocka_unit_test(test_cmd_report),
 		cmocka_unit_test(test_cmd_errors),
+		cmocka_unit_test(test_cmd_nomem),
+		cmocka_unit_test(test_cmd_nomem_ignore),
+		cmocka_unit_test(test_names_nomem),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
