@@ -514,8 +514,11 @@ int fgtext_pend_flush(struct fgtext *r)
 	return err;
 }
 
-/* Returns 1 when the line was taken by a banner. */
-static int banner_step(struct fgtext *r, const char *p, const char *end)
+/*
+ * Returns 1 when the line was taken by a banner. The line is matched
+ * without its '\r' (end) and held with it (raw bytes), as it was read.
+ */
+static int banner_step(struct fgtext *r, const char *p, const char *end, size_t raw)
 {
 	size_t n = (size_t)(end - p);
 	bool rule = n == sizeof(banner_rule) - 1 && !memcmp(p, banner_rule, n);
@@ -527,11 +530,11 @@ static int banner_step(struct fgtext *r, const char *p, const char *end)
 	    (r->npend == 2 && rule)) {
 		if (r->npend == 0)
 			r->pend_ev = (struct fgtext_ev){ .kind = FGT_EVENT };
-		err = pend_add(r, p, n);
+		err = pend_add(r, p, raw);
 		return err ? err : 1;
 	}
 	if (r->npend == 3 && n == 0) {
-		err = pend_add(r, p, n);
+		err = pend_add(r, p, raw);
 		r->npend = 0;
 		r->pend_len = 0;
 		r->pend_ev.text = r->pend;
@@ -559,12 +562,12 @@ static int parse_line(struct fgtext *r, char *p, size_t n)
 		r->st.unparsed++;
 		return 0;
 	}
-	err = banner_step(r, p, end);
-	if (err)
-		return err < 0 ? err : 0;
 	/* the line stays intact for the verbatim copy; parse without '\r' */
 	if (n && end[-1] == '\r')
 		end--;
+	err = banner_step(r, p, end, n);
+	if (err)
+		return err < 0 ? err : 0;
 	if (*p == '#' && count_cpu_marks(p, end) < 2) {
 		fgtext_header_line(r, p, end);
 		return text_line(r, FGT_HEADER, p, r->lineno);

@@ -913,6 +913,70 @@ static void test_broken_banner(void **state)
 		  0);
 }
 
+/* text with every '\n' made "\r\n"; free() it. */
+static char *to_crlf(const char *text, size_t *len)
+{
+	char *out = malloc(2 * strlen(text) + 1), *q = out;
+
+	assert_non_null(out);
+	for (; *text; text++) {
+		if (*text == '\n')
+			*q++ = '\r';
+		*q++ = *text;
+	}
+	*q = '\0';
+	*len = (size_t)(q - out);
+	return out;
+}
+
+/*
+ * CRLF text: banners are what they are in LF text (they were looked for
+ * before the '\r' was cut off, and passed on as plain text), and are
+ * written back as read.
+ */
+static void test_crlf_banner(void **state)
+{
+	static const char lf[] = " 0)   rcu_pre-15   |   1.000 us    |  rcu_gp_kthread();\n"
+				 " ------------------------------------------\n"
+				 " 0)   rcu_pre-15   =>    <idle>-0   \n"
+				 " ------------------------------------------\n"
+				 "\n"
+				 " 0)    <idle>-0    |   0.500 us    |  cpuidle_enter();\n"
+				 " ------------------------------------------\n"
+				 " 1)    <idle>-0    =>     wl-102    \n"
+				 " ------------------------------------------\n"
+				 " 1)     wl-102     |   0.500 us    |  vfs_read();\n";
+	size_t len;
+	char *crlf = to_crlf(lf, &len);
+	struct fgtext_doc *a = load(lf), *b = load(crlf);
+
+	assert_int_equal(b->n, a->n);
+	for (size_t i = 0; i < a->n; i++) {
+		const struct gev *x = &a->ev[i].ev, *y = &b->ev[i].ev;
+
+		assert_int_equal(b->ev[i].kind, a->ev[i].kind);
+		if (a->ev[i].kind != FGT_EVENT)
+			continue;
+		assert_int_equal(y->type, x->type);
+		assert_int_equal(y->cpu, x->cpu);
+		assert_int_equal(y->pid, x->pid);
+		assert_int_equal(y->prev_pid, x->prev_pid);
+		assert_string_equal(y->comm, x->comm);
+		if (x->type == GEV_BANNER)
+			assert_string_equal(y->prev_comm, x->prev_comm);
+	}
+	assert_int_equal(nth_event(b, 1)->type, GEV_BANNER);
+	assert_string_equal(nth_event(b, 1)->comm, "<idle>");
+	assert_int_equal(nth_event(b, 3)->type, GEV_BANNER);
+	assert_int_equal(nth_event(b, 3)->pid, 102);
+	assert_int_equal(b->stats->other, 0);
+	fgtext__doc_free(a);
+	fgtext__doc_free(b);
+	/* out_text prints no '\r': every event is kept verbatim */
+	check_roundtrip("crlf banner", crlf, len, 5);
+	free(crlf);
+}
+
 /*
  * In "f(); / * * /" the comment's opening and closing overlap: the return
  * value was looked for past the end of the line, a heap overflow under
@@ -957,6 +1021,7 @@ int main(void)
 		cmocka_unit_test(test_lenient_layout),
 		cmocka_unit_test(test_unknown_exit),
 		cmocka_unit_test(test_broken_banner),
+		cmocka_unit_test(test_crlf_banner),
 		cmocka_unit_test(test_comment_overlap),
 	};
 
