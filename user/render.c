@@ -151,19 +151,23 @@ struct render *render__new(const struct render_opts *o)
 {
 	struct render *r = calloc(1, sizeof(*r));
 	struct graph_opts go = { .funcs = o->funcs };
+	int err;
 
 	if (!r)
 		return NULL;
 	r->o = *o;
 	/* an unknown format gets the writer live tracing always had */
 	r->ops = &writers[(unsigned int)o->format < NR_WRITERS ? o->format : BG_FMT_TEXT];
+	errno = 0;
 	r->w = r->ops->new(o);
 	go.sink = (struct gsink){ r->ops->emit, r->w };
 	if (r->w)
 		r->graph = graph__new(&go);
 	if (!r->graph) {
+		/* the writer's or the builder's reason: EINVAL for no output */
+		err = errno ? errno : ENOMEM;
 		render__free(r);
-		errno = ENOMEM;
+		errno = err;
 		return NULL;
 	}
 	if (r->ops->begin)
