@@ -9,7 +9,8 @@
  * to end: an entry is left unfinished by the next event of its CPU at its
  * depth or above, and by calls__flush(). An exit whose entry was not seen
  * (the builder's "} / * func * /") is an orphan. Lost-record markers and
- * context-switch banners do not touch the stacks.
+ * context-switch banners do not touch the stacks. (diff, which reads any
+ * kernel's text, pairs by name instead: see diff_tree.c.)
  */
 #ifndef BG_CALLS_H
 #define BG_CALLS_H

@@ -8,6 +8,14 @@
  * closes the open call at its depth; closing lines whose entry was never
  * seen (tracing_thresh, a trace that began inside a call) become calls of
  * their own and adopt the orphans printed before them one level deeper.
+ *
+ * Why not the writers' call tracker (calls.h): diff reads text from any
+ * kernel, where an interrupt entered at the depth of a call still open
+ * and a named "}" that is not the open call's must be resolved by name
+ * (the interrupt nests under the open call, which its own "}" closes
+ * later). The tracker indexes by depth as the kernel's printer does,
+ * which is right for the graph builder's events but would end such a
+ * call early and count its "}" as a call of its own.
  */
 #include <errno.h>
 #include <fnmatch.h>
