@@ -1,11 +1,26 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Folded stacks. The call tracker gives each completed call its callers
- * and its self time (duration minus that of its completed children);
- * calls that never ended weigh nothing. Missing callers (exits whose
- * entry was not seen) show as "[unknown]", the word flame graph tools
- * use. The writer only sorts and prints what struct folded summed;
- * out_svg lays the same sums out.
+ * and its self time (duration minus that of its completed children).
+ * Missing callers (exits whose entry was not seen) show as "[unknown]",
+ * the word flame graph tools use. The writer only sorts and prints what
+ * struct folded summed; out_svg lays the same sums out.
+ *
+ * What the stacks cannot show is left out and counted (folded__stats):
+ *  - calls deeper than BG_MAX_DEPTH levels, whose callers the tracker
+ *    does not hold; their time stays in the self time of the deepest
+ *    caller it holds, so that the total is still right;
+ *  - calls whose exit never came. Those cut off by a later event at
+ *    their depth have their time in their caller's self time already.
+ *    Those still open when the trace ends are left out too for now,
+ *    although a flame graph of a trace stopped mid-call should show
+ *    them, weighing the time until the last event seen (the tracker
+ *    gives enough: their entry time, their finished children's time and
+ *    their open child): that changes the golden flame graphs of
+ *    tests/golden/formats/ (orphans.*, seed000.svg), a change of its own.
+ * Calls on CPUs beyond the tracker's stacks (cpu >= BG_MAX_CPUS, which
+ * it reports without callers) are root frames weighing their duration:
+ * their children, unknown, are not taken off.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,6 +35,9 @@ struct folded {
 	struct calls *calls;
 	struct folded_stack *tab; /* open addressing, cap a power of two */
 	size_t n, cap;
+	struct folded_stats st;
+	/* entries on CPUs beyond the tracker's stacks not yet closed */
+	uint64_t rootless_open;
 	bool nomem;
 	bool frozen; /* the table was handed out by folded__stacks() */
 	char name_buf[32];
@@ -121,22 +139,33 @@ static const char *name_of(struct folded *w, uint32_t func)
 	return w->name_buf;
 }
 
-/* "caller;...;func" for a call that ended on a stack. */
+/*
+ * "caller;...;func" for a call that ended on a stack, "func" for one on
+ * a CPU the tracker has no stack for.
+ */
 static void add_call(void *ctx, const struct call *c)
 {
 	struct folded *w = ctx;
+	uint32_t depth = c->stack ? c->depth : 0;
 	char *key = NULL;
 	size_t len = 0;
 	FILE *m;
 
-	if (c->unfinished || !c->stack)
+	if (c->unfinished) {
+		w->st.unfinished++;
 		return;
+	}
+	/* no stack on a CPU it has: too deep (counted by folded__emit) or no memory */
+	if (!c->stack && c->cpu < BG_MAX_CPUS)
+		return;
+	if (!c->stack)
+		w->st.rootless++;
 	m = open_memstream(&key, &len);
 	if (!m) {
 		w->nomem = true;
 		return;
 	}
-	for (uint32_t i = 0; i < c->depth; i++)
+	for (uint32_t i = 0; i < depth; i++)
 		fprintf(m, "%s;", c->stack[i].open ? name_of(w, c->stack[i].func) : FOLDED_UNKNOWN);
 	fputs(name_of(w, c->func), m);
 	if (fclose(m))
@@ -146,11 +175,36 @@ static void add_call(void *ctx, const struct call *c)
 	free(key);
 }
 
+/*
+ * What the tracker does not report is counted from the events: each call
+ * starts with an entry, a leaf or (entry not seen) a tail exit.
+ */
+static void count_untracked(struct folded *w, const struct gev *ev)
+{
+	bool start = ev->type == GEV_ENTER || ev->type == GEV_LEAF ||
+		     (ev->type == GEV_EXIT && ev->tail);
+
+	if (ev->cpu < BG_MAX_CPUS) {
+		if (ev->depth >= BG_MAX_DEPTH && start)
+			w->st.deep++;
+		return;
+	}
+	/* no stacks there: an exit that is no tail closes one entry of its CPU */
+	if (ev->type == GEV_ENTER)
+		w->rootless_open++;
+	else if (ev->type == GEV_EXIT && !ev->tail && w->rootless_open)
+		w->rootless_open--;
+}
+
 void folded__emit(void *ctx, const struct gev *ev)
 {
 	struct folded *w = ctx;
 
-	if (!w->frozen && calls__feed(w->calls, ev))
+	if (w->frozen)
+		return;
+	count_untracked(w, ev);
+	/* -EINVAL: a CPU without stacks, whose calls come without callers */
+	if (calls__feed(w->calls, ev) == -ENOMEM)
 		w->nomem = true;
 }
 
@@ -158,6 +212,12 @@ int folded__stacks(struct folded *w, struct folded_stack **v, size_t *n)
 {
 	size_t k = 0;
 
+	if (!w->frozen) {
+		/* the calls still open are counted as unfinished */
+		calls__flush(w->calls);
+		w->st.unfinished += w->rootless_open;
+		w->rootless_open = 0;
+	}
 	/* compact the table to its used slots: no hash table any more */
 	for (size_t i = 0; i < w->cap; i++)
 		if (w->tab[i].key)
@@ -169,6 +229,11 @@ int folded__stacks(struct folded *w, struct folded_stack **v, size_t *n)
 	*v = w->tab;
 	*n = k;
 	return w->nomem ? -ENOMEM : 0;
+}
+
+const struct folded_stats *folded__stats(const struct folded *w)
+{
+	return &w->st;
 }
 
 struct out_folded {
@@ -230,4 +295,9 @@ int out_folded__end(struct out_folded *w)
 	for (size_t i = 0; i < n; i++)
 		fprintf(w->o.out, "%s %" PRIu64 "\n", v[i].key, v[i].weight);
 	return err;
+}
+
+const struct folded_stats *out_folded__stats(const struct out_folded *w)
+{
+	return folded__stats(w->f);
 }

@@ -32,6 +32,21 @@ struct folded_stack {
 	uint64_t weight;
 };
 
+/*
+ * What the stacks could not show, counted (see out_folded.c). Complete
+ * after folded__stacks().
+ */
+struct folded_stats {
+	uint64_t deep; /* calls deeper than BG_MAX_DEPTH levels: left out */
+	uint64_t unfinished; /* calls whose exit never came: left out */
+	/*
+	 * Calls on CPUs beyond the tracker's stacks (>= BG_MAX_CPUS): their
+	 * callers are unknown, they are root frames weighing their whole
+	 * duration.
+	 */
+	uint64_t rootless;
+};
+
 struct folded;
 
 struct folded *folded__new(const struct folded_opts *opts);
@@ -44,6 +59,7 @@ void folded__emit(void *f, const struct gev *ev);
  * -ENOMEM if some stacks were lost to memory (the others are there).
  */
 int folded__stacks(struct folded *f, struct folded_stack **v, size_t *n);
+const struct folded_stats *folded__stats(const struct folded *f);
 
 struct out_folded_opts {
 	FILE *out;
@@ -59,5 +75,7 @@ void out_folded__free(struct out_folded *w);
 void out_folded__emit(void *w, const struct gev *ev);
 /* Writes the stacks, sorted; -ENOMEM if some were lost to memory. */
 int out_folded__end(struct out_folded *w);
+/* What the stacks left out; complete after out_folded__end(). */
+const struct folded_stats *out_folded__stats(const struct out_folded *w);
 
 #endif

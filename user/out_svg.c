@@ -433,3 +433,8 @@ int out_svg__end(struct out_svg *w)
 		svg_script);
 	return err;
 }
+
+const struct folded_stats *out_svg__stats(const struct out_svg *w)
+{
+	return folded__stats(w->f);
+}

@@ -19,6 +19,7 @@
 
 #include "functab.h"
 #include "graph.h"
+#include "out_folded.h"
 
 struct out_svg_opts {
 	FILE *out;
@@ -34,5 +35,7 @@ void out_svg__free(struct out_svg *w);
 void out_svg__emit(void *w, const struct gev *ev);
 /* Writes the whole document; -ENOMEM if stacks were lost to memory. */
 int out_svg__end(struct out_svg *w);
+/* What the flame graph left out; complete after out_svg__end(). */
+const struct folded_stats *out_svg__stats(const struct out_svg *w);
 
 #endif

@@ -4,6 +4,7 @@
  * the one live tracing always used; report builds exactly this too.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,6 +93,22 @@ static void chrome_free(void *w)
 	out_chrome__free(w);
 }
 
+/* What a flame graph left out, one line each on stderr: no loss is silent. */
+static void folded_report(const char *format, const struct folded_stats *st)
+{
+	uint64_t out = st->deep + st->unfinished;
+
+	if (out)
+		fprintf(stderr,
+			"bpfgraph: %s: %" PRIu64 " call%s left out (%" PRIu64
+			" deeper than %d levels, %" PRIu64 " never finished)\n",
+			format, out, out == 1 ? "" : "s", st->deep, BG_MAX_DEPTH, st->unfinished);
+	if (st->rootless)
+		fprintf(stderr,
+			"bpfgraph: %s: %" PRIu64 " call%s on CPUs above %d shown without callers\n",
+			format, st->rootless, st->rootless == 1 ? "" : "s", BG_MAX_CPUS - 1);
+}
+
 static void *folded_new(const struct render_opts *o)
 {
 	return out_folded__new(&(struct out_folded_opts){ o->out, o->funcs, o->folded_count });
@@ -99,7 +116,10 @@ static void *folded_new(const struct render_opts *o)
 
 static int folded_finish(void *w)
 {
-	return out_folded__end(w);
+	int err = out_folded__end(w);
+
+	folded_report("folded", out_folded__stats(w));
+	return err;
 }
 
 static void folded_free(void *w)
@@ -114,7 +134,10 @@ static void *svg_new(const struct render_opts *o)
 
 static int svg_finish(void *w)
 {
-	return out_svg__end(w);
+	int err = out_svg__end(w);
+
+	folded_report("svg", out_svg__stats(w));
+	return err;
 }
 
 static void svg_free(void *w)
