@@ -12,6 +12,7 @@
 #include "links.h"
 #include "bpfgraph.h"
 #include "graph.skel.h"
+#include "stop.h"
 
 /*
  * Where attach and detach time goes, for -v: program loads (verifier and
@@ -290,6 +291,8 @@ int attach__all(struct attach *a)
 	if (a->templates)
 		template_srcs(a, src);
 	for (uint32_t i = 0; i < a->funcs->n; i++) {
+		if (stop__signal())
+			break;
 		if (a->funcs->f[i].flags & BG_FN_KPROBE)
 			continue; /* kprobe.h: attached by the tracer */
 		if (!a->templates) {
@@ -309,6 +312,8 @@ int attach__all(struct attach *a)
 		fprintf(a->err, "\n");
 	modcache_free(&mc);
 	a->st.attach_s = links__now() - t0;
+	if (stop__signal())
+		return -EINTR;
 	return !want || a->st.attached ? 0 : -ENOENT;
 }
 

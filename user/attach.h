@@ -40,7 +40,10 @@ struct attach;
 /* NULL (errno set; o->skel destroyed) on failure. */
 struct attach *attach__new(const struct attach_opts *o);
 
-/* Load the skeleton and attach every function of the plan. */
+/*
+ * Load the skeleton and attach every function of the plan. -EINTR when a
+ * signal asked to stop (stop.h) before all were.
+ */
 int attach__all(struct attach *a);
 /*
  * Attach function idx of a->funcs while tracing (it was added to the

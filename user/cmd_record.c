@@ -53,5 +53,5 @@ int cmd_record(int argc, char **argv)
 	err = tracer__run(&o, &ts);
 	free(cmdline);
 	cli__free(&o);
-	return err ? BG_EXIT_FAILURE : BG_EXIT_OK;
+	return tracer__exit_status(err);
 }

@@ -18,6 +18,7 @@
 #include "links.h"
 #include "live.h"
 #include "session.h"
+#include "stop.h"
 #include "wide.h"
 
 /*
@@ -431,7 +432,7 @@ int live__attach_kprobes(struct live *l)
 	l->kp = kprobes__new(&ko);
 	if (!l->kp)
 		return -ENOMEM;
-	for (size_t i = 0; i < ft->n; i++) {
+	for (size_t i = 0; i < ft->n && !stop__signal(); i++) {
 		const struct bg_func *f = &ft->f[i];
 
 		/* fentry refused (a variadic function...): a kprobe will do. */
@@ -463,6 +464,8 @@ int live__attach_kprobes(struct live *l)
 				multi ? "the kernel refused its kprobe.multi link" :
 				"neither fentry nor a kprobe attached");
 	}
+	if (stop__signal())
+		return -EINTR;
 	/* No -G function to start a graph: nothing would ever be traced. */
 	if (graphs && !graphs_ok)
 		return -ENOENT;
@@ -483,14 +486,14 @@ void live__probe_calls(struct live *l, const struct ksyms *ks, struct ktext *kt,
 	}
 	icall__set_indirect(l->ic, indirect);
 	/* What is probed at its call sites first: all callers come after. */
-	for (size_t i = 0; i < l->p->funcs.n; i++)
+	for (size_t i = 0; i < l->p->funcs.n && !stop__signal(); i++)
 		if ((l->p->funcs.f[i].flags & BG_FN_CALLSITE) && wrap(l, (uint32_t)i))
 			fprintf(stderr, "bpfgraph: cannot trace '%s' at its call sites\n",
 				l->p->funcs.f[i].name);
-	for (size_t i = 0; i < l->p->funcs.n; i++)
+	for (size_t i = 0; i < l->p->funcs.n && !stop__signal(); i++)
 		icall__probe(l->ic, (uint32_t)i, &l->p->funcs.f[i]);
 	/* The plan looked through these for callees: their calls show too. */
-	for (size_t i = 0; i < l->p->ncands; i++)
+	for (size_t i = 0; i < l->p->ncands && !stop__signal(); i++)
 		if (l->p->cands[i].skip == PS_NOT_TRACEABLE && !l->p->cands[i].notrace)
 			probe_untraced_calls(l->ic, l->p->cands[i].sym);
 }

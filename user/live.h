@@ -46,14 +46,16 @@ struct live;
 struct live *live__new(const struct live_opts *o);
 /*
  * Links for the plan's functions fentry does not take (every function on
- * the kprobe tiers). -ENOENT when no -G function could be hooked.
+ * the kprobe tiers). -ENOENT when no -G function could be hooked, -EINTR
+ * when a signal asked to stop (stop.h).
  */
 int live__attach_kprobes(struct live *l);
 /* The wide net over what has no link yet: 0 or -errno (then there is none). */
 int live__attach_wide(struct live *l);
 /*
  * Kprobes on the call sites of what is traced: indirect calls (when
- * indirect) and calls to functions no trampoline may hook.
+ * indirect) and calls to functions no trampoline may hook. Cut short when
+ * a signal asks to stop.
  */
 void live__probe_calls(struct live *l, const struct ksyms *ks, struct ktext *kt,
 		       bool indirect);

@@ -44,7 +44,7 @@ int main(int argc, char **argv)
 	else if (tracer__check_cpus(&o))
 		err = BG_EXIT_USAGE;
 	else
-		err = tracer__run(&o, &ts) ? BG_EXIT_FAILURE : BG_EXIT_OK;
+		err = tracer__exit_status(tracer__run(&o, &ts));
 	cli__free(&o);
 	return err;
 }

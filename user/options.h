@@ -10,6 +10,10 @@
 #define BG_EXIT_OK 0
 #define BG_EXIT_FAILURE 1
 #define BG_EXIT_USAGE 2
+/* Stopped by a signal before tracing began (128 + SIGINT, as a shell says). */
+#define BG_EXIT_INTERRUPTED 130
+/* The output was closed under it (128 + SIGPIPE, as a pipeline expects). */
+#define BG_EXIT_PIPE 141
 
 /*
  * How functions are hooked (--hook). AUTO takes the best the kernel

@@ -17,34 +17,67 @@
 
 struct output {
 	FILE *f;
+	const char *name; /* of f, for messages */
 	struct render *render;
 	struct record_writer *rec;
-	struct rec_sink print, file;
+	struct rec_sink print, file; /* either may be unused (ctx NULL) */
 	struct record_meta meta;
+	/*
+	 * The first failed write of the rendered trace (-EPIPE: the reader
+	 * went away, -ENOSPC...): the next record fed returns it, which
+	 * ends the session.
+	 */
+	int werr;
 };
 
-static int tee_feed(void *ctx, const struct bg_rec *r)
+static void check_written(struct output *out)
 {
-	struct output *out = ctx;
-	int err = out->file.feed(out->file.ctx, r);
-
-	return err ? err : out->print.feed(out->print.ctx, r);
+	if (!out->werr && out->f && ferror(out->f))
+		out->werr = errno ? -errno : -EIO;
 }
 
-static void tee_drain(void *ctx, uint64_t upto)
+static int out_feed(void *ctx, const struct bg_rec *r)
 {
 	struct output *out = ctx;
+	int err = 0;
 
-	out->file.drain(out->file.ctx, upto);
-	out->print.drain(out->print.ctx, upto);
+	if (out->werr)
+		return out->werr;
+	if (out->file.ctx)
+		err = out->file.feed(out->file.ctx, r);
+	if (!err && out->print.ctx) {
+		/* The graph builder may write as records come (a leaf's line). */
+		errno = 0;
+		err = out->print.feed(out->print.ctx, r);
+		check_written(out);
+	}
+	return err;
 }
 
-static void tee_flush(void *ctx)
+static void out_drain(void *ctx, uint64_t upto)
 {
 	struct output *out = ctx;
 
-	out->file.flush(out->file.ctx);
-	out->print.flush(out->print.ctx);
+	if (out->file.ctx)
+		out->file.drain(out->file.ctx, upto);
+	if (out->print.ctx && !out->werr) {
+		errno = 0;
+		out->print.drain(out->print.ctx, upto);
+		check_written(out);
+	}
+}
+
+static void out_flush(void *ctx)
+{
+	struct output *out = ctx;
+
+	if (out->file.ctx)
+		out->file.flush(out->file.ctx);
+	if (out->print.ctx && !out->werr) {
+		errno = 0;
+		out->print.flush(out->print.ctx);
+		check_written(out);
+	}
 }
 
 static int open_render(struct output *out, const struct bg_opts *o, const struct tracer_sinks *ts,
@@ -58,6 +91,7 @@ static int open_render(struct output *out, const struct bg_opts *o, const struct
 	};
 
 	out->f = path ? fopen(path, "we") : stdout;
+	out->name = path ? path : "standard output";
 	if (!out->f) {
 		fprintf(stderr, "bpfgraph: cannot open '%s': %s\n", path, strerror(errno));
 		return -errno;
@@ -125,22 +159,27 @@ struct output *output__open(const struct bg_opts *o, const struct tracer_sinks *
 		else
 			out->file = record__sink(out->rec);
 	}
+	/*
+	 * Before COMMAND runs and writes to the same stdout; and a file that
+	 * cannot take the header (a full file system) is told now, before
+	 * anything is attached.
+	 */
+	errno = 0;
+	if (!err && out->f && fflush(out->f))
+		check_written(out);
+	err = err ?: out->werr;
 	if (err) {
+		/* Says what failed to be written (output__close). */
 		output__close(out, NULL, NULL);
 		errno = -err;
 		return NULL;
 	}
-	/* Before COMMAND runs and writes to the same stdout. */
-	if (out->f)
-		fflush(out->f);
 	return out;
 }
 
 struct rec_sink output__sink(struct output *out)
 {
-	if (out->render && out->rec)
-		return (struct rec_sink){ tee_feed, tee_drain, tee_flush, out };
-	return out->rec ? out->file : out->print;
+	return (struct rec_sink){ out_feed, out_drain, out_flush, out };
 }
 
 static int close_record(struct output *out, const struct record_trailer *t, const char *path)
@@ -162,13 +201,21 @@ int output__close(struct output *out, const struct record_trailer *t, const char
 
 	if (!out)
 		return 0;
-	if (out->render && t)
-		err = render__finish(out->render);
+	errno = 0;
+	if (out->render && t && !out->werr && render__finish(out->render))
+		err = errno ? -errno : -EIO;
 	render__free(out->render);
+	errno = 0;
 	if (out->f && out->f != stdout && fclose(out->f) && !err)
 		err = -errno;
-	else if (out->f == stdout)
-		fflush(stdout);
+	else if (out->f == stdout && fflush(stdout) && !err)
+		err = -errno;
+	err = out->werr ?: err;
+	/* A reader that went away (| head) is no error to tell about. */
+	if (err && err != -EPIPE && out->name)
+		fprintf(stderr, "bpfgraph: cannot write the trace to %s%s%s: %s\n",
+			out->f == stdout ? "" : "'", out->name, out->f == stdout ? "" : "'",
+			strerror(-err));
 	if (out->rec)
 		err = close_record(out, t, path) ?: err;
 	free(out);

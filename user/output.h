@@ -3,7 +3,9 @@
  * Where a trace's records go: rendered (--format, to -o or stdout), into
  * a record file ("bpfgraph record"), or both (record --tee). Opened before
  * the command runs, so that an output that cannot be created costs no
- * tracing.
+ * tracing. A write of the rendered trace that fails ends the session (the
+ * next record fed returns the error) and is told once, at close; a reader
+ * that went away (EPIPE: "| head") ends it quietly.
  */
 #ifndef BG_OUTPUT_H
 #define BG_OUTPUT_H
@@ -33,7 +35,8 @@ struct rec_sink output__sink(struct output *out);
 /*
  * Ends and closes everything, frees out. t: the counts a record file ends
  * with; NULL on error paths (nothing is finished then). path: the record
- * file's, for the message. 0 or the first error.
+ * file's, for the message. 0 or the first error (-EPIPE: the reader of the
+ * rendered trace went away).
  */
 int output__close(struct output *out, const struct record_trailer *t, const char *path);
 /* clock_gettime(id) in ns. */

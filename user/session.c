@@ -19,6 +19,7 @@
 #include "discover.h"
 #include "graph.h"
 #include "session.h"
+#include "stop.h"
 
 /* Records can reach the ring buffer a little after their timestamp. */
 #define REORDER_NS (50 * 1000 * 1000ULL)
@@ -30,13 +31,6 @@
  * -d nor Ctrl-C was ever looked at.
  */
 #define BATCH_MAX SESSION_BATCH_MAX
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
 
 static uint64_t mono_ns(void)
 {
@@ -271,17 +265,6 @@ int session__sample(void *ctx, void *data, size_t len)
 	return s->batch >= BATCH_MAX ? -EAGAIN : 0;
 }
 
-static void install_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
-
 static int child_done(struct session *s)
 {
 	int status;
@@ -419,7 +402,7 @@ static void settled(struct session *s)
 
 static void grow_paused(struct session *s, struct ring_buffer *rb)
 {
-	while (growing(s) && !stop_signal) {
+	while (growing(s) && !stop__signal()) {
 		grow_traced_set(s);
 		if (!growing(s))
 			read_batch(s, rb, -1);
@@ -448,7 +431,7 @@ int session__run(struct session *s)
 	rb = ring_buffer__new(s->ringbuf_fd, session__sample, s, NULL);
 	if (!rb)
 		return -errno;
-	install_signals();
+	stop__catch();
 	for (int full = 0;;) {
 		/*
 		 * Records come without wake-ups (submit_flags() in the BPF
@@ -482,7 +465,7 @@ int session__run(struct session *s)
 		} else if (s->pause_child) {
 			resume_if_stopped(s);
 		}
-		if (stop_signal || (t_end && mono_ns() >= t_end))
+		if (stop__signal() || (t_end && mono_ns() >= t_end))
 			break;
 		if (had_child && child_done(s))
 			break;

@@ -32,6 +32,7 @@
 #include "live.h"
 #include "output.h"
 #include "session.h"
+#include "stop.h"
 #include "tracer.h"
 #include "wide.h"
 
@@ -581,13 +582,14 @@ static int run_setup(struct run *r, const struct bg_opts *o, struct plan *p,
 			fprintf(stderr, "bpfgraph: cannot enable bpf_stats (%s): no program "
 				"run counts\n", strerror(errno));
 	}
+	/* Its header written now: an output that takes nothing costs no attaching. */
+	r->out = output__open(o, ts, &p->funcs);
+	if (!r->out)
+		return -errno;
 	err = run_attach(r, ki);
 	if (!err)
 		err = fill_pids(r->skel, o, s->child);
-	if (err)
-		return err;
-	r->out = output__open(o, ts, &p->funcs);
-	return r->out ? 0 : -errno;
+	return err;
 }
 
 /* The session reads the ring buffer and hands live what it finds. */
@@ -688,12 +690,24 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	struct run r = { .s = { .go_fd = -1, .batch_fd = -1, .duration_ms = o->duration_ms },
 			 .stats_fd = -1 };
 	int err = run_setup(&r, o, p, ts, ki), cerr;
+	unsigned int hooked;
 
+	if (!err) {
+		run_bind(&r, o, p, ki);
+		/* Asked to stop before tracing began: the command never runs. */
+		if (stop__signal())
+			err = -EINTR;
+	}
 	if (err) {
+		hooked = (r.a ? attach__stats(r.a)->attached : 0) +
+			 (r.live ? live__traced(r.live) : 0);
 		run_close(&r, p, ts, false);
+		if (err == -EINTR)
+			fprintf(stderr, "bpfgraph: stopped while attaching (%u of %zu functions "
+				"were hooked; all are detached): nothing was traced\n", hooked,
+				p->funcs.n);
 		return err;
 	}
-	run_bind(&r, o, p, ki);
 	err = run_trace(&r, ki);
 	cerr = run_close(&r, p, ts, true);
 	if (!err && r.s.st.cmd_status > 0)
@@ -725,6 +739,15 @@ static int check_writable(const char *path)
 	return 0;
 }
 
+int tracer__exit_status(int err)
+{
+	if (err == -EINTR)
+		return BG_EXIT_INTERRUPTED;
+	if (err == -EPIPE)
+		return BG_EXIT_PIPE;
+	return err ? BG_EXIT_FAILURE : BG_EXIT_OK;
+}
+
 void tracer__set_verbosity(int v)
 {
 	verbosity = v;
@@ -752,6 +775,8 @@ int tracer__run(const struct bg_opts *o, const struct tracer_sinks *ts)
 			return -ESRCH;
 		}
 	}
+	/* Ctrl-C from here on ends with what was done, not by the default action. */
+	stop__catch();
 	raise_nofile();
 	ki.t_start = links__now();
 	err = load_kernel_info(&ki, o);
@@ -765,6 +790,10 @@ int tracer__run(const struct bg_opts *o, const struct tracer_sinks *ts)
 	if (!err)
 		err = make_plan(&p, o, &ki);
 	ki.t_plan = links__now();
+	if (!err && stop__signal()) {
+		fprintf(stderr, "bpfgraph: stopped while planning: nothing was attached\n");
+		err = -EINTR;
+	}
 	if (!err && o->dry_run) {
 		printf("# hooks: %s\n", ki.hook_why);
 		if (ki.hook == BG_HOOK_KMULTI)

@@ -25,5 +25,11 @@ int tracer__check_cpus(const struct bg_opts *o);
 int tracer__check_report_options(const struct bg_opts *o);
 /* Everything from the kernel info to the summary: 0 or -errno (reported). */
 int tracer__run(const struct bg_opts *o, const struct tracer_sinks *sinks);
+/*
+ * The exit status for tracer__run's result: BG_EXIT_INTERRUPTED for
+ * -EINTR (stopped before tracing), BG_EXIT_PIPE for -EPIPE (the output
+ * was closed), else BG_EXIT_FAILURE or BG_EXIT_OK.
+ */
+int tracer__exit_status(int err);
 
 #endif

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Ctrl-C, SIGTERM and SIGHUP in every phase. The first asks bpfgraph to
+ * stop: attaching ends after the function at hand, tracing after the
+ * current poll, and what was done is detached and summed up as usual. The
+ * second ends bpfgraph at once: the kernel takes every program, link and
+ * probe with its file descriptors, and the command bpfgraph started dies
+ * with it (session__spawn). SIGPIPE is ignored: a closed output is a
+ * write error the outputs report (output.h).
+ */
+#ifndef BG_STOP_H
+#define BG_STOP_H
+
+/* Installs the handlers; again is harmless. */
+void stop__catch(void);
+/* The signal that asked to stop, 0: none. */
+int stop__signal(void);
+
+#endif
