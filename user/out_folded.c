@@ -17,7 +17,7 @@
  *    them, weighing the time until the last event seen (the tracker
  *    gives enough: their entry time, their finished children's time and
  *    their open child): that changes the golden flame graphs of
- *    tests/golden/formats/ (orphans.*, seed000.svg), a change of its own.
+ *    tests/golden/formats/orphans.*, a change of its own.
  * Calls on CPUs beyond the tracker's stacks (cpu >= BG_MAX_CPUS, which
  * it reports without callers) are root frames weighing their duration:
  * their children, unknown, are not taken off.
