@@ -1,0 +1,86 @@
+#!/bin/sh
+# Stopping in every phase and outputs that fail (issue: nothing left
+# stopped, nothing degrades quietly):
+#   int      one SIGINT while attaching (--hook=fentry: seconds per
+#            hundred functions): exit 130, what was hooked said, the
+#            command never left behind, no bg_ program left
+#   int2     two SIGINTs while attaching: ends at once, nothing left
+#   pipe     stdout read by "head -5": the trace ends early, quietly, 141
+#   full     -o /dev/full: refused before anything is attached
+#   nocmd    a COMMAND that does not exist: refused before attaching
+#   nopid    -p of a pid that does not exist: refused
+# Each run: NAME.rc, NAME.err (NAME.out), NAME.time (guest seconds from
+# start, from the signal to the exit), NAME.wl (state letters of wl
+# processes left 1 s after), NAME.bg (bg_ programs left 3 s after).
+# bench-timeout: 600
+set -u
+. /bench/lib/guest.sh
+
+up() { cut -d' ' -f1 /proc/uptime; }
+bgprogs() { bpftool prog show 2>/dev/null | grep -c 'name bg_' || true; }
+# State letter of every wl process (R, S, T...): none is expected after.
+wlstate() {
+	for p in /proc/[0-9]*; do
+		[ "$(cat "$p/comm" 2>/dev/null)" = wl ] && sed 's/.*) \(.\).*/\1/' "$p/stat"
+	done | tr '\n' ' '
+}
+leftovers() { # NAME
+	sleep 1
+	wlstate >"$1.wl"
+	sleep 2
+	bgprogs >"$1.bg"
+}
+LONG="openmiss 1 sleep 200 openmiss 1 sleep 200 openmiss 1 sleep 200 openmiss 1 sleep 200"
+
+# SIGINT (COUNT of them, 0.3 s apart) once the programs are loaded.
+interrupt() { # NAME COUNT
+	progress "$1: bpfgraph --hook=fentry -G do_sys_openat2, $2 SIGINT while attaching"
+	t0=$(up)
+	bpfgraph --hook=fentry -G do_sys_openat2 -- /bin/wl $LONG >"$1.out" 2>"$1.err" &
+	pid=$!
+	i=0
+	while [ "$(bgprogs)" -eq 0 ] && [ $i -lt 600 ] && kill -0 $pid 2>/dev/null; do
+		usleep 100000
+		i=$((i + 1))
+	done
+	# Into the attach loop (templates loaded, clones being linked).
+	usleep 500000
+	ts=$(up)
+	n=0
+	while [ $n -lt "$2" ]; do
+		kill -INT $pid 2>/dev/null
+		n=$((n + 1))
+		[ $n -lt "$2" ] && usleep 300000
+	done
+	wait $pid
+	echo $? >"$1.rc"
+	echo "$t0 $ts $(up)" >"$1.time"
+	leftovers "$1"
+}
+
+interrupt int 1
+interrupt int2 2
+
+progress "pipe: bpfgraph -G do_sys_openat2 | head -5"
+t0=$(up)
+{
+	bpfgraph -G do_sys_openat2 -- /bin/wl $LONG $LONG $LONG 2>pipe.err
+	echo $? >pipe.rc
+} | head -5 >pipe.out
+echo "$t0 $t0 $(up)" >pipe.time
+leftovers pipe
+
+progress "full: bpfgraph -o /dev/full"
+t0=$(up)
+bpfgraph -o /dev/full -G do_sys_openat2 -- /bin/wl openmiss 1 >full.out 2>full.err
+echo $? >full.rc
+echo "$t0 $t0 $(up)" >full.time
+leftovers full
+
+progress "nocmd: a COMMAND that does not exist"
+bpfgraph -G do_sys_openat2 -- /bin/no-such-command >nocmd.out 2>nocmd.err
+echo $? >nocmd.rc
+
+progress "nopid: -p of a pid that does not exist"
+bpfgraph -G do_sys_openat2 -p 4000000 -d 1 >nopid.out 2>nopid.err
+echo $? >nopid.rc
