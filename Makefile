@@ -30,7 +30,11 @@ ifeq ($(CI),true)
 WARNINGS += -Werror
 endif
 CFLAGS ?= -O2 -g
-DEFS := -D_GNU_SOURCE -DBG_VERSION='"$(VERSION)"' -Iinclude -Iuser -I$(OUTPUT) -MMD -MP
+# user/: one folder per stage of the pipeline (docs/layout.md); headers
+# are included by name from any of them.
+USER_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard user/*/*.c user/*/*.h))))
+DEFS := -D_GNU_SOURCE -DBG_VERSION='"$(VERSION)"' -Iinclude $(addprefix -I,$(USER_DIRS)) \
+	-I$(OUTPUT) -MMD -MP
 ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) $(EXTRA_CFLAGS) $(DEFS)
 # Sanitizer builds: no recovery, so that a finding fails the test.
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -63,9 +67,9 @@ endif
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
-USER_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
+USER_SRCS := $(filter-out user/cmd/main.c,$(wildcard user/*/*.c))
 USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS))
-MAIN_OBJ := $(OUTPUT)/user/main.o
+MAIN_OBJ := $(OUTPUT)/user/cmd/main.o
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 SAN_OBJS := $(patsubst user/%.c,$(OUTPUT)/san/user/%.o,$(USER_SRCS))
@@ -205,5 +209,6 @@ install: $(OUTPUT)/bpfgraph
 clean:
 	rm -rf $(OUTPUT)
 
--include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/user/*.d $(OUTPUT)/tests/*.d \
-	$(OUTPUT)/san/user/*.d $(OUTPUT)/san/tests/*.d $(OUTPUT)/fuzz/*.d $(OUTPUT)/fuzz/user/*.d)
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/user/*/*.d $(OUTPUT)/tests/*.d \
+	$(OUTPUT)/san/user/*/*.d $(OUTPUT)/san/tests/*.d $(OUTPUT)/fuzz/*.d \
+	$(OUTPUT)/fuzz/user/*/*.d)

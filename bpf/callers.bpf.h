@@ -9,7 +9,7 @@
 /*
  * Untraced callers, all at once. Live discovery learns of an untraced
  * function between two traced ones from the return address of the inner
- * one (user/discover.c); a chain of untraced functions (the receive path
+ * one (user/session/discover.c); a chain of untraced functions (the receive path
  * under a softirq, reached through pointers) then took one traced call
  * per level. When an entry's return address is outside its recorded
  * parent, the kernel stack from there up to the parent names them all

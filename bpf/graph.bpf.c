@@ -552,7 +552,7 @@ int bg_mexit(struct pt_regs *regs)
 
 /*
  * The wide net: one kprobe.session link over every traceable function
- * that has no link of its own (user/wide.h), so that the first traced
+ * that has no link of its own (user/hook/wide.h), so that the first traced
  * call is complete before anything was learned about it. Loaded as a
  * kprobe.session program (user space sets the attach type; libbpf 1.1
  * does not know the section). A session program runs at the entry and,

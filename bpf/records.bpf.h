@@ -132,7 +132,7 @@ static __always_inline void fill(struct bg_rec *r, const struct task_state *st, 
 }
 
 /*
- * Records never wake the reader, which polls (user/session.c): a wake-up
+ * Records never wake the reader, which polls (user/session/session.c): a wake-up
  * is an irq_work self-interrupt that lands inside the traced call, and
  * with interrupt work traced its own records asked for the next one: the
  * CPU ended up in irq_work interrupts only (seen system-wide). Only what

@@ -138,13 +138,13 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
 #define BG_CK_LAZY (1ULL << 37)
 /*
  * The link that stays of the wide net once it is narrowed (wide__narrow()
- * in user/wide.h, with BG_CK_LAZY): it records whatever generation bg_gen
+ * in user/hook/wide.h, with BG_CK_LAZY): it records whatever generation bg_gen
  * names (BG_CK_GEN).
  */
 #define BG_CK_KEEP (1ULL << 38)
 #define BG_CK_INDEX(ck) ((__u32)(ck))
 /*
- * The index of a function under the wide net (user/wide.h), which has no
+ * The index of a function under the wide net (user/hook/wide.h), which has no
  * function table index yet: its position in the net's table with this
  * bit; user space maps it to a table index when its records arrive.
  */
@@ -190,7 +190,7 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
 
 /*
  * Indirect call sites (kprobes on the instruction before the call, see
- * user/ktext.h): the cookie holds the caller's function index, the
+ * user/kernel/ktext.h): the cookie holds the caller's function index, the
  * register holding the target (or the base it is loaded from) and the
  * load's displacement. Registers in x86 encoding order.
  */

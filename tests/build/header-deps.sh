@@ -2,7 +2,7 @@
 # A header edit must rebuild exactly the objects that include it, directly,
 # through other headers, or through a BPF skeleton whose program includes
 # it (bpfgraph.h -> graph.bpf.o -> graph.skel.h -> user objects).
-#   tests/build/header-deps.sh [HEADER...]   (default: include/*.h user/*.h bpf/*.h)
+#   tests/build/header-deps.sh [HEADER...]   (default: include/*.h user/*/*.h bpf/*.h)
 # For each header: make, touch the header, make again (same OUTPUT), then
 # compare the objects whose mtime changed with the set computed from the
 # sources' #include lines (not from the .d files: those are under test).
@@ -14,7 +14,7 @@ MAKE=${MAKE:-make}
 ARCH=${ARCH:-x86}
 name=header_deps
 # Where quoted and angle includes of project files are found (Makefile -I).
-incdirs=(include user bpf "$OUTPUT" "vmlinux/$ARCH")
+incdirs=(include user/* bpf "$OUTPUT" "vmlinux/$ARCH")
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 problems=()
@@ -27,7 +27,7 @@ object_of() {
 	esac
 }
 
-sources() { ls bpf/*.bpf.c user/*.c 2>/dev/null || true; }
+sources() { ls bpf/*.bpf.c user/*/*.c 2>/dev/null || true; }
 
 # Project files FILE includes directly; system headers are not found in
 # incdirs and drop out. Generated skeletons resolve into $OUTPUT even if
@@ -120,7 +120,7 @@ main() {
 	for src in $(sources); do objects+=("$(object_of "$src")"); done
 	[ ${#objects[@]} -gt 0 ] || { echo "FAIL $name: no sources"; exit 1; }
 	if [ ${#headers[@]} -eq 0 ]; then
-		for h in include/*.h user/*.h bpf/*.h; do [ -f "$h" ] && headers+=("$h"); done
+		for h in include/*.h user/*/*.h bpf/*.h; do [ -f "$h" ] && headers+=("$h"); done
 	fi
 	build
 	for h in "${headers[@]}"; do check_header "$h"; done

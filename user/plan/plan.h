@@ -93,7 +93,7 @@ int plan__build(struct plan *p, const struct plan_opts *o);
 int plan__add_live(struct plan *p, const struct plan_opts *o, const struct ksym *s,
 		   enum plan_skip *why);
 /*
- * A function the wide net met (user/wide.h), known traceable: into the
+ * A function the wide net met (user/hook/wide.h), known traceable: into the
  * function table without reading its code, as one attached by address.
  * Returns its functab index (the existing one when it was there), or
  * -EEXIST when it was considered before and is not in the table, or

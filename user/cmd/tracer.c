@@ -97,7 +97,7 @@ struct kernel_info {
 	struct ktext *kt;
 	enum bg_hook hook; /* the tier chosen: never BG_HOOK_AUTO */
 	const char *hook_why; /* why, for -v and --dry-run */
-	bool wide; /* the wide net (user/wide.h) is used */
+	bool wide; /* the wide net (user/hook/wide.h) is used */
 	const char *wide_why;
 	/* Its list, started before planning (NULL with --dry-run); trace() takes it. */
 	struct wide *wide_list;

@@ -39,7 +39,7 @@ struct live {
 	unsigned int attached, failed, skipped;
 	unsigned int targets; /* indirect targets reported */
 	unsigned int targets_new; /* ... that were not traced yet */
-	/* The wide net (user/wide.h), NULL: none. */
+	/* The wide net (user/hook/wide.h), NULL: none. */
 	struct wide *w;
 	int32_t *wmap; /* function table index by wide index; -1: not met yet */
 	bool wide_on; /* it records (bg_wide_on) */

@@ -64,7 +64,7 @@ struct session {
 	void (*on_settled)(void *ctx);
 	/*
 	 * Optional: the function table index of a function under the wide
-	 * net (BG_FUNC_WIDE | position, user/wide.h), or -errno (the record
+	 * net (BG_FUNC_WIDE | position, user/hook/wide.h), or -errno (the record
 	 * is dropped).
 	 */
 	int (*map_func)(void *ctx, uint32_t func);

@@ -28,7 +28,7 @@ enum bg_hook {
 };
 
 /*
- * The wide net (--wide, user/wide.h): every traceable function hooked by
+ * The wide net (--wide, user/hook/wide.h): every traceable function hooked by
  * one kprobe.session link, until the first traced call returns (FIRST),
  * for the whole trace (ALWAYS), or never (OFF).
  */
