@@ -115,6 +115,33 @@ static struct bpf_link *kprobe_at(struct bpf_program *prog, uint64_t addr, uint6
  * Kprobes around f's calls to wrapped functions: how many calls or -errno.
  * notrace: f has no fentry site (icall__probe_calls).
  */
+/*
+ * The exit probe of call site cs in f, or NULL with BG_CK_TAIL or
+ * BG_CK_LAZY added to *ck: a tail jump's callee returns for f (bg_exit
+ * closes both); a site refused after the call (a jump label or a BUG's
+ * ud2 there) has its frame closed by the task's next event, as the
+ * wrapped functions call nothing traced.
+ */
+static struct bpf_link *site_exit(struct icall *ic, const struct bg_func *f,
+				  const struct kcode_csite *cs, uint64_t *ck)
+{
+	struct bpf_link *l;
+
+	if (cs->tail) {
+		*ck |= BG_CK_TAIL;
+		return NULL;
+	}
+	l = kprobe_at(ic->wexit, f->addr + cs->off + cs->size, *ck);
+	if (!l) {
+		if (ic->verbose > 1)
+			fprintf(ic->err, "bpfgraph: no probe after the call at %s+0x%x (%s): its "
+				"return is taken at the next event\n", f->name, cs->off,
+				strerror(errno));
+		*ck |= BG_CK_LAZY;
+	}
+	return l;
+}
+
 static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len, bool notrace)
 {
 	struct kcode_csite sites[ICALL_MAX_SITES];
@@ -141,29 +168,8 @@ static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len, 
 			ic->st.cunusable++;
 			continue;
 		}
-		/*
-		 * The exit first: no entry without its exit. A tail jump's
-		 * callee returns for this function: its exit is this one's
-		 * (bg_exit closes both).
-		 */
-		if (sites[i].tail) {
-			l[1] = NULL;
-			ck |= BG_CK_TAIL;
-		} else {
-			l[1] = kprobe_at(ic->wexit, at + sites[i].size, ck);
-			/*
-			 * Refused after the call (a jump label or a BUG's ud2
-			 * there): the wrapped functions call nothing traced, so
-			 * the task's next event closes the frame (BG_CK_LAZY).
-			 */
-			if (!l[1]) {
-				if (ic->verbose > 1)
-					fprintf(ic->err, "bpfgraph: no probe after the call at "
-						"%s+0x%x (%s): its return is taken at the next "
-						"event\n", f->name, sites[i].off, strerror(errno));
-				ck |= BG_CK_LAZY;
-			}
-		}
+		/* The exit first: no entry without its exit. */
+		l[1] = site_exit(ic, f, &sites[i], &ck);
 		l[0] = kprobe_at(ic->wentry, at, ck);
 		if (!l[0] && notrace && errno == EINVAL) {
 			/* trace_kprobe's "Could not probe notrace function". */
