@@ -30,6 +30,7 @@
 #include "kprobe.h"
 #include "links.h"
 #include "live.h"
+#include "others.h"
 #include "output.h"
 #include "session.h"
 #include "stop.h"
@@ -754,6 +755,13 @@ void tracer__set_verbosity(int v)
 	libbpf_set_print(libbpf_print);
 }
 
+/*
+ * How long the programs of a bpfgraph that just ended may take to go: the
+ * kernel frees them once their links are released (0.2-0.3 s measured
+ * under emulation).
+ */
+#define OTHERS_WAIT_MS 3000
+
 int tracer__run(const struct bg_opts *o, const struct tracer_sinks *ts)
 {
 	struct kernel_info ki = {};
@@ -775,6 +783,9 @@ int tracer__run(const struct bg_opts *o, const struct tracer_sinks *ts)
 			return -ESRCH;
 		}
 	}
+	/* Before anything of ours is loaded: one of its programs would be found. */
+	if (!o->dry_run && (err = others__check(OTHERS_WAIT_MS)))
+		return err;
 	/* Ctrl-C from here on ends with what was done, not by the default action. */
 	stop__catch();
 	raise_nofile();

@@ -9,6 +9,8 @@
 #   full     -o /dev/full: refused before anything is attached
 #   nocmd    a COMMAND that does not exist: refused before attaching
 #   nopid    -p of a pid that does not exist: refused
+#   two      a second bpfgraph while one is loaded: refused (two.*), the
+#            first one unaffected (two1.*)
 # Each run: NAME.rc, NAME.err (NAME.out), NAME.time (guest seconds from
 # start, from the signal to the exit), NAME.wl (state letters of wl
 # processes left 1 s after), NAME.bg (bg_ programs left 3 s after).
@@ -84,3 +86,20 @@ echo $? >nocmd.rc
 progress "nopid: -p of a pid that does not exist"
 bpfgraph -G do_sys_openat2 -p 4000000 -d 1 >nopid.out 2>nopid.err
 echo $? >nopid.rc
+
+progress "two: a second bpfgraph while one is loaded"
+bpfgraph -d 60 -G do_sys_openat2 >two1.out 2>two1.err &
+p1=$!
+i=0
+while [ "$(bgprogs)" -eq 0 ] && [ $i -lt 600 ] && kill -0 $p1 2>/dev/null; do
+	usleep 100000
+	i=$((i + 1))
+done
+t0=$(up)
+bpfgraph -d 1 -G do_sys_openat2 >two.out 2>two.err
+echo $? >two.rc
+echo "$t0 $t0 $(up)" >two.time
+kill -INT $p1 2>/dev/null
+wait $p1
+echo $? >two1.rc
+leftovers two
