@@ -179,7 +179,8 @@ run_vm() {
 # The newer kernels: the scenarios that must pass on every kernel. The
 # fidelity suite is the comparison with each kernel's own function_graph
 # (on the instruction clock); dry_run_errors covers the plan and the
-# refusals. Not trace_openat: on the host's clock its three calls are
+# refusals; stop_outputs signals in each phase, failing outputs and a
+# second instance, which differ by hook tier. Not trace_openat: on the host's clock its three calls are
 # compared line for line with one function_graph run, and 7.3 (lazy
 # preemption) switched the traced task out at the start of its first
 # call in one of two CI runs, drawing the scheduler's calls into the graph
@@ -189,7 +190,7 @@ run_vm() {
 run_vm_kernels() {
 	local kernels=${BG_VM_KERNELS-6.12 7.3} k pids=()
 	local names
-	read -r -a names <<<"${BG_VM_KERNEL_SCENARIOS:-fidelity dry_run_errors}"
+	read -r -a names <<<"${BG_VM_KERNEL_SCENARIOS:-fidelity dry_run_errors stop_outputs}"
 	[ -n "$kernels" ] && [ ${#names[@]} -gt 0 ] || return 0
 	section "QEMU bench on newer kernels: $kernels (${#names[@]} scenarios each)"
 	for k in $kernels; do
