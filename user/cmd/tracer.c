@@ -381,6 +381,9 @@ static void print_summary(const struct plan *p, const struct run *r)
 				 ks->links, ks->merges);
 		else
 			snprintf(kp, sizeof(kp), " (by kprobe: --kprobes)");
+	} else if (as->handed_over && as->no_fds) {
+		snprintf(kp, sizeof(kp), " (+%u handed to kprobes, %u for want of fds)",
+			 as->handed_over, as->no_fds);
 	} else if (as->handed_over) {
 		snprintf(kp, sizeof(kp), " (+%u by kprobe: fentry refused)", as->handed_over);
 	}
@@ -428,14 +431,30 @@ static void fill_trailer(struct record_trailer *t, const struct run *r)
 	};
 }
 
-/* After the session: the summary, then what live discovery did. */
-static void print_report(const struct plan *p, const struct run *r)
+/*
+ * After the session: the summary, then what live discovery did. Returns
+ * -EMFILE when functions were lost for want of file descriptors: the
+ * trace is incomplete for a cause the user can remove.
+ */
+static int print_report(const struct plan *p, const struct run *r)
 {
+	const struct kprobe_stats *ks = live__kprobe_stats(r->live);
+	unsigned int no_fds = attach__stats(r->a)->no_fds + (ks ? ks->no_fds : 0);
+	struct rlimit lim = { 0, 0 };
+
 	print_summary(p, r);
 	if (r->s.st.unmapped)
 		fprintf(stderr, "bpfgraph: %llu records of the wide net named no function it "
 			"listed: dropped\n", (unsigned long long)r->s.st.unmapped);
 	live__print(r->live, r->s.discover ? discover__stats(r->s.discover) : NULL);
+	if (!no_fds)
+		return 0;
+	getrlimit(RLIMIT_NOFILE, &lim);
+	fprintf(stderr, "bpfgraph: %u hooks failed for want of file descriptors (the limit is "
+		"%llu): their functions are missing from the trace; raise the limit (ulimit -n, "
+		"fs.nr_open) or trace fewer functions\n", no_fds,
+		(unsigned long long)lim.rlim_cur);
+	return -EMFILE;
 }
 
 int tracer__check_report_options(const struct bg_opts *o)
@@ -678,7 +697,7 @@ static int run_close(struct run *r, const struct plan *p, const struct tracer_si
 		fill_trailer(&t, r);
 	cerr = output__close(r->out, ran ? &t : NULL, ts->record);
 	if (ran)
-		print_report(p, r);
+		cerr = print_report(p, r) ?: cerr;
 	discover__free(s->discover);
 	live__free(r->live);
 	attach__free(r->a);
@@ -756,6 +775,35 @@ void tracer__set_verbosity(int v)
 }
 
 /*
+ * File descriptors the plan's links take: two per function by trampoline,
+ * four per kprobe pair (each probe a perf event and its link), a few for
+ * all of kprobe.multi; call-site probes come on top, and the rest of
+ * bpfgraph needs some (NOFILE_BASE). A limit below that would lose
+ * functions while attaching: refused up front, with the number.
+ */
+#define NOFILE_BASE 256
+
+static int check_nofile(const struct plan *p, enum bg_hook hook)
+{
+	struct rlimit r;
+	size_t need = NOFILE_BASE;
+
+	for (size_t i = 0; i < p->funcs.n && hook != BG_HOOK_KMULTI; i++) {
+		const struct bg_func *f = &p->funcs.f[i];
+
+		if (!(f->flags & BG_FN_CALLSITE))
+			need += hook == BG_HOOK_KPROBE || (f->flags & BG_FN_KPROBE) ? 4 : 2;
+	}
+	if (getrlimit(RLIMIT_NOFILE, &r) || r.rlim_cur >= need)
+		return 0;
+	fprintf(stderr, "bpfgraph: the plan's %zu functions need about %zu file descriptors "
+		"(2 per function by trampoline, 4 per kprobe pair), the limit is %llu: raise it "
+		"(ulimit -n; root may go up to fs.nr_open) or trace fewer functions\n",
+		p->funcs.n, need, (unsigned long long)r.rlim_cur);
+	return -EMFILE;
+}
+
+/*
  * How long the programs of a bpfgraph that just ended may take to go: the
  * kernel frees them once their links are released (0.2-0.3 s measured
  * under emulation).
@@ -805,6 +853,8 @@ int tracer__run(const struct bg_opts *o, const struct tracer_sinks *ts)
 		fprintf(stderr, "bpfgraph: stopped while planning: nothing was attached\n");
 		err = -EINTR;
 	}
+	if (!err && !o->dry_run)
+		err = check_nofile(&p, ki.hook);
 	if (!err && o->dry_run) {
 		printf("# hooks: %s\n", ki.hook_why);
 		if (ki.hook == BG_HOOK_KMULTI)

@@ -242,6 +242,8 @@ static int attach_counted(struct attach *a, uint32_t i, const struct clone_src s
 		return 0;
 	}
 	a->st.failed++;
+	if (err == -EMFILE || err == -ENFILE)
+		a->st.no_fds++;
 	/* Half-attached: drop the other link so depths stay sane. */
 	for (int k = 0; k < 2; k++) {
 		if (a->links[2 * i + k] >= 0)

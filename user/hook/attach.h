@@ -21,6 +21,7 @@ struct attach_stats {
 	uint32_t attached; /* functions with both links */
 	uint32_t failed; /* functions whose load or link failed */
 	uint32_t handed_over; /* ... of which kprobes trace instead (attach__disown) */
+	uint32_t no_fds; /* ... of which for want of file descriptors (EMFILE) */
 	double attach_s, detach_s;
 	uint64_t recursion_misses;
 };

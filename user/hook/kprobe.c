@@ -80,6 +80,8 @@ static const char *name_of(const struct kprobes *k, uint32_t idx)
 static void failed(struct kprobes *k, uint32_t idx, int err)
 {
 	k->st.failed++;
+	if (err == -EMFILE || err == -ENFILE)
+		k->st.no_fds++;
 	if (k->o.verbose)
 		fprintf(k->o.err, "bpfgraph: cannot kprobe '%s': %s\n", name_of(k, idx),
 			strerror(-err));

@@ -29,6 +29,7 @@ struct functab;
 struct kprobe_stats {
 	unsigned int attached; /* functions with both probes */
 	unsigned int failed;
+	unsigned int no_fds; /* ... of which for want of file descriptors */
 	unsigned int links; /* links made (two per function, or per batch) */
 	unsigned int merges; /* multi: times the link pairs were merged into one */
 	double merge_s; /* ... and the time it took (included in attach_s) */

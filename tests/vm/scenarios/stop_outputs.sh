@@ -11,6 +11,8 @@
 #   nopid    -p of a pid that does not exist: refused
 #   two      a second bpfgraph while one is loaded: refused (two.*), the
 #            first one unaffected (two1.*)
+#   nofile   fs.nr_open and ulimit -n at 256, --hook=fentry: refused up
+#            front with the number of file descriptors needed
 # Each run: NAME.rc, NAME.err (NAME.out), NAME.time (guest seconds from
 # start, from the signal to the exit), NAME.wl (state letters of wl
 # processes left 1 s after), NAME.bg (bg_ programs left 3 s after).
@@ -103,3 +105,16 @@ kill -INT $p1 2>/dev/null
 wait $p1
 echo $? >two1.rc
 leftovers two
+
+progress "nofile: fs.nr_open and ulimit -n 256, --hook=fentry"
+nr_open=$(cat /proc/sys/fs/nr_open)
+echo 256 >/proc/sys/fs/nr_open
+t0=$(up)
+(
+	ulimit -n 256
+	bpfgraph --hook=fentry -G do_sys_openat2 -- /bin/wl openmiss 1 >nofile.out 2>nofile.err
+	echo $? >nofile.rc
+)
+echo "$t0 $t0 $(up)" >nofile.time
+echo "$nr_open" >/proc/sys/fs/nr_open
+leftovers nofile
