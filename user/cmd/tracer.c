@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -602,14 +603,18 @@ static int run_setup(struct run *r, const struct bg_opts *o, struct plan *p,
 			fprintf(stderr, "bpfgraph: cannot enable bpf_stats (%s): no program "
 				"run counts\n", strerror(errno));
 	}
-	/* Its header written now: an output that takes nothing costs no attaching. */
-	r->out = output__open(o, ts, &p->funcs);
-	if (!r->out)
-		return -errno;
 	err = run_attach(r, ki);
 	if (!err)
 		err = fill_pids(r->skel, o, s->child);
-	return err;
+	if (err)
+		return err;
+	/*
+	 * Its header is written now, once the kernel took the programs: a
+	 * refusal prints no header. (A full file system was found before
+	 * attaching: check_writable.)
+	 */
+	r->out = output__open(o, ts, &p->funcs);
+	return r->out ? 0 : -errno;
 }
 
 /* The session reads the ring buffer and hands live what it finds. */
@@ -738,25 +743,35 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 }
 
 /*
- * An output that cannot be created is found before anything is attached
- * (then it is opened for real, and truncated, once tracing starts). The
- * file is created if missing, never truncated here.
+ * An output that cannot be created, or a regular file on a full file
+ * system, is found before anything is attached (then it is opened for
+ * real, and truncated, once tracing starts). The file is created if
+ * missing; one byte is appended and taken off again, so an existing file
+ * keeps its contents if bpfgraph stops before tracing. Other files
+ * (devices, pipes) are only opened: a byte would reach their reader.
  */
 static int check_writable(const char *path)
 {
-	int fd;
+	struct stat st;
+	int fd, err = 0;
 
 	if (!path)
 		return 0;
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, 0666);
-	if (fd < 0) {
-		int err = -errno;
-
-		fprintf(stderr, "bpfgraph: cannot write '%s': %s\n", path, strerror(-err));
-		return err;
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0666);
+	if (fd < 0)
+		err = -errno;
+	else if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
+		if (write(fd, "\n", 1) != 1)
+			err = errno ? -errno : -EIO;
+		else if (ftruncate(fd, st.st_size))
+			err = -errno;
 	}
-	close(fd);
-	return 0;
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		fprintf(stderr, "bpfgraph: cannot write the trace to '%s': %s\n", path,
+			strerror(-err));
+	return err;
 }
 
 int tracer__exit_status(int err)
@@ -821,7 +836,7 @@ int tracer__run(const struct bg_opts *o, const struct tracer_sinks *ts)
 		fprintf(stderr, "bpfgraph: cannot run '%s': %s\n", o->command[0], strerror(-err));
 		return err;
 	}
-	/* The files open_output() opens: the record file, else -o. */
+	/* The file output__open() opens: the record file, else -o. */
 	if (!o->dry_run && (err = check_writable(ts->record ? ts->record : o->output)))
 		return err;
 	for (size_t i = 0; i < o->nr_pids && !o->dry_run; i++) {

@@ -6,7 +6,8 @@
 #            command never left behind, no bg_ program left
 #   int2     two SIGINTs while attaching: ends at once, nothing left
 #   pipe     stdout read by "head -5": the trace ends early, quietly, 141
-#   full     -o /dev/full: refused before anything is attached
+#   full     -o on a full file system (a filled 64 KiB tmpfs): refused
+#            before anything is attached
 #   nocmd    a COMMAND that does not exist: refused before attaching
 #   nopid    -p of a pid that does not exist: refused
 #   two      a second bpfgraph while one is loaded: refused (two.*), the
@@ -77,11 +78,15 @@ t0=$(up)
 echo "$t0 $t0 $(up)" >pipe.time
 leftovers pipe
 
-progress "full: bpfgraph -o /dev/full"
+progress "full: bpfgraph -o on a full file system"
+mkdir -p /mnt/full
+mount -t tmpfs -o size=64k tmpfs /mnt/full
+dd if=/dev/zero of=/mnt/full/filler bs=4k count=64 2>/dev/null
 t0=$(up)
-bpfgraph -o /dev/full -G do_sys_openat2 -- /bin/wl openmiss 1 >full.out 2>full.err
+bpfgraph -o /mnt/full/trace.txt -G do_sys_openat2 -- /bin/wl openmiss 1 >full.out 2>full.err
 echo $? >full.rc
 echo "$t0 $t0 $(up)" >full.time
+umount /mnt/full
 leftovers full
 
 progress "nocmd: a COMMAND that does not exist"
