@@ -73,7 +73,9 @@ MAIN_OBJ := $(OUTPUT)/user/cmd/main.o
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 SAN_OBJS := $(patsubst user/%.c,$(OUTPUT)/san/user/%.o,$(USER_SRCS))
-SAN_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/san/tests/%,$(UNIT_SRCS))
+# test_diff_nomem replaces malloc for the whole process, which ASan owns.
+SAN_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/san/tests/%,$(filter-out \
+	tests/unit/test_diff_nomem.c,$(UNIT_SRCS)))
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_OBJS := $(patsubst user/%.c,$(OUTPUT)/fuzz/user/%.o,$(USER_SRCS))
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(OUTPUT)/fuzz/%,$(FUZZ_SRCS))
