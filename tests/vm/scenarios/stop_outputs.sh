@@ -37,8 +37,9 @@ leftovers() { # NAME
 }
 LONG="openmiss 1 sleep 200 openmiss 1 sleep 200 openmiss 1 sleep 200 openmiss 1 sleep 200"
 
-# SIGINT (COUNT of them, 0.3 s apart) once the programs are loaded.
-interrupt() { # NAME COUNT
+# SIGINT (COUNT of them, 0.3 s apart) DELAY microseconds after the
+# programs are loaded; NAME.kills counts the signals sent while it lived.
+interrupt() { # NAME COUNT DELAY
 	progress "$1: bpfgraph --hook=fentry -G do_sys_openat2, $2 SIGINT while attaching"
 	t0=$(up)
 	bpfgraph --hook=fentry -G do_sys_openat2 -- /bin/wl $LONG >"$1.out" 2>"$1.err" &
@@ -49,11 +50,14 @@ interrupt() { # NAME COUNT
 		i=$((i + 1))
 	done
 	# Into the attach loop (templates loaded, clones being linked).
-	usleep 500000
+	usleep "$3"
 	ts=$(up)
 	n=0
+	: >"$1.kills"
 	while [ $n -lt "$2" ]; do
-		kill -INT $pid 2>/dev/null
+		# Not counted once it is a zombie: a signal then reaches nothing.
+		st=$(sed 's/.*) \(.\).*/\1/' /proc/$pid/stat 2>/dev/null)
+		kill -INT $pid 2>/dev/null && [ -n "$st" ] && [ "$st" != Z ] && echo sent >>"$1.kills"
 		n=$((n + 1))
 		[ $n -lt "$2" ] && usleep 300000
 	done
@@ -63,8 +67,9 @@ interrupt() { # NAME COUNT
 	leftovers "$1"
 }
 
-interrupt int 1
-interrupt int2 2
+interrupt int 1 500000
+# Later: more is hooked, and taking it off again lasts until the second.
+interrupt int2 2 3000000
 
 # A small plan: per-function hooks take seconds per hundred to attach
 # and to detach, which this case does not measure.
