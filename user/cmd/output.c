@@ -63,6 +63,13 @@ static void out_drain(void *ctx, uint64_t upto)
 	if (out->print.ctx && !out->werr) {
 		errno = 0;
 		out->print.drain(out->print.ctx, upto);
+		/*
+		 * Standard output, once per poll: a pipe's reader (grep, less)
+		 * sees lines as they come, and one that went away (head) is
+		 * found now rather than a stdio buffer later.
+		 */
+		if (out->f == stdout)
+			fflush(out->f);
 		check_written(out);
 	}
 }
@@ -98,8 +105,7 @@ static int open_render(struct output *out, const struct bg_opts *o, const struct
 	}
 	/*
 	 * A file is read afterwards: large writes (a system call costs much
-	 * under emulation). stdout keeps stdio's buffering, so a pipe or a
-	 * terminal sees lines as they come.
+	 * under emulation). stdout is flushed once per poll (out_drain).
 	 */
 	if (path)
 		setvbuf(out->f, NULL, _IOFBF, 1 << 20);
