@@ -715,6 +715,7 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 	struct run r = { .s = { .go_fd = -1, .batch_fd = -1, .duration_ms = o->duration_ms },
 			 .stats_fd = -1 };
 	int err = run_setup(&r, o, p, ts, ki), cerr;
+	const struct kprobe_stats *ks;
 	unsigned int hooked;
 
 	if (!err) {
@@ -724,8 +725,9 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 			err = -EINTR;
 	}
 	if (err) {
-		hooked = (r.a ? attach__stats(r.a)->attached : 0) +
-			 (r.live ? live__traced(r.live) : 0);
+		/* The plan's functions only: the wide net is not one of them. */
+		ks = r.live ? live__kprobe_stats(r.live) : NULL;
+		hooked = (r.a ? attach__stats(r.a)->attached : 0) + (ks ? ks->attached : 0);
 		run_close(&r, p, ts, false);
 		if (err == -EINTR)
 			fprintf(stderr, "bpfgraph: stopped while attaching (%u of %zu functions "
