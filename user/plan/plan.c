@@ -358,8 +358,10 @@ static int add_cand(struct plan *p, const struct plan_opts *o, struct symset *se
 		return -ENOMEM;
 	c.notrace = any_glob(o->notrace, o->n_notrace, c.sym->name);
 	c.skip = classify(o, c.sym, c.why, &deny, &bf, &c.kprobe, &c.kprobe_why, code);
-	if (c.skip == PS_NONE && o->max_funcs > 0 && (int)p->funcs.n >= o->max_funcs)
+	if (c.skip == PS_NONE && o->max_funcs > 0 && (int)p->funcs.n >= o->max_funcs) {
 		c.skip = PS_LIMIT;
+		p->over_limit = true;
+	}
 	c.deny = deny;
 	c.func = -1;
 	if (c.skip == PS_NONE) {
@@ -508,7 +510,7 @@ static int add_glob(struct plan *p, const struct plan_opts *o, struct symset *se
 	size_t first = p->ncands, matched = 0, usable = 0;
 	int err;
 
-	for (size_t i = 0; i < ksyms__count(o->ks); i++) {
+	for (size_t i = 0; i < ksyms__count(o->ks) && !p->over_limit; i++) {
 		const struct ksym *s = ksyms__at(o->ks, i);
 		struct plan_cand c = { .sym = s, .why = why, .glob = glob };
 
@@ -614,9 +616,14 @@ int plan__build(struct plan *p, const struct plan_opts *o)
 		err = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < o->n_graph && !err; i++)
+	/*
+	 * A plan over --max-funcs is refused: once it is, the rest is not
+	 * looked at (reading and decoding each function's code took 30 s for
+	 * a glob of 1435 system calls).
+	 */
+	for (i = 0; i < o->n_graph && !err && !p->over_limit; i++)
 		err = add_glob(p, o, &seen, o->graph[i], PW_ENTRY, code);
-	for (i = 0; i < o->n_allow && !err; i++)
+	for (i = 0; i < o->n_allow && !err && !p->over_limit; i++)
 		err = add_glob(p, o, &seen, o->allow[i], PW_ALLOW, code);
 	for (i = 0; o->irqs && irq_globs[i] && !err; i++)
 		err = add_glob(p, o, &seen, irq_globs[i], PW_IRQ, code);
@@ -628,19 +635,13 @@ int plan__build(struct plan *p, const struct plan_opts *o)
 			err = 0;
 	}
 	/* Breadth first: the queue is the candidate list itself. */
-	for (size_t k = 0; !err && o->kt && k < p->ncands; k++)
+	for (size_t k = 0; !err && o->kt && k < p->ncands && !p->over_limit; k++)
 		err = discover(p, o, &seen, k, code, targets, callees);
-	if (!err && o->max_funcs > 0 && p->nattach >= (size_t)o->max_funcs) {
-		size_t over = 0;
-
-		for (size_t k = 0; k < p->ncands; k++)
-			over += p->cands[k].skip == PS_LIMIT;
-		if (over) {
-			fprintf(o->err, "bpfgraph: the plan has %zu more functions than --max-funcs=%d: "
-				"narrow it (--callee-depth, -x) or raise --max-funcs\n",
-				over, o->max_funcs);
-			err = -E2BIG;
-		}
+	if (!err && p->over_limit) {
+		fprintf(o->err, "bpfgraph: the plan has more functions than --max-funcs=%d "
+			"(planning stopped there): narrow it (--callee-depth, -x) or raise "
+			"--max-funcs\n", o->max_funcs);
+		err = -E2BIG;
 	}
 out:
 	p->seen = malloc(sizeof(*p->seen));

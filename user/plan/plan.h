@@ -78,6 +78,7 @@ struct plan {
 	struct plan_cand *cands;
 	size_t ncands, cap;
 	size_t nattach, nskipped;
+	bool over_limit; /* a function was left out for --max-funcs (PS_LIMIT) */
 	int kprobes_only; /* built with plan_opts.kprobes_only */
 	const char *kprobes_how; /* plan_opts.kprobes_how */
 };
