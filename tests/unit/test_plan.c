@@ -403,6 +403,55 @@ static void test_plan_duplicate_names(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* Over --max-funcs: refused, and planning stops at the first function over. */
+static void test_plan_max_funcs(void **state)
+{
+	char dir[] = "/tmp/bg_test_plan.XXXXXX", path[256];
+	char *globs[] = { "udp_lookup", "compute_score" };
+	struct plan_opts o = { .graph = globs, .n_graph = 2, .callee_depth = 1,
+			       .max_funcs = 100, .kprobes = 1 };
+	size_t all;
+	char *msg = NULL;
+	size_t len = 0;
+	struct plan p;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	fake_kallsyms(dir);
+	fake_btf(dir);
+	fake_kcore(dir);
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	o.ks = ksyms__load(path);
+	o.kb = kbtf__load(dir);
+	snprintf(path, sizeof(path), "%s/kcore", dir);
+	o.kt = ktext__open(path);
+	assert_non_null(o.kt);
+	o.err = stderr;
+	assert_int_equal(plan__build(&p, &o), 0);
+	all = p.ncands;
+	plan__free(&p);
+	/* Two entries and callees: enough to pass a limit of 1. */
+	assert_true(all > 2);
+
+	o.max_funcs = 1;
+	o.err = open_memstream(&msg, &len);
+	assert_int_equal(plan__build(&p, &o), -E2BIG);
+	fclose(o.err);
+	/* The first entry, then the second one over the limit: nothing more looked at. */
+	assert_int_equal(p.ncands, 2);
+	assert_string_equal(msg, "bpfgraph: the plan has more functions than --max-funcs=1 "
+				 "(planning stopped there): narrow it (--callee-depth, -x) or "
+				 "raise --max-funcs\n");
+	free(msg);
+	plan__free(&p);
+
+	ksyms__free(o.ks);
+	kbtf__free(o.kb);
+	ktext__close(o.kt);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	assert_int_equal(system(path), 0);
+}
+
 /* Against the host kernel: kallsyms, BTF and kcore, when root can read them. */
 static void test_plan_live_host(void **state)
 {
@@ -484,6 +533,7 @@ int main(void)
 		cmocka_unit_test(test_kcode_calls_to),
 		cmocka_unit_test(test_deny_list),
 		cmocka_unit_test(test_plan_duplicate_names),
+		cmocka_unit_test(test_plan_max_funcs),
 		cmocka_unit_test(test_plan_live_host),
 	};
 

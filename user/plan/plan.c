@@ -530,7 +530,8 @@ static int add_glob(struct plan *p, const struct plan_opts *o, struct symset *se
 		suggest(o, glob);
 		return -ENOENT;
 	}
-	if (!usable && why == PW_ENTRY) {
+	/* Over --max-funcs: plan__build says so, once. */
+	if (!usable && why == PW_ENTRY && !p->over_limit) {
 		for (size_t i = first; i < p->ncands && i < first + 5; i++)
 			fprintf(o->err, "bpfgraph: cannot trace '%s': %s\n",
 				p->cands[i].sym->name, plan__skip_text(p->cands[i].skip));
