@@ -23,6 +23,9 @@ set -u
 
 up() { cut -d' ' -f1 /proc/uptime; }
 bgprogs() { bpftool prog show 2>/dev/null | grep -c 'name bg_' || true; }
+# The skeleton is loaded: bg_switch stays for the whole trace (bg_probe,
+# the hook tier's probe while planning, is gone within milliseconds).
+loaded() { [ "$(bpftool prog show 2>/dev/null | grep -c 'name bg_switch')" -gt 0 ]; }
 # State letter of every wl process (R, S, T...): none is expected after.
 wlstate() {
 	for p in /proc/[0-9]*; do
@@ -45,7 +48,7 @@ interrupt() { # NAME COUNT DELAY
 	bpfgraph --hook=fentry -G do_sys_openat2 -- /bin/wl $LONG >"$1.out" 2>"$1.err" &
 	pid=$!
 	i=0
-	while [ "$(bgprogs)" -eq 0 ] && [ $i -lt 600 ] && kill -0 $pid 2>/dev/null; do
+	while ! loaded && [ $i -lt 600 ] && kill -0 $pid 2>/dev/null; do
 		usleep 100000
 		i=$((i + 1))
 	done
@@ -106,7 +109,7 @@ progress "two: a second bpfgraph while one is loaded"
 bpfgraph -d 60 -G do_sys_openat2 >two1.out 2>two1.err &
 p1=$!
 i=0
-while [ "$(bgprogs)" -eq 0 ] && [ $i -lt 600 ] && kill -0 $p1 2>/dev/null; do
+while ! loaded && [ $i -lt 600 ] && kill -0 $p1 2>/dev/null; do
 	usleep 100000
 	i=$((i + 1))
 done
