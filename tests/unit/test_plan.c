@@ -309,6 +309,36 @@ static void fake_kcore(const char *dir)
 	fclose(f);
 }
 
+/* kallsyms, BTF and kcore of the fake kernel in a new directory dir, into o. */
+static void fake_kernel(char *dir, struct plan_opts *o)
+{
+	char path[256];
+
+	assert_non_null(mkdtemp(dir));
+	fake_kallsyms(dir);
+	fake_btf(dir);
+	fake_kcore(dir);
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	o->ks = ksyms__load(path);
+	o->kb = kbtf__load(dir);
+	snprintf(path, sizeof(path), "%s/kcore", dir);
+	o->kt = ktext__open(path);
+	assert_non_null(o->ks);
+	assert_non_null(o->kb);
+	assert_non_null(o->kt);
+}
+
+static void free_fake_kernel(const char *dir, struct plan_opts *o)
+{
+	char cmd[256];
+
+	ksyms__free(o->ks);
+	kbtf__free(o->kb);
+	ktext__close(o->kt);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static const struct plan_cand *cand_at(const struct plan *p, uint64_t addr)
 {
 	for (size_t i = 0; i < p->ncands; i++)
@@ -319,25 +349,14 @@ static const struct plan_cand *cand_at(const struct plan *p, uint64_t addr)
 
 static void test_plan_duplicate_names(void **state)
 {
-	char dir[] = "/tmp/bg_test_plan.XXXXXX", path[256], *globs[] = { "udp_lookup" };
+	char dir[] = "/tmp/bg_test_plan.XXXXXX", *globs[] = { "udp_lookup" };
 	struct plan_opts o = { .graph = globs, .n_graph = 1, .callee_depth = 1,
 			       .max_funcs = 100, .kprobes = 1, .err = stderr };
 	const struct plan_cand *c;
 	struct kbtf_func bf;
 	struct plan p;
 
-	assert_non_null(mkdtemp(dir));
-	fake_kallsyms(dir);
-	fake_btf(dir);
-	fake_kcore(dir);
-	snprintf(path, sizeof(path), "%s/kallsyms", dir);
-	o.ks = ksyms__load(path);
-	o.kb = kbtf__load(dir);
-	snprintf(path, sizeof(path), "%s/kcore", dir);
-	o.kt = ktext__open(path);
-	assert_non_null(o.ks);
-	assert_non_null(o.kb);
-	assert_non_null(o.kt);
+	fake_kernel(dir, &o);
 
 	/* Counted per scope: the module's compute_score is its own. */
 	assert_int_equal(ksyms__name_count(o.ks, "compute_score", NULL), 2);
@@ -396,17 +415,13 @@ static void test_plan_duplicate_names(void **state)
 				 BG_FN_GRAPH | BG_FN_KPROBE);
 	plan__free(&p);
 
-	ksyms__free(o.ks);
-	kbtf__free(o.kb);
-	ktext__close(o.kt);
-	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
-	assert_int_equal(system(path), 0);
+	free_fake_kernel(dir, &o);
 }
 
 /* Over --max-funcs: refused, and planning stops at the first function over. */
 static void test_plan_max_funcs(void **state)
 {
-	char dir[] = "/tmp/bg_test_plan.XXXXXX", path[256];
+	char dir[] = "/tmp/bg_test_plan.XXXXXX";
 	char *globs[] = { "udp_lookup", "compute_score" };
 	struct plan_opts o = { .graph = globs, .n_graph = 2, .callee_depth = 1,
 			       .max_funcs = 100, .kprobes = 1 };
@@ -416,16 +431,7 @@ static void test_plan_max_funcs(void **state)
 	struct plan p;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	fake_kallsyms(dir);
-	fake_btf(dir);
-	fake_kcore(dir);
-	snprintf(path, sizeof(path), "%s/kallsyms", dir);
-	o.ks = ksyms__load(path);
-	o.kb = kbtf__load(dir);
-	snprintf(path, sizeof(path), "%s/kcore", dir);
-	o.kt = ktext__open(path);
-	assert_non_null(o.kt);
+	fake_kernel(dir, &o);
 	o.err = stderr;
 	assert_int_equal(plan__build(&p, &o), 0);
 	all = p.ncands;
@@ -445,11 +451,7 @@ static void test_plan_max_funcs(void **state)
 	free(msg);
 	plan__free(&p);
 
-	ksyms__free(o.ks);
-	kbtf__free(o.kb);
-	ktext__close(o.kt);
-	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
-	assert_int_equal(system(path), 0);
+	free_fake_kernel(dir, &o);
 }
 
 /* Against the host kernel: kallsyms, BTF and kcore, when root can read them. */
