@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Function arguments and return addresses in function_graph's words.
+ * Mirrors print_function_args() (kernel/trace/trace_output.c, 6.15+) and
+ * print_graph_retaddr() with seq_print_ip_sym() and sprint_symbol()
+ * (trace_functions_graph.c, trace_output.c, kallsyms.c, 6.13+);
+ * docs/function-graph-format.md, "Arguments and return addresses", gives
+ * the rules and the versions they changed in.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+
+#include "args.h"
+
+/* Longer chains are not BTF a kernel would load: stop instead of looping. */
+#define MAX_MODIFIERS 32
+
+/* An snprintf-style sink: len counts the whole text, fitting or not. */
+struct abuf {
+	char *buf;
+	size_t size;
+	size_t len;
+};
+
+enum bg_args_rules args__rules(int version)
+{
+	if (version >= BG_ARGS_6_19)
+		return BG_ARGS_6_19;
+	if (version >= BG_ARGS_6_17)
+		return BG_ARGS_6_17;
+	if (version >= BG_ARGS_6_15)
+		return BG_ARGS_6_15;
+	return BG_ARGS_NONE;
+}
+
+bool args__shown(int version, bool args_opt, bool retaddr_opt)
+{
+	enum bg_args_rules r = args__rules(version);
+
+	if (!args_opt || r == BG_ARGS_NONE)
+		return false;
+	return r >= BG_ARGS_6_19 || !retaddr_opt;
+}
+
+bool args__retaddr_shown(int version, bool retaddr_opt)
+{
+	return retaddr_opt && version >= BG_ARGS_RETADDR_SINCE;
+}
+
+uint32_t args__find_func(const struct btf *btf, const char *name)
+{
+	int id;
+
+	if (!btf || !name)
+		return 0;
+	/* First match from id 1 up, base BTF first: btf_find_by_name_kind(). */
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+	return id > 0 ? (uint32_t)id : 0;
+}
+
+static void put(struct abuf *b, const char *s, size_t n)
+{
+	if (b->size && b->len < b->size - 1) {
+		size_t room = b->size - 1 - b->len;
+
+		memcpy(b->buf + b->len, s, n < room ? n : room);
+	}
+	b->len += n;
+}
+
+static void put_str(struct abuf *b, const char *s)
+{
+	put(b, s, strlen(s));
+}
+
+/* The kernel's "0x%lx" (and its "%#lx", which writes 0x even for zero). */
+static void put_hex(struct abuf *b, uint64_t v)
+{
+	char tmp[24];
+	int n = snprintf(tmp, sizeof(tmp), "0x%" PRIx64, v);
+
+	put(b, tmp, (size_t)n);
+}
+
+/* The kernel's "%ld" of the whole register. */
+static void put_dec(struct abuf *b, uint64_t v)
+{
+	char tmp[24];
+	int n = snprintf(tmp, sizeof(tmp), "%" PRId64, (int64_t)v);
+
+	put(b, tmp, (size_t)n);
+}
+
+static int finish(struct abuf *b)
+{
+	if (b->size)
+		b->buf[b->len < b->size ? b->len : b->size - 1] = '\0';
+	return b->len > INT_MAX ? INT_MAX : (int)b->len;
+}
+
+/*
+ * btf_type_skip_modifiers(): typedef, const, volatile, restrict and type
+ * tags are looked through. NULL for an id the BTF does not have.
+ */
+static const struct btf_type *skip_modifiers(const struct btf *btf, uint32_t id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	int i;
+
+	for (i = 0; t && i < MAX_MODIFIERS; i++) {
+		if (!btf_is_mod(t) && !btf_is_typedef(t))
+			return t;
+		t = btf__type_by_id(btf, t->type);
+	}
+	return NULL;
+}
+
+/* btf_type_str(): the kind's name in the kernel's btf_kind_str[]. */
+static const char *kind_str(const struct btf_type *t)
+{
+	static const char *const names[] = {
+		[BTF_KIND_UNKN] = "UNKNOWN",	   [BTF_KIND_INT] = "INT",
+		[BTF_KIND_PTR] = "PTR",		   [BTF_KIND_ARRAY] = "ARRAY",
+		[BTF_KIND_STRUCT] = "STRUCT",	   [BTF_KIND_UNION] = "UNION",
+		[BTF_KIND_ENUM] = "ENUM",	   [BTF_KIND_FWD] = "FWD",
+		[BTF_KIND_TYPEDEF] = "TYPEDEF",	   [BTF_KIND_VOLATILE] = "VOLATILE",
+		[BTF_KIND_CONST] = "CONST",	   [BTF_KIND_RESTRICT] = "RESTRICT",
+		[BTF_KIND_FUNC] = "FUNC",	   [BTF_KIND_FUNC_PROTO] = "FUNC_PROTO",
+		[BTF_KIND_VAR] = "VAR",		   [BTF_KIND_DATASEC] = "DATASEC",
+		[BTF_KIND_FLOAT] = "FLOAT",	   [BTF_KIND_DECL_TAG] = "DECL_TAG",
+		[BTF_KIND_TYPE_TAG] = "TYPE_TAG",  [BTF_KIND_ENUM64] = "ENUM64",
+	};
+	unsigned int k = btf_kind(t);
+
+	return k < sizeof(names) / sizeof(names[0]) && names[k] ? names[k] : "UNKNOWN";
+}
+
+/*
+ * Any other kind (struct, union, enum64, float) as its kind name and its
+ * raw registers, one per 8 bytes of its size: "(STRUCT)[0x1:0x2]". When
+ * the registers run out inside it, "...]" ends the whole list: returns -1.
+ * Otherwise the last register used.
+ */
+static int put_blob(struct abuf *b, const struct btf_type *t,
+		    const uint64_t *args, int nr_args, int a)
+{
+	uint32_t x;
+
+	put(b, "(", 1);
+	put_str(b, kind_str(t));
+	put(b, ")[", 2);
+	put_hex(b, args[a]);
+	for (x = sizeof(uint64_t); x < t->size; x += sizeof(uint64_t)) {
+		put(b, ":", 1);
+		if (++a == nr_args) {
+			put(b, "...]", 4);
+			return -1;
+		}
+		put_hex(b, args[a]);
+	}
+	put(b, "]", 1);
+	return a;
+}
+
+/*
+ * One value from register a on. Integers of any size print the whole
+ * register, upper bits included (what the caller left there), never cut
+ * to the type's width. Returns the last register used, or -1 to stop.
+ */
+static int put_value(struct abuf *b, const struct btf_type *t,
+		     const uint64_t *args, int nr_args, int a,
+		     enum bg_args_rules rules)
+{
+	switch (t ? btf_kind(t) : BTF_KIND_UNKN) {
+	case BTF_KIND_UNKN:
+		/* void (a "..." parameter) or an id BTF does not have */
+		put(b, "?", 1);
+		put_hex(b, args[a]);
+		return a;
+	case BTF_KIND_PTR:
+		put_hex(b, args[a]);
+		return a;
+	case BTF_KIND_INT:
+		/* 6.17 (3ca824369b71): hex unless BTF_INT_SIGNED; bool too */
+		if (rules >= BG_ARGS_6_17 && !(btf_int_encoding(t) & BTF_INT_SIGNED))
+			put_hex(b, args[a]);
+		else
+			put_dec(b, args[a]);
+		return a;
+	case BTF_KIND_ENUM:
+		/* a number, never the enumerator's name, in every version */
+		put_dec(b, args[a]);
+		return a;
+	default:
+		return put_blob(b, t, args, nr_args, a);
+	}
+}
+
+/*
+ * The parameter list: "name=value" joined by ", ", and "..." where the
+ * recorded registers run out. A register is used per parameter, however
+ * wide its type (an __int128 takes one), plus one per further 8 bytes of
+ * a struct or union.
+ */
+static void put_params(struct abuf *b, const struct btf *btf,
+		       const struct btf_param *p, int nr,
+		       const uint64_t *args, int nr_args,
+		       enum bg_args_rules rules)
+{
+	const char *name;
+	int a, i;
+
+	for (a = 0, i = 0; i < nr; a++, i++) {
+		if (i)
+			put(b, ", ", 2);
+		if (a >= nr_args) {
+			put(b, "...", 3);
+			return;
+		}
+		/* An unnamed parameter still gets its "=": the name is "". */
+		name = btf__name_by_offset(btf, p[i].name_off);
+		if (name) {
+			put_str(b, name);
+			put(b, "=", 1);
+		}
+		a = put_value(b, skip_modifiers(btf, p[i].type), args, nr_args,
+			      a, rules);
+		if (a < 0)
+			return;
+	}
+}
+
+int args__snprintf(char *buf, size_t size, const struct btf *btf,
+		   uint32_t func_id, const uint64_t *args, int nr_args,
+		   int version)
+{
+	struct abuf b = { .buf = buf, .size = size };
+	enum bg_args_rules rules = args__rules(version);
+	const struct btf_type *t;
+
+	if ((!buf && size) || nr_args < 0 || (nr_args && !args))
+		return -EINVAL;
+	/* No record of arguments, or no BTF FUNC: the kernel prints "()". */
+	if (rules == BG_ARGS_NONE || !btf || !func_id || !nr_args)
+		return finish(&b);
+	t = btf__type_by_id(btf, func_id);
+	if (!t || !btf_is_func(t))
+		return finish(&b);
+	t = btf__type_by_id(btf, t->type);
+	if (!t || !btf_is_func_proto(t))
+		return finish(&b);
+	put_params(&b, btf, btf_params(t), btf_vlen(t), args, nr_args, rules);
+	return finish(&b);
+}
+
+int args__retaddr_snprintf(char *buf, size_t size, uint64_t addr,
+			   const char *name, const char *module,
+			   uint64_t offset, uint64_t sym_size)
+{
+	struct abuf b = { .buf = buf, .size = size };
+
+	if (!buf && size)
+		return -EINVAL;
+	put(&b, "<-", 2);
+	if (!addr) {
+		/* seq_print_ip_sym() prints a bare 0 for a null address */
+		put(&b, "0", 1);
+	} else if (!name || !*name) {
+		/* sprint_symbol() without a symbol: the address alone */
+		put_hex(&b, addr);
+	} else {
+		/* "%s+%#lx/%#lx", then " [%s]" for a module's symbol */
+		put_str(&b, name);
+		put(&b, "+", 1);
+		put_hex(&b, offset);
+		put(&b, "/", 1);
+		put_hex(&b, sym_size);
+		if (module && *module) {
+			put(&b, " [", 2);
+			put_str(&b, module);
+			put(&b, "]", 1);
+		}
+	}
+	return finish(&b);
+}
