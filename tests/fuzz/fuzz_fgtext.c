@@ -5,8 +5,9 @@
  * to the writer of one of the formats, as "bpfgraph report" of a text
  * does. Besides crashes, leaks and UB (the sanitizers), it checks the
  * reader's promises: an error is one "name:line: problem" line with the
- * line of the error, lenient reading does not fail, and a document
- * without recovered or dropped lines is written back byte for byte.
+ * line of the error, lenient reading does not fail, a document without
+ * recovered or dropped lines is written back byte for byte, and the
+ * arguments and return addresses of calls come from their lines.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -59,6 +60,35 @@ static void check_roundtrip(const struct fgtext_doc *d, const uint8_t *data, siz
 		abort();
 	}
 	free(out);
+}
+
+/*
+ * What a call carries beyond struct gev: found in its line when the line
+ * was kept, and taken apart by fgtext__next_arg() into pieces that stay
+ * inside it, in order.
+ */
+static void check_extras(const struct fgtext_doc *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		const struct fgtext_ev *e = &d->ev[i];
+		const char *p = e->args, *last = e->args;
+		struct fgtext_arg a;
+		size_t len = p ? strlen(p) : 0, n = 0;
+
+		if ((e->args || e->retaddr) &&
+		    (e->kind != FGT_EVENT || (e->ev.type != GEV_ENTER && e->ev.type != GEV_LEAF)))
+			die("arguments on an event that is not a call");
+		if (e->text && ((e->args && !strstr(e->text, e->args)) ||
+				(e->retaddr && !strstr(e->text, e->retaddr))))
+			die("arguments not found in their line");
+		while (fgtext__next_arg(&p, &a)) {
+			if (a.value < last || a.value + a.value_len > e->args + len ||
+			    (a.name_len && (a.name < last || a.name + a.name_len >= a.value)) ||
+			    p <= last || ++n > len)
+				die("an argument outside its text");
+			last = p;
+		}
+	}
 }
 
 /* The events into the writer of the format picked by the input's size. */
@@ -114,6 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_error(msg, mlen, err, line);
 	} else {
 		check_roundtrip(d, data, size);
+		check_extras(d);
 		other_writer(d, size);
 	}
 	fgtext__doc_free(d);

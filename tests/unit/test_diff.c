@@ -524,6 +524,99 @@ static void test_seeds(void **state)
 	free(s4);
 }
 
+/* --- arguments and return addresses (funcgraph-args, funcgraph-retaddr) ---- */
+
+/* base as a 6.19 kernel prints it with args, retaddr and retval */
+static const char base_args[] =
+	" 0)               |  do_sys_openat2(dfd=4294967196, filename=0x47a073, how=0xff46c0c0) { /* <-do_sys_open+0x6b/0xb0 */\n"
+	" 0)               |    getname(filename=0x47a073) { /* <-do_sys_openat2+0x71/0x140 */\n"
+	" 0)   2.000 us    |      kmem_cache_alloc(s=0xffff888100043600, gfpflags=0xcc0); /* <-getname_flags+0x38/0x1c0 ret=0xffff888103f1c000 */\n"
+	" 0)   3.000 us    |    } /* getname ret=0xffff888103f1c000 */\n"
+	" 0)   1.000 us    |    get_unused_fd_flags(flags=0x8000); /* <-do_sys_openat2+0x9c/0x140 ret=0x3 */\n"
+	" 0)               |    do_filp_open(dfd=-100, pathname=0xffff888103f1c000, op=0xffffc90000237ec4) { /* <-do_sys_openat2+0xb8/0x140 */\n"
+	" 0)   4.000 us    |      path_openat(nd=0xffffc90000237dc0, op=0xffffc90000237ec4, flags=0x41); /* <-do_filp_open+0xc4/0x170 ret=-2 */\n"
+	" 0)   5.000 us    |    } /* do_filp_open ret=-2 */\n"
+	" 0) + 12.000 us   |  } /* do_sys_openat2 ret=-2 */\n";
+
+/*
+ * base_args from another run: other pointers, another caller's offset,
+ * only 6.15's arguments (no retaddr), a newer kernel's typed values, and
+ * without get_unused_fd_flags()
+ */
+static const char missing_args[] =
+	" 0)               |  do_sys_openat2(dfd=-100, filename=0x4a1b2c, how=0xffffc900) {\n"
+	" 0)               |    getname(filename=0x4a1b2c) {\n"
+	" 0)   2.000 us    |      kmem_cache_alloc(s=0xffff888100051200, gfpflags=0xcc0); /* ret=0xffff888104a20000 */\n"
+	" 0)   3.000 us    |    } /* getname ret=0xffff888104a20000 */\n"
+	" 0)               |    do_filp_open(dfd=-100, pathname=0xffff888104a20000, op=0xffffc90000377ec4) {\n"
+	" 0)   4.000 us    |      path_openat(nd=0xffffc90000377dc0, op=0xffffc90000377ec4, flags=0x41); /* ret=0xfffffffffffffffe(trunc) */\n"
+	" 0)   5.000 us    |    } /* do_filp_open ret=false */\n"
+	" 0) + 12.000 us   |  } /* do_sys_openat2 ret=-2 */\n";
+
+/* Calls are matched by name: arguments and return addresses differ between runs. */
+static void test_args_retaddr(void **state)
+{
+	char *report;
+	struct diff_opts o = { .max_lines = 20 };
+	struct diff_stats st = compare(base_args, base);
+
+	assert_int_equal(st.calls[DIFF_A], 6);
+	assert_int_equal(st.calls[DIFF_B], 6);
+	assert_int_equal(st.matched, 6);
+	assert_int_equal(st.only[DIFF_A] + st.only[DIFF_B] + st.moved, 0);
+	assert_int_equal(st.dur_funcs, 6);
+	assert_int_equal(st.dur_changed, 0);
+	assert_ratio(st.recall, 1);
+	assert_ratio(st.precision, 1);
+
+	/* the lists name functions, not what was printed with them */
+	st = compare_opts(base_args, missing_args, &o, &report);
+	assert_int_equal(st.calls[DIFF_B], 5);
+	assert_int_equal(st.only[DIFF_A], 1);
+	assert_int_equal(st.only[DIFF_B] + st.moved, 0);
+	assert_int_equal(st.matched, 5);
+	assert_non_null(strstr(report, "1 call only in A:\n"
+				       "  a.txt:5: get_unused_fd_flags (depth 1, in do_sys_openat2), near b.txt:3\n"));
+	assert_null(strstr(report, "0x"));
+	assert_null(strstr(report, "<-"));
+	free(report);
+}
+
+/* The same graph as CRLF text and as joined lines: the same comparison. */
+static void test_args_dialects(void **state)
+{
+	char crlf[sizeof(base_args) * 2], joined[sizeof(base_args)], *q = crlf;
+	struct diff_stats st;
+	size_t n = 0;
+
+	for (const char *p = base_args; *p; p++) {
+		if (*p == '\n')
+			*q++ = '\r';
+		*q++ = *p;
+	}
+	*q = '\0';
+	st = compare(crlf, base);
+	assert_int_equal(st.matched, 6);
+	assert_ratio(st.recall, 1);
+	assert_ratio(st.precision, 1);
+
+	/* line breaks made single spaces, the columns' padding squeezed */
+	for (const char *p = base_args; *p; p++) {
+		char c = *p == '\n' ? ' ' : *p;
+
+		if (c == ' ' && n && joined[n - 1] == ' ' && p[1] != '|')
+			continue;
+		joined[n++] = c;
+	}
+	joined[n] = '\0';
+	st = compare(joined, base);
+	assert_int_equal(st.calls[DIFF_A], 6);
+	assert_int_equal(st.matched, 6);
+	assert_int_equal(st.dur_changed, 0);
+	assert_ratio(st.recall, 1);
+	assert_ratio(st.precision, 1);
+}
+
 /* --- command line ---------------------------------------------------------- */
 
 struct run {
@@ -672,6 +765,8 @@ int main(void)
 		cmocka_unit_test(test_thresh),
 		cmocka_unit_test(test_outside),
 		cmocka_unit_test(test_seeds),
+		cmocka_unit_test(test_args_retaddr),
+		cmocka_unit_test(test_args_dialects),
 		cmocka_unit_test(test_cmd_summary),
 		cmocka_unit_test(test_cmd_report),
 		cmocka_unit_test(test_cmd_errors),

@@ -465,6 +465,89 @@ static const struct {
 	  " 0)   0.100 us    |    f(x=(STRUCT)[0x1:0x2], ...); /* ret=0x0 */\n"
 	  " 0)   1.000 us    |  } /* vfs_read ret=0x10 */\n",
 	  5 },
+	/* funcgraph-args and funcgraph-retaddr (6.13, 6.15, 6.19): kept as read */
+	{ "args 6.15",
+	  "# tracer: function_graph\n"
+	  "#\n"
+	  "# CPU  DURATION                  FUNCTION CALLS\n"
+	  "# |     |   |                     |   |   |   |\n"
+	  " 0)               |  do_sys_openat2(dfd=4294967196, filename=0x47a073, how=0xff46c0c0) {\n"
+	  " 0)   0.345 us    |    getname(filename=0x47a073);\n"
+	  " 0)               |    do_filp_open(dfd=-100, pathname=0xffff8881020ad000, op=0xffffc90000237ec4) {\n"
+	  " 0)   0.210 us    |      path_init.isra.0();\n"
+	  " 0)   0.150 us    |      timespec64_add_safe(lhs=(STRUCT)[0xef:0x10c8f152], rhs=(STRUCT)[0x4:0x0]);\n"
+	  " 0)   0.120 us    |      six(a=1, b=2, c=3, d=4, e=5, f=6, ...);\n"
+	  " 0)   0.100 us    |      big(a=1, s=(STRUCT)[0x1:0x2:0x3:0x4:0x5:...]);\n"
+	  " 0)   0.090 us    |      va(fmt=0xffffffff82000000, =?0x0);\n"
+	  " 0)   0.080 us    |      nft_do_chain [nf_tables](pkt=0xffffc90000237b40, priv=0xffff888104d3e000);\n"
+	  " 0)   2.000 us    |    }\n"
+	  " 0)   4.000 us    |  }\n",
+	  8 },
+	{ "retaddr 6.13",
+	  " 1)               |  vfs_read() { /* <-ksys_read+0x6d/0xf0 */\n"
+	  " 1)   0.301 us    |    rw_verify_area(); /* <-vfs_read+0x9a/0x1a0 */\n"
+	  " 1)               |    nft_do_chain [nf_tables]() { /* <-nft_do_chain_ipv4+0x6a/0xa0 [nf_tables] */\n"
+	  " 1)   0.200 us    |      nft_immediate_eval [nf_tables](); /* <-nft_do_chain+0x120/0x5a0 [nf_tables] <ffffffffc0a01234> */\n"
+	  " 1)   1.000 us    |    }\n"
+	  " 1)   0.100 us    |    fsnotify(); /* <-0 */\n"
+	  " 1)   0.100 us    |    __fsnotify_parent();\n"
+	  " 1)   0.100 us    |    fsnotify_perm(); /* <-0xffffffffc0a01234 */\n"
+	  " 1)   0.100 us    |    security_file_permission(); /* <-[unknown/kretprobe'd] */\n"
+	  " 1) + 12.345 us   |  }\n",
+	  7 },
+	{ "retaddr retval 6.13",
+	  " 0)               |  vfs_read() { /* <-ksys_read+0x6d/0xf0 */\n"
+	  " 0)   0.301 us    |    rw_verify_area(); /* <-vfs_read+0x9a/0x1a0 ret=0x0 */\n"
+	  " 0)   0.250 us    |    security_file_permission(); /* <-rw_verify_area+0x4b/0x110 ret=-13 */\n"
+	  " 0)   0.100 us    |    fsnotify_access(); /* ret=0x0 */\n"
+	  " 0) + 12.345 us   |  } /* vfs_read ret=-13 */\n",
+	  3 },
+	{ "args retaddr 6.19",
+	  " 0)               |  do_sys_openat2(dfd=4294967196, filename=0x47a073, how=0xff46c0c0) { /* <-do_sys_open+0x6b/0xb0 */\n"
+	  " 0)   0.345 us    |    getname(filename=0x47a073); /* <-do_sys_openat2+0x71/0x140 ret=0xffff888103f1c000 */\n"
+	  " 0)   0.210 us    |    get_unused_fd_flags(flags=0x8000); /* <-do_sys_openat2+0x9c/0x140 ret=0x3 */\n"
+	  " 0)               |    do_filp_open(dfd=-100, pathname=0xffff888103f1c000, op=0xffffc90000237ec4) { /* <-do_sys_openat2+0xb8/0x140 */\n"
+	  " 0)   0.150 us    |      path_openat(nd=0xffffc90000237dc0, op=0xffffc90000237ec4, flags=0x41); /* <-do_filp_open+0xc4/0x170 ret=-2 */\n"
+	  " 0)   1.200 us    |    } /* do_filp_open ret=-2 */\n"
+	  " 0)   0.080 us    |    put_unused_fd(fd=3); /* <-do_sys_openat2+0x11f/0x140 ret=0x0 */\n"
+	  " 0)   3.000 us    |  } /* do_sys_openat2 ret=-2 */\n",
+	  6 },
+	{ "args abstime proc",
+	  "# tracer: function_graph\n"
+	  "#\n"
+	  "#     TIME        CPU  TASK/PID         DURATION                  FUNCTION CALLS\n"
+	  "#      |          |     |    |           |   |                     |   |   |   |\n"
+	  "  572.147385 |   0)     wl-102     |               |  vfs_read(file=0xffff888102c3e500, buf=0x7f0c2d1e4000, count=0x20000, pos=0xffffc90000327f08) { /* <-ksys_read+0x6d/0xf0 */\n"
+	  "  572.147388 |   0)     wl-102     |   0.301 us    |    rw_verify_area(read_write=0, file=0xffff888102c3e500, ppos=0xffffc90000327f08, count=0x20000); /* <-vfs_read+0x9a/0x1a0 */\n"
+	  "  572.147390 |   0)     wl-102     |   3.000 us    |  }\n",
+	  2 },
+	{ "args nocpu noduration",
+	  "do_sys_openat2(dfd=-100, filename=0x47a073, how=0xff46c0c0) { /* <-do_sys_open+0x6b/0xb0 */\n"
+	  "  getname(filename=0x47a073); /* <-do_sys_openat2+0x71/0x140 */\n"
+	  "}\n",
+	  2 },
+	{ "args latency",
+	  "#     TIME        CPU  TASK/PID       ||||     DURATION                  FUNCTION CALLS\n"
+	  "#      |          |     |    |        ||||      |   |                     |   |   |   |\n"
+	  "    5.495943 |   1)     wl-102     |  ...1. |               |  do_sys_openat2(dfd=-100, filename=0x47a073, how=0xff46c0c0) {\n"
+	  "    5.495990 |   1)     wl-102     |  d..1. |   1.000 us    |  }\n",
+	  2 },
+	/* a newer kernel's typed values (ret=false, "(trunc)"): names still read */
+	{ "typed return values",
+	  " 2)               |  touch_atime(path=0xffffc90000327e70, inode=0xffff888101a3c6a8) {\n"
+	  " 2)               |    atime_needs_update() {\n"
+	  " 2)   0.070 us    |      make_vfsuid(); /* ret=0x0 */\n"
+	  " 2)   0.162 us    |      ktime_get_coarse_real_ts64_mg(); /* <-current_time+0x3b/0x90 */\n"
+	  " 2)   0.312 us    |      } /* current_time ret=0x69380649(trunc) */\n"
+	  " 2)   0.753 us    |    } /* atime_needs_update ret=false */\n"
+	  " 2)   0.899 us    |  } /* touch_atime */\n",
+	  5 },
+	/* bpfgraph's own strings: quoted, C escapes; anything goes inside */
+	{ "args strings",
+	  " 0)               |  do_sys_openat2(dfd=-100, filename=\"/tmp/a) { b; /* c */\", how=0xff46c0c0) {\n"
+	  " 0)   0.345 us    |    getname(filename=\"q\\\"(\\\\\"); /* <-do_sys_openat2+0x71/0x140 ret=-2 */\n"
+	  " 0)   3.000 us    |  } /* do_sys_openat2 ret=-2 */\n",
+	  2 },
 	{ "latency-format",
 	  "#     TIME        CPU  TASK/PID       ||||     DURATION                  FUNCTION CALLS\n"
 	  "#      |          |     |    |        ||||      |   |                     |   |   |   |\n"
@@ -1000,6 +1083,359 @@ static void test_comment_overlap(void **state)
 	EXPECT_ERROR(" 0)   1.000 us    |  f(); /*/\n", 0, -EINVAL, 1);
 }
 
+/* --- arguments and return addresses ---------------------------------------- */
+
+/* What an event must carry: NULL for "none". */
+struct want_call {
+	enum gev_type type;
+	uint32_t depth;
+	const char *name, *args, *retaddr;
+	bool has_ret;
+	uint64_t ret;
+};
+
+static void assert_opt_string(const char *got, const char *want)
+{
+	if (!want)
+		assert_null(got);
+	else
+		assert_string_equal(got, want);
+}
+
+static void check_calls(const struct fgtext_doc *d, const struct want_call *w, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < d->n; i++) {
+		const struct fgtext_ev *e = &d->ev[i];
+
+		if (e->kind != FGT_EVENT)
+			continue;
+		assert_true(k < n);
+		assert_int_equal(e->ev.type, w[k].type);
+		assert_int_equal(e->ev.depth, w[k].depth);
+		assert_string_equal(fname(d, e->ev.func), w[k].name);
+		assert_opt_string(e->args, w[k].args);
+		assert_opt_string(e->retaddr, w[k].retaddr);
+		assert_int_equal(e->has_ret, w[k].has_ret);
+		if (w[k].has_ret)
+			assert_int_equal(e->ev.ret, w[k].ret);
+		k++;
+	}
+	assert_int_equal(k, n);
+}
+
+#define CHECK_CALLS(d, w) check_calls(d, w, sizeof(w) / sizeof(w[0]))
+
+static const struct want_call args_619[] = {
+	{ GEV_ENTER, 0, "do_sys_openat2", "dfd=4294967196, filename=0x47a073, how=0xff46c0c0",
+	  "do_sys_open+0x6b/0xb0" },
+	{ GEV_LEAF, 1, "getname", "filename=0x47a073", "do_sys_openat2+0x71/0x140", true,
+	  0xffff888103f1c000ULL },
+	{ GEV_LEAF, 1, "get_unused_fd_flags", "flags=0x8000", "do_sys_openat2+0x9c/0x140", true, 3 },
+	{ GEV_ENTER, 1, "do_filp_open", "dfd=-100, pathname=0xffff888103f1c000, op=0xffffc90000237ec4",
+	  "do_sys_openat2+0xb8/0x140" },
+	{ GEV_LEAF, 2, "path_openat", "nd=0xffffc90000237dc0, op=0xffffc90000237ec4, flags=0x41",
+	  "do_filp_open+0xc4/0x170", true, (uint64_t)-2 },
+	{ GEV_EXIT, 1, "do_filp_open", NULL, NULL, true, (uint64_t)-2 },
+	{ GEV_LEAF, 1, "put_unused_fd", "fd=3", "do_sys_openat2+0x11f/0x140", true, 0 },
+	{ GEV_EXIT, 0, "do_sys_openat2", NULL, NULL, true, (uint64_t)-2 },
+};
+
+/* The arguments between the parentheses, the caller after "<-", as printed. */
+static void test_args_read(void **state)
+{
+	static const struct want_call args_615[] = {
+		{ GEV_ENTER, 0, "do_sys_openat2", "dfd=4294967196, filename=0x47a073, how=0xff46c0c0" },
+		{ GEV_LEAF, 1, "getname", "filename=0x47a073" },
+		{ GEV_ENTER, 1, "do_filp_open",
+		  "dfd=-100, pathname=0xffff8881020ad000, op=0xffffc90000237ec4" },
+		{ GEV_LEAF, 2, "path_init.isra.0" },
+		{ GEV_LEAF, 2, "timespec64_add_safe", "lhs=(STRUCT)[0xef:0x10c8f152], rhs=(STRUCT)[0x4:0x0]" },
+		{ GEV_LEAF, 2, "six", "a=1, b=2, c=3, d=4, e=5, f=6, ..." },
+		{ GEV_LEAF, 2, "big", "a=1, s=(STRUCT)[0x1:0x2:0x3:0x4:0x5:...]" },
+		{ GEV_LEAF, 2, "va", "fmt=0xffffffff82000000, =?0x0" },
+		{ GEV_LEAF, 2, "nft_do_chain [nf_tables]", "pkt=0xffffc90000237b40, priv=0xffff888104d3e000" },
+		{ GEV_EXIT, 1, "do_filp_open" },
+		{ GEV_EXIT, 0, "do_sys_openat2" },
+	};
+	static const struct want_call retaddr_613[] = {
+		{ GEV_ENTER, 0, "vfs_read", NULL, "ksys_read+0x6d/0xf0" },
+		{ GEV_LEAF, 1, "rw_verify_area", NULL, "vfs_read+0x9a/0x1a0" },
+		{ GEV_ENTER, 1, "nft_do_chain [nf_tables]", NULL, "nft_do_chain_ipv4+0x6a/0xa0 [nf_tables]" },
+		{ GEV_LEAF, 2, "nft_immediate_eval [nf_tables]", NULL,
+		  "nft_do_chain+0x120/0x5a0 [nf_tables] <ffffffffc0a01234>" },
+		{ GEV_EXIT, 1, "nft_do_chain [nf_tables]" },
+		{ GEV_LEAF, 1, "fsnotify", NULL, "0" },
+		{ GEV_LEAF, 1, "__fsnotify_parent" },
+		{ GEV_LEAF, 1, "fsnotify_perm", NULL, "0xffffffffc0a01234" },
+		{ GEV_LEAF, 1, "security_file_permission", NULL, "[unknown/kretprobe'd]" },
+		{ GEV_EXIT, 0, "vfs_read" },
+	};
+	static const struct want_call retval_613[] = {
+		{ GEV_ENTER, 0, "vfs_read", NULL, "ksys_read+0x6d/0xf0" },
+		{ GEV_LEAF, 1, "rw_verify_area", NULL, "vfs_read+0x9a/0x1a0", true, 0 },
+		{ GEV_LEAF, 1, "security_file_permission", NULL, "rw_verify_area+0x4b/0x110", true,
+		  (uint64_t)-13 },
+		{ GEV_LEAF, 1, "fsnotify_access", NULL, NULL, true, 0 },
+		{ GEV_EXIT, 0, "vfs_read", NULL, NULL, true, (uint64_t)-13 },
+	};
+	static const struct want_call strings[] = {
+		{ GEV_ENTER, 0, "do_sys_openat2", "dfd=-100, filename=\"/tmp/a) { b; /* c */\", how=0xff46c0c0" },
+		{ GEV_LEAF, 1, "getname", "filename=\"q\\\"(\\\\\"", "do_sys_openat2+0x71/0x140", true,
+		  (uint64_t)-2 },
+		{ GEV_EXIT, 0, "do_sys_openat2", NULL, NULL, true, (uint64_t)-2 },
+	};
+	struct fgtext_doc *d = dialect("args 6.15");
+
+	CHECK_CALLS(d, args_615);
+	assert_int_equal(d->layout->cols, FGT_L_ARGS);
+	assert_int_equal(d->layout->dialect, BG_DIALECT_6_1);
+	fgtext__doc_free(d);
+
+	d = dialect("retaddr 6.13");
+	CHECK_CALLS(d, retaddr_613);
+	assert_int_equal(d->layout->cols, FGT_L_RETADDR);
+	assert_false(d->layout->flags & BG_O_RETVAL);
+	assert_true(d->layout->known & BG_O_RETVAL);
+	fgtext__doc_free(d);
+
+	d = dialect("retaddr retval 6.13");
+	CHECK_CALLS(d, retval_613);
+	assert_int_equal(d->layout->dialect, BG_DIALECT_6_13);
+	assert_true(d->layout->flags & BG_O_RETVAL);
+	assert_false(d->layout->flags & BG_O_RETVAL_HEX);
+	fgtext__doc_free(d);
+
+	d = dialect("args retaddr 6.19");
+	CHECK_CALLS(d, args_619);
+	assert_int_equal(d->layout->cols, FGT_L_ARGS | FGT_L_RETADDR);
+	assert_int_equal(d->layout->dialect, BG_DIALECT_6_13);
+	/* the text of each line with arguments is kept, the rest is printed */
+	assert_non_null(d->ev[0].text);
+	assert_null(d->ev[5].text);
+	fgtext__doc_free(d);
+
+	d = dialect("args strings");
+	CHECK_CALLS(d, strings);
+	fgtext__doc_free(d);
+}
+
+/* Every column layout keeps the arguments and the return address apart. */
+static void test_args_columns(void **state)
+{
+	struct fgtext_doc *d = dialect("args abstime proc");
+
+	assert_int_equal(d->layout->flags & (BG_O_ABSTIME | BG_O_CPU | BG_O_PROC | BG_O_DURATION),
+			 BG_O_ABSTIME | BG_O_CPU | BG_O_PROC | BG_O_DURATION);
+	assert_string_equal(d->ev[4].args, "file=0xffff888102c3e500, buf=0x7f0c2d1e4000, "
+					   "count=0x20000, pos=0xffffc90000327f08");
+	assert_string_equal(d->ev[4].retaddr, "ksys_read+0x6d/0xf0");
+	assert_string_equal(d->ev[5].args, "read_write=0, file=0xffff888102c3e500, "
+					   "ppos=0xffffc90000327f08, count=0x20000");
+	assert_string_equal(d->ev[5].retaddr, "vfs_read+0x9a/0x1a0");
+	assert_int_equal(d->ev[5].ev.pid, 102);
+	assert_int_equal(d->ev[5].ev.ts, 572147388000ULL);
+	assert_null(d->ev[6].args);
+	fgtext__doc_free(d);
+
+	d = dialect("args nocpu noduration");
+	assert_false(d->layout->flags & (BG_O_CPU | BG_O_DURATION));
+	assert_string_equal(fname(d, d->ev[1].ev.func), "getname");
+	assert_int_equal(d->ev[1].ev.type, GEV_LEAF);
+	assert_int_equal(d->ev[1].ev.depth, 1);
+	assert_string_equal(d->ev[1].args, "filename=0x47a073");
+	assert_string_equal(d->ev[1].retaddr, "do_sys_openat2+0x71/0x140");
+	fgtext__doc_free(d);
+
+	d = dialect("args latency");
+	assert_int_equal(d->layout->cols, FGT_L_LATENCY | FGT_L_ARGS);
+	assert_string_equal(d->ev[2].args, "dfd=-100, filename=0x47a073, how=0xff46c0c0");
+	fgtext__doc_free(d);
+}
+
+/* CRLF: the same events, no '\r' in what they carry, the bytes given back. */
+static void test_args_crlf(void **state)
+{
+	size_t len;
+	const char *lf = NULL;
+	char *crlf;
+	struct fgtext_doc *d;
+
+	for (size_t i = 0; i < sizeof(dialects) / sizeof(dialects[0]); i++)
+		if (!strcmp(dialects[i].name, "args retaddr 6.19"))
+			lf = dialects[i].text;
+	assert_non_null(lf);
+	crlf = to_crlf(lf, &len);
+	d = load(crlf);
+	CHECK_CALLS(d, args_619);
+	assert_int_equal(d->layout->dialect, BG_DIALECT_6_13);
+	fgtext__doc_free(d);
+	check_roundtrip("args crlf", crlf, len, 8);
+	free(crlf);
+}
+
+/* Joined lines (seed 004's form): the pieces keep arguments, callers and values. */
+static void test_args_joined(void **state)
+{
+	static const char text[] =
+		"### Packet 1 ### 0) | do_sys_openat2(dfd=4294967196, filename=0x47a073, how=0xff46c0c0) {"
+		" /* <-do_sys_open+0x6b/0xb0 */ 0) 0.345 us | getname(filename=0x47a073);"
+		" /* <-do_sys_openat2+0x71/0x140 ret=0xffff888103f1c000 */ 0) 0.210 us |"
+		" get_unused_fd_flags(flags=0x8000); /* <-do_sys_openat2+0x9c/0x140 ret=0x3 */"
+		" 0) | do_filp_open(dfd=-100, pathname=0xffff888103f1c000, op=0xffffc90000237ec4) {"
+		" /* <-do_sys_openat2+0xb8/0x140 */ 0) 0.150 us | path_openat(nd=0xffffc90000237dc0,"
+		" op=0xffffc90000237ec4, flags=0x41); /* <-do_filp_open+0xc4/0x170 ret=-2 */"
+		" 0) 1.200 us | } /* do_filp_open ret=-2 */ 0) 0.080 us | put_unused_fd(fd=3);"
+		" /* <-do_sys_openat2+0x11f/0x140 ret=0x0 */ 0) 3.000 us | } /* do_sys_openat2 ret=-2 */";
+	struct fgtext_doc *d = load(text);
+
+	assert_int_equal(d->stats->joined, 1);
+	assert_int_equal(d->stats->recovered, 8);
+	CHECK_CALLS(d, args_619);
+	assert_int_equal(d->layout->cols, FGT_L_ARGS | FGT_L_RETADDR);
+	assert_int_equal(d->layout->dialect, BG_DIALECT_6_13);
+	assert_true(d->layout->flags & BG_O_RETVAL);
+	fgtext__doc_free(d);
+}
+
+/* Without keep_text the callback still gets them, valid while it runs. */
+static int keep_args(void *ctx, const struct fgtext_ev *e, const struct functab *ft)
+{
+	char **got = ctx;
+
+	if (e->kind != FGT_EVENT || e->ev.type == GEV_EXIT)
+		return 0;
+	assert_null(e->text);
+	for (size_t i = 0; i < 16; i += 2) {
+		if (got[i])
+			continue;
+		got[i] = e->args ? strdup(e->args) : strdup("-");
+		got[i + 1] = e->retaddr ? strdup(e->retaddr) : strdup("-");
+		break;
+	}
+	return 0;
+}
+
+static void test_args_streaming(void **state)
+{
+	static const char text[] = " 0)   0.345 us    |  a(x=1); /* <-b+0x1/0x2 */\n"
+				   " 0)   0.345 us    |  c(); /* <-d+0x3/0x4 */\n"
+				   " 0)   0.345 us    |  e(y=0x2);\n"
+				   " 0)   0.345 us    |  f();\n";
+	static const char *const want[] = { "x=1", "b+0x1/0x2", "-", "d+0x3/0x4", "y=0x2", "-", "-", "-" };
+	char *got[16] = {};
+	struct fgtext_opts o = { .emit = keep_args, .ctx = got };
+	struct fgtext *r = fgtext__new(&o);
+	FILE *f = open_text(text, strlen(text));
+
+	assert_non_null(r);
+	assert_int_equal(fgtext__read(r, f), 0);
+	for (size_t i = 0; i < 8; i++) {
+		assert_non_null(got[i]);
+		assert_string_equal(got[i], want[i]);
+		free(got[i]);
+	}
+	assert_null(got[8]);
+	assert_int_equal(fgtext__layout(r)->cols, FGT_L_ARGS | FGT_L_RETADDR);
+	fgtext__free(r);
+	fclose(f);
+}
+
+/* A newer kernel's typed values: the names come out right, the text stays. */
+static void test_typed_retval(void **state)
+{
+	static const struct want_call want[] = {
+		{ GEV_ENTER, 0, "touch_atime", "path=0xffffc90000327e70, inode=0xffff888101a3c6a8" },
+		{ GEV_ENTER, 1, "atime_needs_update" },
+		{ GEV_LEAF, 2, "make_vfsuid", NULL, NULL, true, 0 },
+		{ GEV_LEAF, 2, "ktime_get_coarse_real_ts64_mg", NULL, "current_time+0x3b/0x90" },
+		{ GEV_EXIT, 2, "current_time" },
+		{ GEV_EXIT, 1, "atime_needs_update" },
+		{ GEV_EXIT, 0, "touch_atime" },
+	};
+	struct fgtext_doc *d = dialect("typed return values");
+
+	CHECK_CALLS(d, want);
+	/* "current_time" was not entered at that depth; the others were */
+	assert_true(nth_event(d, 4)->tail);
+	assert_false(nth_event(d, 5)->tail);
+	/* values decided by the number, not by "ret=false" */
+	assert_true(d->layout->flags & BG_O_RETVAL);
+	assert_int_equal(d->layout->dialect, BG_DIALECT_6_13);
+	fgtext__doc_free(d);
+	/* a first value that is not a number decides nothing */
+	d = load(" 0)   0.100 us    |  a(); /* ret=true */\n 0)   0.100 us    |  b(); /* ret=-2 */\n");
+	assert_false(d->ev[0].has_ret);
+	assert_true(d->layout->flags & BG_O_RETVAL);
+	assert_int_equal(d->layout->dialect, BG_DIALECT_6_13);
+	fgtext__doc_free(d);
+}
+
+/* Arguments that are two lines run together, or not closed, are no call. */
+static void test_args_malformed(void **state)
+{
+	EXPECT_ERROR(" 0)   1.000 us    |  f(a=1;\n", 0, -EINVAL, 1);
+	EXPECT_ERROR(" 0)   1.000 us    |  f(a=(1);\n", 0, -EINVAL, 1);
+	EXPECT_ERROR(" 0)   1.000 us    |  f(a=1));\n", 0, -EINVAL, 1);
+	EXPECT_ERROR(" 0)   1.000 us    |  f(a={1});\n", 0, -EINVAL, 1);
+	EXPECT_ERROR(" 0)   1.000 us    |  f(a=\"1);\n", 0, -EINVAL, 1);
+	EXPECT_ERROR(" 0)   1.000 us    |  f(a=\"1\\\");\n", 0, -EINVAL, 1);
+	EXPECT_ERROR(" 0)               |  f(a=1) { /* <-g+0x1/0x2 */ x\n", 0, -EINVAL, 1);
+	EXPECT_ERROR(" 0)   1.000 us    |  f(a=1); g(b=2);\n", 0, -EINVAL, 1);
+}
+
+static void assert_arg(const char **pos, const char *name, const char *value,
+		       enum fgtext_arg_kind kind, uint64_t num)
+{
+	struct fgtext_arg a;
+
+	assert_true(fgtext__next_arg(pos, &a));
+	if (name) {
+		assert_non_null(a.name);
+		assert_int_equal(a.name_len, strlen(name));
+		assert_memory_equal(a.name, name, a.name_len);
+	} else {
+		assert_int_equal(a.name_len, 0);
+	}
+	assert_int_equal(a.value_len, strlen(value));
+	assert_memory_equal(a.value, value, a.value_len);
+	assert_int_equal(a.kind, kind);
+	assert_int_equal(a.num, num);
+}
+
+static void test_next_arg(void **state)
+{
+	const char *p = "dfd=4294967196, filename=0x47a073, how=0xff46c0c0, dfd2=-100, x=?0x5,"
+			" lhs=(STRUCT)[0xef:0x10c8f152], s=(UNION)[0x1:...], =?0x0, "
+			"name=\"a, b) (c\\\"\", f=1.5, ...";
+	struct fgtext_arg a;
+
+	assert_arg(&p, "dfd", "4294967196", FGT_ARG_DEC, 4294967196ULL);
+	assert_arg(&p, "filename", "0x47a073", FGT_ARG_HEX, 0x47a073);
+	assert_arg(&p, "how", "0xff46c0c0", FGT_ARG_HEX, 0xff46c0c0);
+	assert_arg(&p, "dfd2", "-100", FGT_ARG_DEC, (uint64_t)-100);
+	assert_arg(&p, "x", "?0x5", FGT_ARG_UNKNOWN, 5);
+	assert_arg(&p, "lhs", "(STRUCT)[0xef:0x10c8f152]", FGT_ARG_WORDS, 0);
+	assert_arg(&p, "s", "(UNION)[0x1:...]", FGT_ARG_WORDS, 0);
+	assert_arg(&p, NULL, "?0x0", FGT_ARG_UNKNOWN, 0);
+	assert_arg(&p, "name", "\"a, b) (c\\\"\"", FGT_ARG_OTHER, 0);
+	assert_arg(&p, "f", "1.5", FGT_ARG_OTHER, 0);
+	assert_arg(&p, NULL, "...", FGT_ARG_MORE, 0);
+	assert_false(fgtext__next_arg(&p, &a));
+	p = "";
+	assert_false(fgtext__next_arg(&p, &a));
+	p = NULL;
+	assert_false(fgtext__next_arg(&p, &a));
+	/* no name, odd separators, numbers that do not fit */
+	p = "5,0x,0xffffffffffffffffff,-";
+	assert_arg(&p, NULL, "5", FGT_ARG_DEC, 5);
+	assert_arg(&p, NULL, "0x", FGT_ARG_OTHER, 0);
+	assert_arg(&p, NULL, "0xffffffffffffffffff", FGT_ARG_OTHER, 0);
+	assert_arg(&p, NULL, "-", FGT_ARG_OTHER, 0);
+	assert_false(fgtext__next_arg(&p, &a));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1023,6 +1459,14 @@ int main(void)
 		cmocka_unit_test(test_broken_banner),
 		cmocka_unit_test(test_crlf_banner),
 		cmocka_unit_test(test_comment_overlap),
+		cmocka_unit_test(test_args_read),
+		cmocka_unit_test(test_args_columns),
+		cmocka_unit_test(test_args_crlf),
+		cmocka_unit_test(test_args_joined),
+		cmocka_unit_test(test_args_streaming),
+		cmocka_unit_test(test_typed_retval),
+		cmocka_unit_test(test_args_malformed),
+		cmocka_unit_test(test_next_arg),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -214,6 +214,7 @@ void fgtext__free(struct fgtext *r)
 	free(r->ibuf);
 	free(r->line);
 	free(r->pend);
+	free(r->extra);
 	free(r);
 }
 

@@ -3,8 +3,9 @@
  * function_graph text reader: the text of any dialect of
  * docs/function-graph-format.md (tracefs trace and trace_pipe,
  * perf ftrace, perf-tools funcgraph; 6.1, 6.5 and 6.13 return values;
- * abstime, proc, nocpu, noduration, tail, nocontext-info; banners, LOST
- * lines, comments, irq markers) back into the model the writers consume:
+ * 6.13 return addresses and 6.15 arguments; abstime, proc, nocpu,
+ * noduration, tail, nocontext-info; banners, LOST lines, comments, irq
+ * markers) back into the model the writers consume:
  * a function table and a sequence of struct gev, plus what is needed to
  * print the same bytes again (the column layout, and every line that is
  * not a graph event, verbatim and in order).
@@ -56,6 +57,19 @@ struct fgtext_ev {
 	bool has_ret; /* LEAF/EXIT: a return value was printed (ev.ret) */
 	bool recovered; /* from a joined line: depth from the nesting */
 	/*
+	 * ENTER/LEAF: what the call line showed that struct gev has no
+	 * field for, as printed, NUL-terminated; NULL when not shown.
+	 * args: between the parentheses (funcgraph-args, 6.15+), e.g.
+	 * "dfd=-100, filename=0x47a073" (fgtext__next_arg() takes it
+	 * apart); NULL for "()". retaddr: the caller after "<-"
+	 * (funcgraph-retaddr, 6.13+), e.g. "do_sys_open+0x6b/0xb0", with
+	 * " [mod]" and " <ffffffff81234567>" when the kernel added them.
+	 * Valid during the callback (fgtext__load() keeps copies). out_text
+	 * prints neither: with keep_text, such lines carry their text.
+	 */
+	const char *args;
+	const char *retaddr;
+	/*
 	 * The input line(s) without their last '\n' when the event is not
 	 * FGT_EVENT, or when out_text would not print these exact bytes for
 	 * ev (arguments, return addresses, latency flags, odd spacing...).
@@ -64,6 +78,33 @@ struct fgtext_ev {
 	 */
 	const char *text;
 };
+
+/* How an argument's value is printed ("Arguments and return addresses"). */
+enum fgtext_arg_kind {
+	FGT_ARG_HEX, /* "0x1f": pointers; unsigned integers and bool from 6.17 */
+	FGT_ARG_DEC, /* "-100", "4294967196": signed integers, enums; all integers in 6.15, 6.16 */
+	FGT_ARG_UNKNOWN, /* "?0x1f": a type the kernel could not resolve */
+	FGT_ARG_WORDS, /* "(STRUCT)[0x1:0x2]": passed by value, in register words */
+	FGT_ARG_MORE, /* "...": arguments beyond the registers the kernel saved */
+	FGT_ARG_OTHER, /* anything else: a quoted string, a notation not known here */
+};
+
+/* One argument of fgtext_ev.args: "name=value", "=value" or "...". */
+struct fgtext_arg {
+	const char *name; /* not NUL-terminated; name_len 0 when none was printed */
+	size_t name_len;
+	const char *value; /* not NUL-terminated */
+	size_t value_len;
+	enum fgtext_arg_kind kind;
+	uint64_t num; /* HEX, DEC (two's complement), UNKNOWN: the number */
+};
+
+/*
+ * The argument at *pos of an fgtext_ev.args string, *pos moved past it
+ * and its ", "; false at the end. Commas inside parentheses, brackets and
+ * double quotes do not split.
+ */
+bool fgtext__next_arg(const char **pos, struct fgtext_arg *a);
 
 /* fgtext_layout.cols: columns and traits that out_text has no flag for. */
 #define FGT_L_LATENCY 0x1 /* perf ftrace "verbose": lat-flags column */

@@ -101,6 +101,10 @@ static int doc_add(void *ctx, const struct fgtext_ev *e, const struct functab *f
 	*n = *e;
 	if (e->text && !(n->text = pool_strdup(d->pool, e->text)))
 		return -ENOMEM;
+	if (e->args && !(n->args = pool_strdup(d->pool, e->args)))
+		return -ENOMEM;
+	if (e->retaddr && !(n->retaddr = pool_strdup(d->pool, e->retaddr)))
+		return -ENOMEM;
 	if (e->ev.comm && !(n->ev.comm = pool_comm(d->pool, e->ev.comm)))
 		return -ENOMEM;
 	if (e->ev.prev_comm && !(n->ev.prev_comm = pool_comm(d->pool, e->ev.prev_comm)))

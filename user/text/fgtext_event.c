@@ -189,7 +189,38 @@ static int exit_func(struct fgtext *r, struct fgtext_ev *e, const struct body *b
 	if (idx < 0)
 		return idx;
 	e->ev.func = (uint32_t)idx;
-	e->ev.tail = b->has_ret ? seen != (uint32_t)idx : true;
+	/* with return values every "}" is named: the name says nothing */
+	e->ev.tail = b->has_ret || b->ret_other ? seen != (uint32_t)idx : true;
+	return 0;
+}
+
+/* e->args and e->retaddr: the body's spans, copied out of the line. */
+static int call_extra(struct fgtext *r, struct fgtext_ev *e, const struct body *b)
+{
+	size_t need = b->args_len + b->retaddr_len + 2;
+	char *q;
+
+	if (!b->args && !b->retaddr)
+		return 0;
+	if (need > r->extra_cap) {
+		q = realloc(r->extra, need);
+		if (!q)
+			return -ENOMEM;
+		r->extra = q;
+		r->extra_cap = need;
+	}
+	q = r->extra;
+	if (b->args) {
+		memcpy(q, b->args, b->args_len);
+		q[b->args_len] = '\0';
+		e->args = q;
+		q += b->args_len + 1;
+	}
+	if (b->retaddr) {
+		memcpy(q, b->retaddr, b->retaddr_len);
+		q[b->retaddr_len] = '\0';
+		e->retaddr = q;
+	}
 	return 0;
 }
 
@@ -213,13 +244,17 @@ static int call_event(struct fgtext *r, struct fgtext_ev *e, const struct body *
 		err = exit_func(r, e, b, cs);
 		if (err)
 			return err;
-		fgtext_learn_tail(r, e, b->name != NULL, cs->open[depth] == e->ev.func);
+		fgtext_learn_tail(r, b->name != NULL, cs->open[depth] == e->ev.func,
+				  b->has_ret || b->ret_other);
 		cs->rdepth = depth;
 		return hand_out(r, e);
 	}
 	idx = func_index(r, b->name, b->name_len);
 	if (idx < 0)
 		return idx;
+	err = call_extra(r, e, b);
+	if (err)
+		return err;
 	e->ev.func = (uint32_t)idx;
 	if (b->type == B_ENTER) {
 		e->ev.type = GEV_ENTER;
@@ -329,6 +364,8 @@ static int recover_piece(struct fgtext *r, const char *p, const char *end)
 	if (c.cpu_width > r->lay.cpu_width)
 		r->lay.cpu_width = c.cpu_width;
 	fgtext_learn_overhead(r, &c);
+	fgtext_learn_retval(r, &b);
+	note_body_traits(r, &b);
 	fill_from_cols(r, &e, &c);
 	return call_event(r, &e, &b, depth);
 }

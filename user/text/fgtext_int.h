@@ -51,7 +51,11 @@ struct body {
 	enum body_type type;
 	const char *name; /* display name, with " [mod]" */
 	size_t name_len;
-	bool has_ret, ret_hex, args, retaddr;
+	/* spans of the line: between the parentheses, after "<-"; NULL if none */
+	const char *args, *retaddr;
+	size_t args_len, retaddr_len;
+	bool has_ret, ret_hex;
+	bool ret_other; /* a value after "ret=" that is not a number (ret=false) */
 	int ret_form; /* BG_DIALECT_6_5 ("= x") or BG_DIALECT_6_13 ("ret=x") */
 	uint64_t ret;
 };
@@ -86,6 +90,9 @@ struct fgtext {
 	struct out_text *w;
 	struct out_text_opts wo;
 	char comm[2][COMM_BUF];
+	/* fgtext_ev.args and .retaddr of the event being handed out */
+	char *extra;
+	size_t extra_cap;
 	char err[256];
 	uint32_t err_line;
 };
@@ -132,7 +139,7 @@ bool fgtext_irq_marker(const char *p, const char *end);
 void fgtext_set_layout(struct fgtext *r, const struct cols *c);
 void fgtext_learn_overhead(struct fgtext *r, const struct cols *c);
 void fgtext_learn_retval(struct fgtext *r, const struct body *b);
-void fgtext_learn_tail(struct fgtext *r, const struct fgtext_ev *e, bool named, bool seen);
+void fgtext_learn_tail(struct fgtext *r, bool named, bool seen, bool ret_shown);
 void fgtext_header_line(struct fgtext *r, const char *p, const char *end);
 int fgtext_renders_same(struct fgtext *r, const struct fgtext_ev *e, bool *same);
 

@@ -69,7 +69,8 @@ void fgtext_learn_retval(struct fgtext *r, const struct body *b)
 	struct fgtext_layout *l = &r->lay;
 	char buf[32];
 
-	if (b->type != B_LEAF && b->type != B_EXIT)
+	/* "ret=false" (a newer kernel's typed values): retval on, form unknown */
+	if ((b->type != B_LEAF && b->type != B_EXIT) || b->ret_other)
 		return;
 	if (!(l->known & BG_O_RETVAL)) {
 		l->known |= BG_O_RETVAL;
@@ -90,13 +91,14 @@ void fgtext_learn_retval(struct fgtext *r, const struct body *b)
 
 /*
  * A bare "}" says funcgraph-tail was off; a named one whose entry was
- * seen at its depth, that it was on.
+ * seen at its depth, that it was on. A "}" with a return value is always
+ * named: it says nothing.
  */
-void fgtext_learn_tail(struct fgtext *r, const struct fgtext_ev *e, bool named, bool seen)
+void fgtext_learn_tail(struct fgtext *r, bool named, bool seen, bool ret_shown)
 {
 	struct fgtext_layout *l = &r->lay;
 
-	if (e->has_ret || (l->known & BG_O_TAIL) || (named && !seen))
+	if (ret_shown || (l->known & BG_O_TAIL) || (named && !seen))
 		return;
 	if (named)
 		l->flags |= BG_O_TAIL;

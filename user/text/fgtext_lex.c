@@ -283,6 +283,8 @@ static bool parse_ret(const char *p, const char *end, struct body *b)
 {
 	char buf[32], *e;
 	size_t n = (size_t)(end - p);
+	uint64_t v;
+	bool hex;
 
 	if (!n || n >= sizeof(buf) || strchr(" \t", *p))
 		return false;
@@ -292,16 +294,18 @@ static bool parse_ret(const char *p, const char *end, struct body *b)
 	if (n > 2 && buf[0] == '0' && buf[1] == 'x') {
 		if (!isxdigit((unsigned char)buf[2]) || strchr(buf + 2, 'x'))
 			return false;
-		b->ret = strtoull(buf + 2, &e, 16);
-		b->ret_hex = true;
+		v = strtoull(buf + 2, &e, 16);
+		hex = true;
 	} else if (buf[0] == '-' || fgtext_is_digit(buf[0])) {
-		b->ret = buf[0] == '-' ? (uint64_t)strtoll(buf, &e, 10) : strtoull(buf, &e, 10);
-		b->ret_hex = false;
+		v = buf[0] == '-' ? (uint64_t)strtoll(buf, &e, 10) : strtoull(buf, &e, 10);
+		hex = false;
 	} else {
 		return false;
 	}
 	if (*e || errno)
 		return false;
+	b->ret = v;
+	b->ret_hex = hex;
 	b->has_ret = true;
 	return true;
 }
@@ -312,28 +316,54 @@ static bool parse_retaddr(const char *p, const char *end)
 	return fgtext_starts(p, end, "<-") && end - p > 2 && p[2] != ' ';
 }
 
-/* The comment after "f();" or "f() {": return value and/or return address. */
+/* The value of a leaf's "ret=x" or "= x": a number, or kept as other text. */
+static void leaf_ret(const char *v, const char *end, int form, struct body *b)
+{
+	if (parse_ret(v, end, b))
+		b->ret_form = form;
+	else
+		b->ret_other = true;
+}
+
+/*
+ * The comment after "f();" or "f() {" ("Return values", "Arguments and
+ * return addresses"): "= x" (6.5), "ret=x" (6.13), "<-caller+0x6d/0xf0" with
+ * " ret=x" on leaves (6.13); the caller may carry " [mod]" and, with the
+ * sym-addr option, " <ffffffff81234567>". Anything else is kept verbatim
+ * only: out_text will not print it.
+ */
 static void parse_call_comment(const char *p, const char *end, struct body *b)
 {
 	const char *r;
 
-	if (b->type == B_LEAF && fgtext_starts(p, end, "= ") && parse_ret(p + 2, end, b)) {
-		b->ret_form = BG_DIALECT_6_5;
+	if (b->type == B_LEAF && fgtext_starts(p, end, "= ")) {
+		if (parse_ret(p + 2, end, b))
+			b->ret_form = BG_DIALECT_6_5;
 		return;
 	}
 	if (parse_retaddr(p, end)) {
-		b->retaddr = true;
-		r = rfind(p, end, " ret=");
-		if (!r)
+		b->retaddr = p + 2;
+		b->retaddr_len = (size_t)(end - b->retaddr);
+		if (b->type != B_LEAF)
 			return;
-		p = r + 1;
+		/* bpfgraph's 6.5 dialect may print a return address too */
+		if ((r = rfind(b->retaddr, end, " ret=")))
+			leaf_ret(r + 5, end, BG_DIALECT_6_13, b);
+		else if ((r = rfind(b->retaddr, end, " = ")))
+			leaf_ret(r + 3, end, BG_DIALECT_6_5, b);
+		if (r)
+			b->retaddr_len = (size_t)(r - b->retaddr);
+		return;
 	}
-	/* anything else is kept verbatim: out_text will not print it */
-	if (b->type == B_LEAF && fgtext_starts(p, end, "ret=") && parse_ret(p + 4, end, b))
-		b->ret_form = BG_DIALECT_6_13;
+	if (b->type == B_LEAF && fgtext_starts(p, end, "ret="))
+		leaf_ret(p + 4, end, BG_DIALECT_6_13, b);
 }
 
-/* "}" [" / * f * /" | " / * f = x * /" | " / * f ret=x * /"] */
+/*
+ * "}" [" / * f * /" | " / * f = x * /" | " / * f ret=x * /"]. A value after
+ * "ret=" that is not a number (a newer kernel's "ret=false") still leaves
+ * the name.
+ */
 static bool parse_exit(const char *p, const char *end, struct body *b)
 {
 	const char *in, *ine, *r;
@@ -348,8 +378,11 @@ static bool parse_exit(const char *p, const char *end, struct body *b)
 	if ((r = rfind(in, ine, " = ")) && parse_ret(r + 3, ine, b)) {
 		b->ret_form = BG_DIALECT_6_5;
 		ine = r;
-	} else if ((r = rfind(in, ine, " ret=")) && parse_ret(r + 5, ine, b)) {
-		b->ret_form = BG_DIALECT_6_13;
+	} else if ((r = rfind(in, ine, " ret="))) {
+		if (parse_ret(r + 5, ine, b))
+			b->ret_form = BG_DIALECT_6_13;
+		else
+			b->ret_other = true;
 		ine = r;
 	}
 	b->name = in;
@@ -358,61 +391,88 @@ static bool parse_exit(const char *p, const char *end, struct body *b)
 }
 
 /*
- * Arguments (6.15+) may hold "(STRUCT)[...]" but never an unbalanced
- * parenthesis: that is two lines joined into one.
+ * The ')' that closes the '(' at par. Arguments (6.15+) may hold
+ * "(STRUCT)[0x1:0x2]", and bpfgraph's own may hold strings in double
+ * quotes (with backslash escapes); outside quotes, never '{', '}' or ';'
+ * (two lines joined into one). NULL if there is no such ')'.
  */
-static bool balanced(const char *p, const char *end)
+static const char *close_paren(const char *par, const char *end)
 {
 	int depth = 0;
 
-	for (; p < end; p++) {
-		if (*p == '(')
+	for (const char *p = par; p < end; p++) {
+		switch (*p) {
+		case '(':
 			depth++;
-		else if (*p == ')' && --depth < 0)
-			return false;
-		else if (*p == '{' || *p == '}' || *p == ';')
-			return false;
+			break;
+		case ')':
+			if (--depth == 0)
+				return p;
+			break;
+		case '"':
+			for (p++; p < end && *p != '"'; p++)
+				if (*p == '\\' && p + 1 < end)
+					p++;
+			if (p >= end)
+				return NULL;
+			break;
+		case '{':
+		case '}':
+		case ';':
+			return NULL;
+		}
 	}
-	return depth == 0;
+	return NULL;
 }
 
 /*
- * "f(args);" / "f(args) {", then an optional comment. Strict: nothing may
- * follow; loose: whatever follows is ignored (commentary).
+ * After "f(args);" / "f(args) {": strict, nothing or one comment
+ * (" / * " and " * /" must not overlap: "f(); / * * /" is no comment);
+ * loose, whatever follows is commentary, a comment right after the call
+ * still read.
  */
+static bool call_tail(const char *q, const char *end, struct body *b, bool loose)
+{
+	const char *c;
+
+	if (loose) {
+		q = fgtext_skip_spaces(q, end);
+		if (fgtext_starts(q, end, "/* ") && (c = fgtext_find(q + 3, end, " */")))
+			parse_call_comment(q + 3, c, b);
+		return true;
+	}
+	if (q == end)
+		return true;
+	if (end - q < 7 || !fgtext_starts(q, end, " /* ") || !ends(q, end, " */"))
+		return false;
+	parse_call_comment(q + 4, end - 3, b);
+	return true;
+}
+
+/* "f(args);" / "f(args) {", then an optional comment (call_tail()). */
 static bool parse_call(const char *p, const char *end, struct body *b, bool loose)
 {
-	const char *par = memchr(p, '(', (size_t)(end - p)), *close, *cm = NULL, *ce;
+	const char *par = memchr(p, '(', (size_t)(end - p)), *close, *q;
 
-	if (!par || !valid_name(p, (size_t)(par - p)))
+	if (!par || !valid_name(p, (size_t)(par - p)) || !(close = close_paren(par, end)))
 		return false;
-	b->name = p;
-	b->name_len = (size_t)(par - p);
-	/* the comment's " / * " ends before its " * /" ("f(); / * * /" overlaps them) */
-	if (!loose && ends(p, end, " */") && (cm = rfind(par, end - 3, " /* ")))
-		ce = cm;
-	else
-		ce = end;
-	if (loose) {
-		const char *l = fgtext_find(par, end, ");"), *e = fgtext_find(par, end, ") {");
-
-		close = l && (!e || l < e) ? l : e;
-		if (!close)
-			return false;
-	} else if (ends(par, ce, ");")) {
-		close = ce - 2;
-	} else if (ends(par, ce, ") {")) {
-		close = ce - 3;
+	q = close + 1;
+	if (q < end && *q == ';') {
+		b->type = B_LEAF;
+		q++;
+	} else if (fgtext_starts(q, end, " {")) {
+		b->type = B_ENTER;
+		q += 2;
 	} else {
 		return false;
 	}
-	if (!balanced(par + 1, close))
-		return false;
-	b->type = close[1] == ';' ? B_LEAF : B_ENTER;
-	b->args = close > par + 1;
-	if (cm)
-		parse_call_comment(cm + 4, end - 3, b);
-	return true;
+	b->name = p;
+	b->name_len = (size_t)(par - p);
+	if (close > par + 1) {
+		b->args = par + 1;
+		b->args_len = (size_t)(close - b->args);
+	}
+	return call_tail(q, end, b, loose);
 }
 
 bool fgtext_parse_body(const char *p, const char *end, struct body *b, bool loose)
@@ -447,4 +507,98 @@ bool fgtext_irq_marker(const char *p, const char *end)
 		return false;
 	p += 11;
 	return p == end || (fgtext_starts(p, end, " |") && p + 2 == end);
+}
+
+/* --- arguments ("Arguments and return addresses") ----------------------- */
+
+/* End of the argument at p: a ',' outside (), [] and "", or end. */
+static const char *arg_end(const char *p, const char *end)
+{
+	int depth = 0;
+
+	for (; p < end; p++) {
+		if (*p == '"') {
+			for (p++; p < end && *p != '"'; p++)
+				if (*p == '\\' && p + 1 < end)
+					p++;
+			if (p >= end)
+				return end;
+		} else if (*p == '(' || *p == '[') {
+			depth++;
+		} else if ((*p == ')' || *p == ']') && depth) {
+			depth--;
+		} else if (*p == ',' && !depth) {
+			return p;
+		}
+	}
+	return end;
+}
+
+/* The whole of v as a number: "0x1f" (hex), "-100" or "5" (decimal). */
+static bool arg_number(const char *v, size_t n, bool hex, uint64_t *num)
+{
+	char buf[32], *e;
+	uint64_t x;
+
+	if (!n || n >= sizeof(buf))
+		return false;
+	memcpy(buf, v, n);
+	buf[n] = '\0';
+	errno = 0;
+	if (hex) {
+		if (n < 3 || buf[0] != '0' || buf[1] != 'x' || !isxdigit((unsigned char)buf[2]))
+			return false;
+		x = strtoull(buf + 2, &e, 16);
+	} else {
+		if (!fgtext_is_digit(buf[buf[0] == '-']))
+			return false;
+		x = buf[0] == '-' ? (uint64_t)strtoll(buf, &e, 10) : strtoull(buf, &e, 10);
+	}
+	if (*e || errno)
+		return false;
+	*num = x;
+	return true;
+}
+
+static enum fgtext_arg_kind arg_kind(const char *v, size_t n, uint64_t *num)
+{
+	const char *k;
+
+	*num = 0;
+	if (n == 3 && !memcmp(v, "...", 3))
+		return FGT_ARG_MORE;
+	if (n && v[0] == '?' && arg_number(v + 1, n - 1, true, num))
+		return FGT_ARG_UNKNOWN;
+	if (arg_number(v, n, true, num))
+		return FGT_ARG_HEX;
+	if (arg_number(v, n, false, num))
+		return FGT_ARG_DEC;
+	/* "(KIND)[0x1:0x2]" */
+	k = n > 4 && v[0] == '(' && v[n - 1] == ']' ? memchr(v, ')', n - 1) : NULL;
+	return k && k[1] == '[' ? FGT_ARG_WORDS : FGT_ARG_OTHER;
+}
+
+bool fgtext__next_arg(const char **pos, struct fgtext_arg *a)
+{
+	const char *p = *pos, *end, *q;
+
+	memset(a, 0, sizeof(*a));
+	if (!p || !*p)
+		return false;
+	end = arg_end(p, p + strlen(p));
+	/* a parameter name is what C allows before the first '=' */
+	for (q = p; q < end && (isalnum((unsigned char)*q) || *q == '_'); q++)
+		;
+	if (q < end && *q == '=') {
+		a->name = p;
+		a->name_len = (size_t)(q - p);
+		p = q + 1;
+	}
+	a->value = p;
+	a->value_len = (size_t)(end - p);
+	a->kind = arg_kind(a->value, a->value_len, &a->num);
+	if (*end == ',')
+		end += end[1] == ' ' ? 2 : 1;
+	*pos = end;
+	return true;
 }
