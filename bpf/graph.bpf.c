@@ -397,7 +397,7 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 	 */
 	bool kentry = what == BG_RUN_KENTRY || what == BG_RUN_MENTRY || what == BG_RUN_WENTRY;
 
-	if (!graph && !kentry && !bg_active)
+	if (bg_stopped || (!graph && !kentry && !bg_active))
 		return false;
 	ck = bpf_get_attach_cookie(ctx);
 	if (what == BG_RUN_WENTRY && !bg_wide_on)
@@ -675,7 +675,7 @@ int BPF_PROG(bg_switch, bool preempt, struct task_struct *prev, struct task_stru
 	__u32 busy;
 
 	/* No task inside a graph: none leaves or comes back inside one. */
-	if (!bg_active)
+	if (bg_stopped || !bg_active)
 		return 0;
 	st = bpf_task_storage_get(&bg_tasks, prev, 0, 0);
 	if (st && (st->depth || st->skip)) {

@@ -39,6 +39,14 @@ const volatile __u64 bg_self_hi[BG_SELF_RANGES] = {};
  * starts a graph while half of its functions still lack their links.
  */
 volatile __u32 bg_enabled = 0;
+/*
+ * Set by user space when tracing ends, before the hooks are released
+ * (which may go on in the background for seconds or minutes): every
+ * program then returns at once, so those hooks record nothing and call
+ * nothing another tracer could see. others.c reads it, by name, in the
+ * .bss of another bpfgraph's programs.
+ */
+volatile __u32 bg_stopped = 0;
 /* The kprobe.multi link generation whose entry programs record (BG_CK_GEN). */
 volatile __u32 bg_gen = 0;
 /*

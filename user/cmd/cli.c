@@ -36,6 +36,7 @@ enum {
 	K_KPROBES,
 	K_HOOK,
 	K_WIDE,
+	K_WAIT_DETACH,
 };
 
 #define OFF(field) offsetof(struct bg_opts, field)
@@ -120,6 +121,9 @@ const struct cli_opt cli_opts[] = {
 	  "ring buffer size: a power of two,\n64K..1G (default 8M)" },
 	{ "dry-run", K_DRY_RUN, NULL, G_OTHER, cli_set_flag, OFF(dry_run), 0, 0,
 	  "print the plan, attach nothing" },
+	{ "wait-detach", K_WAIT_DETACH, NULL, G_OTHER, cli_set_flag, OFF(wait_detach), 0, 0,
+	  "exit only once the kernel has released\nevery hook (default: after 1.5 s a\n"
+	  "background process finishes that;\nthe hooks record nothing meanwhile)" },
 	{ "verbose", 'v', NULL, G_OTHER, cli_set_verbose, 0, 0, 0,
 	  "more messages (-vv: also program runs and their\ntime per hook; -vvv: even more)", CM_ALL },
 	{ "help", 'h', NULL, G_OTHER, cli_do_help, 0, 0, 0, "print this help", CM_ALL },

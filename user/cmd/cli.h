@@ -94,6 +94,7 @@ struct bg_opts {
 	uint32_t buffer_size; /* -b, bytes, power of two */
 	int verbosity; /* number of -v */
 	bool dry_run;
+	bool wait_detach; /* --wait-detach: release the hooks in the foreground */
 
 	/*
 	 * Subcommands: argv from the subcommand word on, so that

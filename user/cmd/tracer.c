@@ -34,6 +34,7 @@
 #include "others.h"
 #include "output.h"
 #include "session.h"
+#include "handoff.h"
 #include "stop.h"
 #include "tracer.h"
 #include "wide.h"
@@ -360,7 +361,38 @@ struct run {
 	int stats_fd; /* -vv: bpf_stats stays enabled while it is open */
 	bool no_fentry; /* a kprobe tier */
 	const char *kprobes_how; /* plan_opts.kprobes_how */
+	/*
+	 * A child process took the hooks over (handoff.h): no link, map or
+	 * program of this process may be touched any more.
+	 */
+	bool handed_off;
+	pid_t releaser; /* that child, while still at work when it was left */
+	double detach_s; /* from the release's start until it ended or was left */
 };
+
+/* Lost records, with the CPUs they were lost on (their graphs may be wrong). */
+static void print_drops(const struct session_stats *st)
+{
+	int shown = 0, more = 0;
+
+	fprintf(stderr, "bpfgraph: %llu records were lost (ring buffer full)",
+		(unsigned long long)st->drops);
+	for (int c = 0; c < st->ndrops_cpu; c++) {
+		if (!st->drops_cpu[c])
+			continue;
+		if (shown == 8) {
+			more++;
+			continue;
+		}
+		fprintf(stderr, "%s CPU %d: %llu", shown++ ? "," : "; by CPU:", c,
+			(unsigned long long)st->drops_cpu[c]);
+	}
+	if (more)
+		fprintf(stderr, " and %d more CPUs", more);
+	fprintf(stderr, "; graphs on those CPUs may be cut or misnested. A larger -b, "
+		"'bpfgraph record' (cheaper to keep up with than text) or fewer "
+		"functions keep a trace whole\n");
+}
 
 static void print_summary(const struct plan *p, const struct run *r)
 {
@@ -368,7 +400,7 @@ static void print_summary(const struct plan *p, const struct run *r)
 	const struct attach_stats *as = attach__stats(r->a);
 	const struct session *s = &r->s;
 	unsigned int attached = as->attached, failed = as->failed;
-	double attach_s = as->attach_s, detach_s = as->detach_s;
+	double attach_s = as->attach_s;
 	char kp[64] = "";
 
 	/* Not failures, but not trampolines either: -v names them. */
@@ -376,7 +408,6 @@ static void print_summary(const struct plan *p, const struct run *r)
 		attached = ks->attached;
 		failed += ks->failed;
 		attach_s += ks->attach_s;
-		detach_s += ks->detach_s;
 		if (r->kprobes_how)
 			snprintf(kp, sizeof(kp), " (by %s, %u links, %u merges)", r->kprobes_how,
 				 ks->links, ks->merges);
@@ -397,11 +428,13 @@ static void print_summary(const struct plan *p, const struct run *r)
 		(unsigned long long)s->st.records, (unsigned long long)s->st.drops,
 		(unsigned long long)as->recursion_misses, (unsigned long long)s->st.nested,
 		(unsigned long long)s->st.unmatched_exits, (unsigned long long)s->st.unwound,
-		(unsigned long long)s->st.deep, attach_s, detach_s);
+		(unsigned long long)s->st.deep, attach_s, r->detach_s);
+	if (r->releaser > 0)
+		fprintf(stderr, "bpfgraph: the hooks are still being released by process %d "
+			"(they record nothing meanwhile); --wait-detach waits for that\n",
+			(int)r->releaser);
 	if (s->st.drops)
-		fprintf(stderr, "bpfgraph: %llu records were lost (ring buffer full): "
-			"use a larger -b or trace fewer functions\n",
-			(unsigned long long)s->st.drops);
+		print_drops(&s->st);
 	if (s->st.targets_full)
 		fprintf(stderr, "bpfgraph: %llu indirect call targets were not followed: "
 			"more distinct targets than the probes can remember; narrow the "
@@ -447,7 +480,8 @@ static int print_report(const struct plan *p, const struct run *r)
 	if (r->s.st.unmapped)
 		fprintf(stderr, "bpfgraph: %llu records of the wide net named no function it "
 			"listed: dropped\n", (unsigned long long)r->s.st.unmapped);
-	live__print(r->live, r->s.discover ? discover__stats(r->s.discover) : NULL);
+	live__print(r->live, r->s.discover ? discover__stats(r->s.discover) : NULL,
+		    !r->handed_off);
 	if (!no_fds)
 		return 0;
 	getrlimit(RLIMIT_NOFILE, &lim);
@@ -630,6 +664,8 @@ static void run_bind(struct run *r, const struct bg_opts *o, struct plan *p,
 	s->stats_fd = bpf_map__fd(r->skel->maps.bg_stats);
 	s->batch_fd = bpf_map__fd(r->skel->maps.bg_batch);
 	s->enabled = &r->skel->bss->bg_enabled;
+	s->stopped = &r->skel->bss->bg_stopped;
+	s->active = &r->skel->bss->bg_active;
 	s->sink = output__sink(r->out);
 	if (discover) {
 		s->discover = discover__new(&p->funcs, ki->ks);
@@ -668,12 +704,58 @@ static int run_trace(struct run *r, const struct kernel_info *ki)
 	return err;
 }
 
+/* Every hook goes: live's kprobes and wide net, the tracepoint, the trampolines. */
+static void release_hooks(void *ctx)
+{
+	struct run *r = ctx;
+
+	if (r->live)
+		live__detach(r->live);
+	bpf_link__destroy(r->switch_link);
+	r->switch_link = NULL;
+	if (r->a)
+		attach__detach(r->a);
+}
+
 /*
- * Detach everything, read what is left, close the outputs, say what was
+ * How long bpfgraph waits for the child releasing the hooks before it
+ * leaves it at work: small plans are released before bpfgraph exits.
+ */
+#define RELEASE_WAIT_S 1.5
+
+/*
+ * Once the trace is written: per-function hooks take seconds per hundred
+ * to release (an RCU grace period each, serialised by ftrace), so a child
+ * process does it (handoff.h) unless --wait-detach.
+ */
+static void release(struct run *r, bool wait)
+{
+	double t0 = links__now();
+	int done = -1;
+
+	if (!wait) {
+		stop__rearm();
+		done = handoff__release(release_hooks, r, RELEASE_WAIT_S, &r->releaser);
+		if (done < 0)
+			fprintf(stderr, "bpfgraph: cannot start a process to release the hooks "
+				"(%s): released here\n", strerror(-done));
+	}
+	if (done < 0)
+		release_hooks(r);
+	r->handed_off = done >= 0;
+	if (done > 0)
+		r->releaser = 0;
+	r->detach_s = links__now() - t0;
+}
+
+/*
+ * Read what is left, close the outputs, release the hooks, say what was
  * done. ran: the session ran (else an error path: outputs are dropped).
+ * The programs record nothing after session__finish: the hooks can be
+ * released after the trace is written.
  */
 static int run_close(struct run *r, const struct plan *p, const struct tracer_sinks *ts,
-		     bool ran)
+		     bool ran, bool wait)
 {
 	struct session *s = &r->s;
 	struct record_trailer t;
@@ -685,27 +767,25 @@ static int run_close(struct run *r, const struct plan *p, const struct tracer_si
 		attach__count_misses(r->a);
 	if (r->stats_fd >= 0 && ran)
 		attach__print_runs(r->a, 15);
-	if (r->live)
-		live__detach(r->live);
-	bpf_link__destroy(r->switch_link);
-	if (r->a)
-		attach__unlink(r->a);
 	if (ran) {
 		session__finish(s);
 		session__read_stats(s);
+		fill_trailer(&t, r);
+	} else if (r->skel && r->skel->bss) {
+		r->skel->bss->bg_stopped = 1;
 	}
-	if (r->a)
-		attach__detach(r->a);
 	if (r->stats_fd >= 0)
 		close(r->stats_fd);
-	if (ran)
-		fill_trailer(&t, r);
 	cerr = output__close(r->out, ran ? &t : NULL, ts->record);
+	release(r, wait);
 	if (ran)
 		cerr = print_report(p, r) ?: cerr;
 	discover__free(s->discover);
-	live__free(r->live);
-	attach__free(r->a);
+	session__free_stats(s);
+	if (!r->handed_off) {
+		live__free(r->live);
+		attach__free(r->a);
+	}
 	return cerr;
 }
 
@@ -728,15 +808,19 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 		/* The plan's functions only: the wide net is not one of them. */
 		ks = r.live ? live__kprobe_stats(r.live) : NULL;
 		hooked = (r.a ? attach__stats(r.a)->attached : 0) + (ks ? ks->attached : 0);
-		run_close(&r, p, ts, false);
-		if (err == -EINTR)
+		run_close(&r, p, ts, false, o->wait_detach);
+		if (err == -EINTR && r.releaser > 0)
+			fprintf(stderr, "bpfgraph: stopped while attaching (%u of %zu functions "
+				"were hooked; process %d releases them): nothing was traced\n",
+				hooked, p->funcs.n, (int)r.releaser);
+		else if (err == -EINTR)
 			fprintf(stderr, "bpfgraph: stopped while attaching (%u of %zu functions "
 				"were hooked; all are detached): nothing was traced\n", hooked,
 				p->funcs.n);
 		return err;
 	}
 	err = run_trace(&r, ki);
-	cerr = run_close(&r, p, ts, true);
+	cerr = run_close(&r, p, ts, true, o->wait_detach);
 	if (!err && r.s.st.cmd_status > 0)
 		fprintf(stderr, "bpfgraph: command exited with status %d\n",
 			WIFEXITED(r.s.st.cmd_status) ? WEXITSTATUS(r.s.st.cmd_status) :

@@ -6,20 +6,28 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "handoff.h"
 #include "stop.h"
 
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t rearmed; /* the trace is written: stop__rearm */
 
 static void on_signal(int sig)
 {
 	static const char msg[] = "\nbpfgraph: stopped at once (second signal): what was "
 				  "traced is not printed\n";
+	static const char msg_after[] = "\nbpfgraph: stopped at once (second signal)\n";
 
 	if (stop_signal) {
-		/* Async-signal-safe only: write and _exit. */
-		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+		const char *m = rearmed ? msg_after : msg;
+		size_t len = rearmed ? sizeof(msg_after) - 1 : sizeof(msg) - 1;
+
+		/* Async-signal-safe only: write, the hand-off and _exit. */
+		if (write(STDERR_FILENO, m, len) < 0) {
 			/* nothing else to tell */
 		}
+		/* The hooks' release would hold up the exit: a child does it. */
+		handoff__at_exit();
 		_exit(128 + sig);
 	}
 	stop_signal = sig;
@@ -41,4 +49,10 @@ void stop__catch(void)
 int stop__signal(void)
 {
 	return stop_signal;
+}
+
+void stop__rearm(void)
+{
+	rearmed = 1;
+	stop_signal = 0;
 }

@@ -5,8 +5,9 @@
  * current poll, and what was done is detached and summed up as usual. The
  * second ends bpfgraph at once: the kernel takes every program, link and
  * probe with its file descriptors, and the command bpfgraph started dies
- * with it (session__spawn). SIGPIPE is ignored: a closed output is a
- * write error the outputs report (output.h).
+ * with it (session__spawn), and a child process takes the release of the
+ * hooks over (handoff.h). SIGPIPE is ignored: a closed output is a write
+ * error the outputs report (output.h).
  */
 #ifndef BG_STOP_H
 #define BG_STOP_H
@@ -15,5 +16,11 @@
 void stop__catch(void);
 /* The signal that asked to stop, 0: none. */
 int stop__signal(void);
+/*
+ * Once the trace is written: the next signal counts as a first one again
+ * (it ends the wait for the hooks' release, handoff.h), the one after it
+ * ends bpfgraph at once.
+ */
+void stop__rearm(void);
 
 #endif

@@ -12,8 +12,10 @@
 #include <stdint.h>
 
 /*
- * The id of a loaded program of another bpfgraph (by name, before ours
- * are loaded), its name in name; 0 when there is none.
+ * The id of a loaded program of another bpfgraph that is tracing (by
+ * name, before ours are loaded), its name in name; 0 when there is none.
+ * One whose trace has ended is left out: its programs return at once
+ * while its hooks are being released (bg_stopped, handoff.h).
  */
 uint32_t others__find(char *name, size_t len);
 /*

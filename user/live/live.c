@@ -499,15 +499,29 @@ void live__probe_calls(struct live *l, const struct ksyms *ks, struct ktext *kt,
 }
 
 
-void live__print(const struct live *l, const struct discover_stats *d)
+/* ", detach 1.23 s", or nothing when another process released the hooks. */
+static const char *detach_text(char *buf, size_t len, const char *what, double s,
+			       bool released_here)
 {
+	if (released_here)
+		snprintf(buf, len, ", %s %.2f s", what, s);
+	else
+		buf[0] = 0;
+	return buf;
+}
+
+void live__print(const struct live *l, const struct discover_stats *d, bool released_here)
+{
+	char dt[48];
+
 	if (l->kp) {
 		const struct kprobe_stats *ks = kprobes__stats(l->kp);
 
 		if ((ks->attached || ks->failed) && !l->po.kprobes_only)
 			fprintf(stderr, "bpfgraph: %u functions without BTF or a unique name "
-				"traced by kprobe, %u failed; attach %.2f s, detach %.2f s\n",
-				ks->attached, ks->failed, ks->attach_s, ks->detach_s);
+				"traced by kprobe, %u failed; attach %.2f s%s\n",
+				ks->attached, ks->failed, ks->attach_s,
+				detach_text(dt, sizeof(dt), "detach", ks->detach_s, released_here));
 	}
 	if (l->ic) {
 		const struct icall_stats *is = icall__stats(l->ic);
@@ -515,9 +529,10 @@ void live__print(const struct live *l, const struct discover_stats *d)
 		if (d)
 			fprintf(stderr, "bpfgraph: %u indirect call sites in %u functions: %u "
 				"probed, %u not probeable, %u refused; %u targets met, %u newly "
-				"traced; probes %.2f s, removal %.2f s\n",
+				"traced; probes %.2f s%s\n",
 				is->sites, is->funcs, is->probes, is->unusable, is->failed,
-				l->targets, l->targets_new, is->attach_s, is->detach_s);
+				l->targets, l->targets_new, is->attach_s,
+				detach_text(dt, sizeof(dt), "removal", is->detach_s, released_here));
 		if (is->csites)
 			fprintf(stderr, "bpfgraph: %u calls to functions no trampoline may hook: %u "
 				"probed (%u with their return taken at the next event), %u not "

@@ -75,8 +75,11 @@ double live__wide_attach_s(const struct live *l);
 const struct kprobe_stats *live__kprobe_stats(const struct live *l);
 /* Closes every hook live made (call-site probes, the net, kprobe links). */
 void live__detach(struct live *l);
-/* What discovery did and what live's hooks cost (d NULL: no discovery). */
-void live__print(const struct live *l, const struct discover_stats *d);
+/*
+ * What discovery did and what live's hooks cost (d NULL: no discovery);
+ * released_here: the hooks were released by this process (their times known).
+ */
+void live__print(const struct live *l, const struct discover_stats *d, bool released_here);
 void live__free(struct live *l);
 
 #endif

@@ -42,8 +42,13 @@ static const char *const deny_globs[] = {
 	"__stack_chk_fail", "__cfi_*", "__pfx_*",
 	/* position-independent aliases of early boot code (7.x): __pi___x86_indirect_thunk_* */
 	"__pi_*",
-	/* kprobes' own path (indirect call sites, functions without BTF) */
-	"*kprobe*", "opt_pre_handler", "optimized_callback", "trace_call_bpf",
+	/*
+	 * kprobes' own path (indirect call sites, functions without BTF); the
+	 * aggregate handlers run where two probes share an address (another
+	 * bpfgraph's, still being released)
+	 */
+	"*kprobe*", "*kretprobe*", "opt_pre_handler", "optimized_callback", "trace_call_bpf",
+	"aggr_pre_handler", "aggr_post_handler",
 	"*rethook*", "perf_trace_buf_*", "kprobe_perf_func", "kretprobe_perf_func",
 	/*
 	 * kprobe.multi's: fprobe, on ftrace ops or (6.14+) on the function

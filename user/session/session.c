@@ -517,8 +517,28 @@ static void take_leftovers(struct session *s)
 	free(b);
 }
 
+/*
+ * How long session__finish lets the graphs under way end before it stops
+ * every program. One that outlives it (a task asleep inside a traced
+ * call) is shown unfinished, as when its hooks are released under it.
+ */
+#define FINISH_WAIT_MS 200
+/* A program that read bg_stopped just before it was set is done by then. */
+#define STOP_GRACE_NS (20 * 1000 * 1000L)
+
 void session__finish(struct session *s)
 {
+	uint64_t t_end = mono_ns() + FINISH_WAIT_MS * 1000000ULL;
+
+	while (s->rb && s->active && *s->active > 0 && mono_ns() < t_end)
+		if (read_batch(s, s->rb, 10) < 0)
+			break;
+	if (s->stopped) {
+		struct timespec grace = { 0, STOP_GRACE_NS };
+
+		*s->stopped = 1;
+		nanosleep(&grace, NULL);
+	}
 	if (s->rb) {
 		/* Bounded: nothing writes to it any more. */
 		while (read_batch(s, s->rb, -1) >= BATCH_MAX)
@@ -547,6 +567,12 @@ void session__read_stats(struct session *s)
 			continue;
 		for (int c = 0; c < ncpu; c++)
 			sum += vals[c];
+		/* Where records were lost tells which CPUs' graphs to doubt. */
+		if (k == BG_ST_DROPS && sum && !s->st.drops_cpu &&
+		    (s->st.drops_cpu = malloc(ncpu * sizeof(*vals)))) {
+			memcpy(s->st.drops_cpu, vals, ncpu * sizeof(*vals));
+			s->st.ndrops_cpu = ncpu;
+		}
 		switch (k) {
 		case BG_ST_DROPS: s->st.drops = sum; break;
 		case BG_ST_DEEP: s->st.deep = sum; break;
@@ -563,4 +589,11 @@ void session__read_stats(struct session *s)
 		}
 	}
 	free(vals);
+}
+
+void session__free_stats(struct session *s)
+{
+	free(s->st.drops_cpu);
+	s->st.drops_cpu = NULL;
+	s->st.ndrops_cpu = 0;
 }

@@ -33,6 +33,8 @@ struct session_stats {
 	uint64_t active_neg; /* the in-graph task count missed a transition (a bug) */
 	uint64_t tramp_call, tramp_jmp; /* trampoline frames seen of each layout */
 	uint64_t unmapped; /* wide net records of no known function (dropped) */
+	uint64_t *drops_cpu; /* drops per possible CPU (ndrops_cpu), or NULL */
+	int ndrops_cpu;
 	int cmd_status; /* wait status of COMMAND, -1 if none */
 };
 
@@ -41,6 +43,10 @@ struct session {
 	int batch_fd; /* bg_batch per-CPU array: records left at the end */
 	/* bg_enabled in the BPF programs' data: cleared when tracing stops */
 	volatile uint32_t *enabled;
+	/* bg_stopped: set by session__finish, every program then returns at once */
+	volatile uint32_t *stopped;
+	/* bg_active: tasks inside a graph (session__finish waits a little for 0) */
+	volatile const long long *active;
 	struct ring_buffer *rb; /* from session__run to session__finish */
 	unsigned int batch; /* records taken in this poll or consume call */
 #define SESSION_BATCH_MAX 65536 /* ... at most (then -EAGAIN) */
@@ -109,12 +115,14 @@ int session__check_command(const char *cmd);
 int session__go(struct session *s);
 /*
  * Poll until done; 0 or -errno. No graph starts after that; those under
- * way go on until their programs are detached.
+ * way go on until session__finish.
  */
 int session__run(struct session *s);
 /*
- * Once every program is detached: take what is left in the ring buffer and
- * the per-CPU batches, and flush the sink.
+ * After session__run: lets the graphs under way end (briefly: see
+ * FINISH_WAIT_MS), stops every program (bg_stopped), takes what is left in
+ * the ring buffer and the per-CPU batches, and flushes the sink. The hooks
+ * may stay attached afterwards: they record nothing more.
  */
 void session__finish(struct session *s);
 /*
@@ -122,8 +130,9 @@ void session__finish(struct session *s);
  * sample; -EAGAIN once this poll's batch is full.
  */
 int session__sample(void *ctx, void *data, size_t len);
-/* Reads the BPF counters into st. */
+/* Reads the BPF counters into st (drops_cpu: free with session__free_stats). */
 void session__read_stats(struct session *s);
+void session__free_stats(struct session *s);
 /* Kill and reap a command that was never released (error paths). */
 void session__abort(struct session *s);
 

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Releasing hooks without making the user wait for it.
+ *
+ * A hook goes when the last file descriptor of its link (or perf event)
+ * is closed, and each such close waits for the kernel: an RCU grace
+ * period per trampoline or kprobe, serialised by ftrace on kernels without
+ * multi-attach (hundreds of functions: tens of seconds to minutes). Once
+ * tracing has ended and the output is written, nothing of that concerns
+ * the user: a child process takes every descriptor over, and the hooks
+ * go when it has closed them or when it dies, whatever kills it (the
+ * kernel closes a dead process's descriptors). The programs behind them
+ * record nothing meanwhile (bg_stopped).
+ *
+ * Order matters: this process closes its own copies first (cheap: the
+ * child still holds each one), the child closes the last ones.
+ */
+#ifndef BG_HANDOFF_H
+#define BG_HANDOFF_H
+
+#include <sys/types.h>
+
+/*
+ * Forks a child that waits until this process has closed every descriptor
+ * above 2, then runs release(ctx) with stdin, stdout and stderr on
+ * /dev/null, in a session of its own, and exits. Here: every descriptor
+ * above 2 is closed, then up to wait_s seconds are spent waiting for the
+ * child (a negative wait_s: no limit).
+ *
+ * Returns 1 when the child is done, 0 when it is still at work (*pid),
+ * or -errno when no child could be made: then nothing was closed and the
+ * caller releases the hooks itself. After 0 or 1 no descriptor above 2
+ * that the caller had may be used (or closed) again.
+ */
+int handoff__release(void (*release)(void *ctx), void *ctx, double wait_s, pid_t *pid);
+
+/*
+ * The same for a process about to _exit() from a signal handler:
+ * async-signal-safe (raw clone, close, read). The child keeps every
+ * descriptor until this process is gone, then exits: the kernel releases
+ * the hooks in the child's exit, and this process's exit is quick.
+ * Nothing happens if no child could be made.
+ */
+void handoff__at_exit(void);
+
+#endif
