@@ -88,9 +88,9 @@ in_subtree() { # CASE FUNC OP N
 	progress "in-subtree $c: function_graph"
 	fg_pid "$f" "$c.fg.txt" bwl --stop -o "$c.fg" "$op" "$n"
 	progress "in-subtree $c: bpfgraph"
-	bpfgraph -v -o "$c.bg.txt" -G "$f" -- bwl -o "$c.bg" "$op" "$n" 2>"$c.bg.err"
+	bpfgraph -v --wait-detach -o "$c.bg.txt" -G "$f" -- bwl -o "$c.bg" "$op" "$n" 2>"$c.bg.err"
 	progress "in-subtree $c: bpfgraph --kprobes"
-	bpfgraph --kprobes -v -o "$c.bgk.txt" -G "$f" -- bwl -o "$c.bgk" "$op" "$n" 2>"$c.bgk.err"
+	bpfgraph --kprobes -v --wait-detach -o "$c.bgk.txt" -G "$f" -- bwl -o "$c.bgk" "$op" "$n" 2>"$c.bgk.err"
 	progress "in-subtree $c: bare trampolines (ldlink both)"
 	plan_names -G "$f" >"$c.names"
 	ldlink -m both -o "$c.ldl" "$c.names" -- bwl -o "$c.floor" "$op" "$n"
@@ -135,7 +135,7 @@ unrel_bg() { # TAG OPTION...
 	_t=$1
 	shift
 	progress "unrelated: bpfgraph $* -G $UNREL_FUNC"
-	bpfgraph "$@" -v --no-discovery --no-callsite-probes -o "un.$_t.txt" \
+	bpfgraph "$@" -v --wait-detach --no-discovery --no-callsite-probes -o "un.$_t.txt" \
 		-G $UNREL_FUNC 2>"un.$_t.err" &
 	_bp=$!
 	# -v: it says when all is attached (the trace stays empty: no TCP).
@@ -182,6 +182,10 @@ unrelated() { # NPIPE NOPEN
 	res "unrel funcs bg $(summary un.bg.err 2>/dev/null | cut -d' ' -f1) floor $(wc -l <un.names)"
 }
 
+# Every bpfgraph here runs with --wait-detach: the next timed run must not
+# pass through the idle hooks of the last one while a background process
+# releases them, and detaching is part of what is measured.
+
 # ---- 3. start/stop and 5. memory ---------------------------------------
 # Rarely called functions (no ext4 file system in the guest), so that
 # attach and detach are measured alone.
@@ -195,7 +199,8 @@ startstop() { # LABEL GLOB...
 	plan_names --callee-depth=0 $args >"ss.$l.names"
 	awk '/MemAvailable/ { print $2 }' /proc/meminfo >"ss.$l.mem0"
 	# shellcheck disable=SC2086
-	bwl -o "ss.$l.ru" exec bpfgraph -v --callee-depth=0 -O nofuncgraph-irqs -o "ss.$l.txt" \
+	# --wait-detach: the release is measured, not left to a background process.
+	bwl -o "ss.$l.ru" exec bpfgraph -v --wait-detach --callee-depth=0 -O nofuncgraph-irqs -o "ss.$l.txt" \
 		$args -- bwl sleep 3000 2>"ss.$l.err" &
 	bp=$!
 	wait_for '^bpfgraph: tracing ' "ss.$l.err"
@@ -205,7 +210,7 @@ startstop() { # LABEL GLOB...
 	# The same set by kprobes (--kprobes): nothing to verify per function.
 	progress "start/stop $l: bpfgraph --kprobes $args"
 	# shellcheck disable=SC2086
-	bpfgraph --kprobes -v --callee-depth=0 -O nofuncgraph-irqs -o "ss.$l.k.txt" \
+	bpfgraph --kprobes -v --wait-detach --callee-depth=0 -O nofuncgraph-irqs -o "ss.$l.k.txt" \
 		$args -- bwl sleep 3000 2>"ss.$l.k.err"
 	res "ss $l bgk $(summary "ss.$l.k.err")"
 	rm -f "ss.$l.k.txt"
@@ -255,7 +260,7 @@ throughput() { # OP RATE...
 		f=__do_sys_getpid
 		[ "$op" = openmiss ] && f=do_sys_openat2
 		rm -f "tp.$op.$r.res"
-		bwl -o "tp.$op.$r.ru" exec bpfgraph -G $f -o "tp.$op.$r.txt" \
+		bwl -o "tp.$op.$r.ru" exec bpfgraph --wait-detach -G $f -o "tp.$op.$r.txt" \
 			-- bwl -o "tp.$op.$r.res" rate "$op" "$r" 2000 2>"tp.$op.$r.err"
 		res "tp $op $r $(cat "tp.$op.$r.res") $(cat "tp.$op.$r.ru") $(summary "tp.$op.$r.err") lines=$(wc -l <"tp.$op.$r.txt")"
 		rm -f "tp.$op.$r.txt"

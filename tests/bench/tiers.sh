@@ -97,12 +97,15 @@ for t in $tiers; do
 	o=$(opts_of $t)
 	progress "$t: per call"
 	# shellcheck disable=SC2086
+	wait_released
 	bpfgraph $o -v -o $t.call.txt -G "$F" -- bwl -o $t.call openmiss "$NCALL" 2>$t.call.err
 	res "$t call $(ns_of $t.call)"
 	rm -f $t.call.txt
 	progress "$t: first call"
 	# shellcheck disable=SC2086
+	wait_released
 	bpfgraph $o -G "$F" -- /bin/wl openmiss 1 sleep 300 openmiss 1 >$t.first.txt 2>$t.first.err
+	wait_released
 	progress "$t: start, unrelated work, stop"
 	rm -f go.$t
 	mkfifo go.$t
@@ -128,6 +131,9 @@ for t in $tiers; do
 	kill -INT $bp
 	wait $bp
 	res "$t stop $(since "$s")"
+	# The hooks left to a background process, until the kernel let them go.
+	wait_released
+	res "$t clean $(since "$s")"
 	kill $wp 2>/dev/null
 	wait $wp 2>/dev/null
 done

@@ -31,6 +31,18 @@ wait_stopped() {
 	return 1
 }
 
+# Until no program of bpfgraph is loaded, at most ~300 s: after a trace
+# it exits within seconds and leaves the hooks' release to a background
+# process (--wait-detach), whose idle hooks would still sit in the paths
+# that the kernel's tracer or the next timing runs through.
+wait_released() {
+	_i=0
+	while bpftool prog show 2>/dev/null | grep -q 'name bg_' && [ $_i -lt 3000 ]; do
+		usleep 100000
+		_i=$((_i + 1))
+	done
+}
+
 # Put ftrace back to rest.
 oracle_reset() {
 	echo 0 >$T/tracing_on
@@ -68,6 +80,7 @@ oracle_capture() {
 		echo "oracle_capture: usage: oracle_capture [-o FILE] FUNC -- CMD..." >&2
 		return 2
 	}
+	wait_released
 	oracle_reset
 	echo >$T/trace
 	# Big enough for a few thousand lines per CPU without overwrite.

@@ -1,0 +1,54 @@
+#!/bin/sh
+# 20 start/stop cycles on one entry function with a load running (issue:
+# nothing left, nothing degrades). After each cycle, once bpfgraph's
+# programs are gone: objects of the kernel's BPF (programs, links, maps),
+# functions hooked in ftrace, open files (fs/file-nr) and kernel memory
+# (Slab, Percpu, VmallocUsed in kB), one line of soak.tsv; soak.base is
+# the same before the first cycle. SOAK_CYCLES overrides the count.
+# bench-timeout: 900
+set -u
+. /bench/lib/guest.sh
+
+cycles=${SOAK_CYCLES:-20}
+count() { grep -c '^[0-9]*: ' || true; }
+mem() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+snap() {
+	echo "$(bpftool prog show 2>/dev/null | count)" \
+		"$(bpftool link show 2>/dev/null | count)" \
+		"$(bpftool map show 2>/dev/null | count)" \
+		"$(wc -l <$T/enabled_functions)" \
+		"$(cut -f1 /proc/sys/fs/file-nr)" \
+		"$(mem Slab) $(mem Percpu) $(mem VmallocUsed)"
+}
+bgprogs() { bpftool prog show 2>/dev/null | grep -c 'name bg_' || true; }
+
+load() {
+	while :; do
+		wl openmiss 50 read 50 >/dev/null 2>&1
+		usleep 20000
+	done
+}
+load &
+lp=$!
+sleep 1
+snap >soak.base
+: >soak.tsv
+i=1
+while [ $i -le "$cycles" ]; do
+	progress "cycle $i of $cycles: bpfgraph -d 1 --callee-depth=1 -G do_sys_openat2"
+	bpfgraph -d 1 --callee-depth=1 -G do_sys_openat2 >soak.out 2>soak.$i.err
+	echo $? >soak.$i.rc
+	# What is left is released in the background: measured once it is done.
+	n=0
+	while [ "$(bgprogs)" -gt 0 ] && [ $n -lt 600 ]; do
+		usleep 100000
+		n=$((n + 1))
+	done
+	# Programs and maps are freed after RCU grace periods.
+	sleep 1
+	echo "$i $(snap)" >>soak.tsv
+	i=$((i + 1))
+done
+kill $lp
+wait $lp 2>/dev/null
+grep -c 'do_sys_openat2' soak.out >soak.lastcalls || true

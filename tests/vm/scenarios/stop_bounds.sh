@@ -1,0 +1,137 @@
+#!/bin/sh
+# Kills in every phase and a bounded stop (issue: nothing left stopped,
+# nothing waits for minutes):
+#   killattach  SIGKILL while attaching (--hook=fentry), a COMMAND
+#               waiting to start
+#   killtrace   SIGKILL while tracing a COMMAND that live discovery stops
+#               (SIGSTOP) and continues
+#   killrecord  the same for bpfgraph record
+#   killrel     SIGKILL to the process that releases the hooks after a
+#               trace (--hook=fentry: more than its 1.5 s of waiting)
+#   broad       -d 5 -G 'vfs_*' under a load: ends within a bound of 5 s
+#               after tracing began; lost records reported per CPU
+#   broadrec    the same as a recording with -b 64M
+# Each: NAME.rc, NAME.err, NAME.time (guest seconds: start, the signal or
+# the end of tracing, exit), NAME.wl (state letters of wl processes 1 s
+# after), NAME.clean (seconds from the exit until no bg_ program is left,
+# -1: still there after 120 s). killtrace.T and killrecord.T: whether the
+# command was seen stopped (T) before the kill.
+# bench-timeout: 1200
+set -u
+. /bench/lib/guest.sh
+
+up() { cut -d' ' -f1 /proc/uptime; }
+bgprogs() { bpftool prog show 2>/dev/null | grep -c 'name bg_' || true; }
+loaded() { [ "$(bpftool prog show 2>/dev/null | grep -c 'name bg_switch')" -gt 0 ]; }
+wlstate() {
+	for p in /proc/[0-9]*; do
+		[ "$(cat "$p/comm" 2>/dev/null)" = wl ] && sed 's/.*) \(.\).*/\1/' "$p/stat"
+	done | tr '\n' ' '
+}
+# Seconds from now until no bg_ program is left (-1: 120 s were not enough).
+clean_after() {
+	t=$(up)
+	i=0
+	while [ "$(bgprogs)" -gt 0 ]; do
+		i=$((i + 1))
+		[ $i -gt 1200 ] && { echo -1; return; }
+		usleep 100000
+	done
+	awk -v a="$t" -v b="$(up)" 'BEGIN { printf "%.1f\n", b - a }'
+}
+leftovers() { # NAME
+	sleep 1
+	wlstate >"$1.wl"
+	clean_after >"$1.clean"
+}
+wait_loaded() { # PID
+	i=0
+	while ! loaded && [ $i -lt 1200 ] && kill -0 "$1" 2>/dev/null; do
+		usleep 100000
+		i=$((i + 1))
+	done
+}
+# Waits until a wl process is seen stopped (live discovery attaching what
+# it found), at most 60 s; NAME.T says whether it was.
+wait_stopped() { # NAME
+	i=0
+	while [ $i -lt 1200 ]; do
+		case " $(wlstate)" in *" T"*) echo yes >"$1.T"; return ;; esac
+		usleep 50000
+		i=$((i + 1))
+	done
+	echo no >"$1.T"
+}
+
+progress "killattach: SIGKILL while attaching, the COMMAND not started"
+t0=$(up)
+bpfgraph --hook=fentry -G do_sys_openat2 -- /bin/wl openmiss 1 >killattach.out 2>killattach.err &
+pid=$!
+wait_loaded $pid
+usleep 500000
+ts=$(up)
+kill -KILL $pid
+wait $pid
+echo $? >killattach.rc
+echo "$t0 $ts $(up)" >killattach.time
+leftovers killattach
+
+# A command live discovery keeps stopping while it attaches what it found.
+killtracing() { # NAME BPFGRAPH-ARGS...
+	name=$1
+	shift
+	progress "$name: SIGKILL while the command is traced (bpfgraph $*)"
+	t0=$(up)
+	bpfgraph "$@" -G do_sys_openat2 -- /bin/wl openmiss 100000 >$name.out 2>$name.err &
+	pid=$!
+	wait_loaded $pid
+	wait_stopped $name
+	ts=$(up)
+	kill -KILL $pid
+	wait $pid
+	echo $? >$name.rc
+	echo "$t0 $ts $(up)" >$name.time
+	leftovers $name
+}
+killtracing killtrace
+killtracing killrecord record -o /tmp/killrecord.bgr
+
+progress "killrel: SIGKILL to the process releasing the hooks"
+t0=$(up)
+bpfgraph --hook=fentry -d 1 -G do_sys_openat2 >killrel.out 2>killrel.err
+echo $? >killrel.rc
+te=$(up)
+rel=$(sed -n 's/.*still being released by process \([0-9]*\).*/\1/p' killrel.err)
+echo "${rel:-none}" >killrel.pid
+[ -n "$rel" ] && kill -KILL "$rel" 2>/dev/null
+echo "$t0 $te $te" >killrel.time
+leftovers killrel
+
+# A load on vfs_* functions from both CPUs.
+load() {
+	while :; do
+		wl read 200 pipe 200 openmiss 20 >/dev/null 2>&1
+	done
+}
+load &
+l1=$!
+load &
+l2=$!
+broad() { # NAME BPFGRAPH-ARGS...
+	name=$1
+	shift
+	progress "$name: bpfgraph $* -d 5 -G 'vfs_*' under a load"
+	t0=$(up)
+	bpfgraph "$@" -v -d 5 -G 'vfs_*' >$name.out 2>$name.err
+	echo $? >$name.rc
+	te=$(up)
+	# Tracing began once it was ready: -v says after how long.
+	ready=$(sed -n 's/^bpfgraph: ready after \([0-9.]*\) s.*/\1/p' $name.err | head -n1)
+	echo "$t0 $(awk -v a="$t0" -v r="${ready:-0}" 'BEGIN { printf "%.2f", a + r + 5 }') $te" >$name.time
+	leftovers $name
+}
+broad broad -o /tmp/broad.txt
+broad broadrec record -b 64M -o /tmp/broad.bgr
+kill $l1 $l2
+wait $l1 $l2 2>/dev/null
+rm -f /tmp/broad.txt /tmp/broad.bgr /tmp/killrecord.bgr
