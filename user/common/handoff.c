@@ -2,10 +2,12 @@
 /*
  * Hooks released by a child process: see handoff.h.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -22,6 +24,33 @@ static void close_above_stdio(void)
 		for (int fd = 3; fd < 65536; fd++)
 			close(fd);
 	}
+}
+
+/*
+ * Every descriptor above 2 becomes /dev/null: the file it held is closed
+ * here (the child still holds it), and code that later closes or uses one
+ * of the old numbers meets /dev/null, never a hook or a file opened since.
+ */
+static void blank_above_stdio(void)
+{
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	DIR *d = null >= 0 ? opendir("/proc/self/fd") : NULL;
+	struct dirent *e;
+
+	if (!d) {
+		if (null >= 0)
+			close(null);
+		close_above_stdio();
+		return;
+	}
+	while ((e = readdir(d))) {
+		int fd = atoi(e->d_name);
+
+		if (fd > STDERR_FILENO && fd != null && fd != dirfd(d))
+			dup2(null, fd);
+	}
+	closedir(d);
+	close(null);
 }
 
 /* Blocks until the other end of the pipe is closed everywhere. */
@@ -104,7 +133,7 @@ int handoff__release(void (*release)(void *ctx), void *ctx, double wait_s, pid_t
 		child_side(p[0], release, ctx);
 	}
 	/* The pipe's ends too: the child goes on once they are closed. */
-	close_above_stdio();
+	blank_above_stdio();
 	*pid = child;
 	return wait_child(child, wait_s);
 }

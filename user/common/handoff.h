@@ -24,13 +24,15 @@
  * Forks a child that waits until this process has closed every descriptor
  * above 2, then runs release(ctx) with stdin, stdout and stderr on
  * /dev/null, in a session of its own, and exits. Here: every descriptor
- * above 2 is closed, then up to wait_s seconds are spent waiting for the
- * child (a negative wait_s: no limit).
+ * above 2 is replaced by /dev/null, then up to wait_s seconds are spent
+ * waiting for the child (a negative wait_s: no limit).
  *
  * Returns 1 when the child is done, 0 when it is still at work (*pid),
  * or -errno when no child could be made: then nothing was closed and the
- * caller releases the hooks itself. After 0 or 1 no descriptor above 2
- * that the caller had may be used (or closed) again.
+ * caller releases the hooks itself. After 0 or 1 every descriptor above 2
+ * the caller had is /dev/null: closing it is harmless, using it is
+ * pointless, and objects built on them (libbpf links) must not be
+ * released again.
  */
 int handoff__release(void (*release)(void *ctx), void *ctx, double wait_s, pid_t *pid);
 
