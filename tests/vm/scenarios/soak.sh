@@ -28,6 +28,8 @@ load() {
 		usleep 20000
 	done
 }
+# A previous scenario's hooks may still be being released.
+wait_released
 load &
 lp=$!
 sleep 1
