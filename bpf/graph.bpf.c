@@ -110,13 +110,64 @@ static __always_inline void close_lazy(struct task_state *st)
 	pop_frame(st, top, bpf_ktime_get_ns(), BG_REC_EXIT | BG_RF_NOEXIT, 0, st->func[top]);
 }
 
+/* Where on_entry() finds the argument registers (funcgraph-args). */
+enum bg_args_from {
+	BG_ARGS_NONE, /* nowhere: a call site's lazy frame */
+	BG_ARGS_TRAMP, /* ctx is the trampoline's u64 array (fentry) */
+	BG_ARGS_REGS_AT, /* ctx is the pt_regs at the function's entry (kprobes) */
+};
+
+/*
+ * The ENTRY r[0] with the first BG_ARGS_REGS argument registers after it
+ * (BG_REC_ARGS). A fentry clone of a function with at most three
+ * registers (BG_CK_NREGS) leaves the second part out; its ctx has no more.
+ */
+static __always_inline void emit_entry_args(const struct task_state *st, void *ctx,
+					    enum bg_args_from from, __u64 ck, struct bg_rec *r,
+					    __u64 now)
+{
+	int n = 3;
+
+	for (int i = 1; i < 3; i++) {
+		r[i] = r[0];
+		r[i].type = BG_REC_ARGS;
+		r[i].depth = i - 1;
+	}
+	if (from == BG_ARGS_TRAMP) {
+		/* ts, val, dur|pid: 24 contiguous bytes per record. */
+		if (bpf_probe_read_kernel(&r[1], 24, ctx))
+			__builtin_memset(&r[1], 0, 24);
+		if (BG_CK_NREGS(ck) <= BG_ARGS_PER_REC)
+			n = 2;
+		else if (bpf_probe_read_kernel(&r[2], 24, (const __u64 *)ctx + 3))
+			__builtin_memset(&r[2], 0, 24);
+	} else {
+		struct pt_regs *regs = ctx;
+		__u64 a;
+
+		r[1].ts = PT_REGS_PARM1(regs);
+		r[1].val = PT_REGS_PARM2(regs);
+		a = PT_REGS_PARM3(regs);
+		r[1].dur = (__u32)a;
+		r[1].pid = a >> 32;
+		r[2].ts = PT_REGS_PARM4(regs);
+		r[2].val = PT_REGS_PARM5(regs);
+		a = regs->r9; /* x86-64; libbpf 1.1 has no PT_REGS_PARM6 */
+		r[2].dur = (__u32)a;
+		r[2].pid = a >> 32;
+	}
+	put_entry_args(st, r, n, now);
+}
+
 /*
  * One call entered. frame pairs it with its exit (see task_state);
- * caller_at is where the return address into the caller can be read.
+ * caller_at is where the return address into the caller can be read;
+ * args where its arguments are (funcgraph-args).
  * Returns the task's state (created here by an entry function), or NULL.
  */
 static __always_inline struct task_state *on_entry(void *ctx, struct task_state *st, __u64 ck,
-						   __u64 frame, const void *caller_at)
+						   __u64 frame, const void *caller_at,
+						   enum bg_args_from args)
 {
 	__u32 limit = bg_max_depth ? bg_max_depth : BG_MAX_DEPTH;
 	__u32 d;
@@ -153,8 +204,14 @@ static __always_inline struct task_state *on_entry(void *ctx, struct task_state 
 		st->irq = d + 1;
 	if (st->irq)
 		flags = BG_RF_IRQ;
-	if (!bg_thresh_ns)
+	if (!bg_thresh_ns && bg_args && args != BG_ARGS_NONE) {
+		struct bg_rec r[3];
+
+		fill(&r[0], st, BG_REC_ENTRY | flags, now, caller, 0, BG_CK_INDEX(ck), d);
+		emit_entry_args(st, ctx, args, ck, r, now);
+	} else if (!bg_thresh_ns) {
 		emit(st, BG_REC_ENTRY | flags, now, caller, 0, BG_CK_INDEX(ck), d);
+	}
 	/* As user space's discovery: interrupt work only when asked. */
 	if (ctx && caller && d && (!flags || bg_discover_irqs))
 		walk_callers(ctx, st, d, caller, now, flags);
@@ -423,7 +480,7 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 	ran = st;
 	switch (what) {
 	case BG_RUN_ENTRY:
-		ran = on_entry(ctx, st, ck, (__u64)ctx, tramp_caller_at(ctx, ck));
+		ran = on_entry(ctx, st, ck, (__u64)ctx, tramp_caller_at(ctx, ck), BG_ARGS_TRAMP);
 		break;
 	case BG_RUN_EXIT:
 		bpf_get_func_ret(ctx, &ret);
@@ -431,17 +488,21 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 			on_exit(st, ck, (__u64)ctx, ret, false, true);
 		break;
 	case BG_RUN_KENTRY:
-		/* On a call site (icall.h): its caller is the traced function. */
+		/*
+		 * On a call site (icall.h): its caller is the traced function.
+		 * The argument registers are set for the call already; with no
+		 * return address read, ctx only serves them.
+		 */
 		if (ck & BG_CK_CALLSITE) {
-			ran = on_entry(NULL, st, ck, (ck & BG_CK_TAIL)   ? BG_FRAME_TAIL :
+			ran = on_entry(ctx, st, ck, (ck & BG_CK_TAIL)   ? BG_FRAME_TAIL :
 					       (ck & BG_CK_LAZY) ? BG_FRAME_LAZY :
-								   BG_FRAME_KPROBE, NULL);
+								   BG_FRAME_KPROBE, NULL, BG_ARGS_REGS_AT);
 			break;
 		}
 		if (hide_own_call(regs, st))
 			break;
 		/* At the function's first instruction: sp points at the return address. */
-		ran = on_entry(ctx, st, ck, BG_FRAME_KPROBE, (void *)PT_REGS_SP(regs));
+		ran = on_entry(ctx, st, ck, BG_FRAME_KPROBE, (void *)PT_REGS_SP(regs), BG_ARGS_REGS_AT);
 		break;
 	case BG_RUN_KEXIT:
 		if (st)
@@ -453,10 +514,11 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 			break;
 		/* No return hook (wide__narrow()): closed at the task's next event. */
 		if (ck & BG_CK_LAZY) {
-			ran = on_entry(ctx, st, ck, BG_FRAME_LAZY, (void *)PT_REGS_SP(regs));
+			ran = on_entry(ctx, st, ck, BG_FRAME_LAZY, (void *)PT_REGS_SP(regs), BG_ARGS_REGS_AT);
 			break;
 		}
-		ran = on_entry(ctx, st, ck, BG_FRAME_MULTI(BG_CK_GEN(ck)), (void *)PT_REGS_SP(regs));
+		ran = on_entry(ctx, st, ck, BG_FRAME_MULTI(BG_CK_GEN(ck)), (void *)PT_REGS_SP(regs),
+			       BG_ARGS_REGS_AT);
 		break;
 	case BG_RUN_MEXIT:
 		if (st)
@@ -638,7 +700,7 @@ static __always_inline void on_icall(struct pt_regs *regs, struct task_state *st
 		 * the task's next event, as for a call site without an exit probe.
 		 */
 		on_entry(NULL, st, BG_TARGET_INDEX(*v) | BG_CK_CALLSITE | BG_CK_LAZY,
-			 BG_FRAME_LAZY, NULL);
+			 BG_FRAME_LAZY, NULL, BG_ARGS_NONE);
 		return;
 	}
 	if (v || (st->irq && !bg_discover_irqs))

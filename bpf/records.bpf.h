@@ -150,6 +150,34 @@ static __always_inline void emit(const struct task_state *st, __u8 type, __u64 t
 	    target ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 }
 
+/*
+ * An ENTRY (r[0]) and its BG_REC_ARGS records (r[1], and r[2] when n is
+ * 3), staged together so that nothing comes between them in the CPU's
+ * stream: the reader takes them as one.
+ */
+static __always_inline void put_entry_args(const struct task_state *st, struct bg_rec *r,
+					   int n, __u64 now)
+{
+	struct bg_batch *b = batch_get();
+
+	if (!b) {
+		if (n == 3 ? bpf_ringbuf_output(&bg_events, r, 3 * sizeof(*r), BPF_RB_NO_WAKEUP) :
+			     bpf_ringbuf_output(&bg_events, r, 2 * sizeof(*r), BPF_RB_NO_WAKEUP))
+			stat_inc(BG_ST_DROPS, n);
+		return;
+	}
+	b->writing = 1;
+	if (b->n > BG_BATCH - 3)
+		flush(b, BPF_RB_NO_WAKEUP);
+	stage(b, &r[0], now);
+	stage(b, &r[1], now);
+	if (n == 3)
+		stage(b, &r[2], now);
+	if (st->switching || b->n >= BG_BATCH || now - b->first_ts >= BG_BATCH_AGE_NS)
+		flush(b, BPF_RB_NO_WAKEUP);
+	b->writing = 0;
+}
+
 static __always_inline void emit_comm(const struct task_state *st)
 {
 	struct bg_rec r;

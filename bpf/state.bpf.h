@@ -28,6 +28,8 @@ const volatile __u32 bg_pause_tgid = 0;
  * linked what the net met, however long user space takes to read that far.
  */
 const volatile __u8 bg_wide_once = 0;
+/* funcgraph-args: each ENTRY is followed by its argument registers (BG_REC_ARGS). */
+const volatile __u8 bg_args = 0;
 /* Report indirect targets met inside interrupt work too (see BG_RF_IRQ). */
 const volatile __u8 bg_discover_irqs = 0;
 /* [start, end) of the trampoline's helpers; see BG_SELF_RANGES. */

@@ -47,6 +47,20 @@
  */
 #define BG_REC_STACK 6
 
+/*
+ * The argument registers of the ENTRY record right before it, made only
+ * with funcgraph-args (bg_args): three registers per record, in ts, val
+ * and dur|pid (the low half in dur), so that the ENTRY keeps its 32 bytes
+ * and calls without arguments asked pay nothing. depth is the part: 0
+ * holds registers 0-2, 1 registers 3-5 (BG_ARGS_REGS); func and cpu are
+ * the entry's. Part 1 is left out when the function has at most three
+ * (fentry: BG_CK_NREGS). Never alone: an ENTRY and its ARGS go into the
+ * ring buffer in one piece (put_entry_args()).
+ */
+#define BG_REC_ARGS 7
+#define BG_ARGS_REGS 6
+#define BG_ARGS_PER_REC 3
+
 /* Flags share the type byte: type in the low nibble, flags above. */
 #define BG_REC_TYPE_MASK 0x0f
 #define BG_RF_DUR_US 0x10 /* dur is in microseconds (it did not fit in ns) */
@@ -103,6 +117,12 @@ struct bg_batch {
 static inline unsigned int bg_rec_type(const struct bg_rec *r)
 {
 	return r->type & BG_REC_TYPE_MASK;
+}
+
+/* Register j (0..2) of a BG_REC_ARGS record. */
+static inline __u64 bg_rec_arg(const struct bg_rec *r, unsigned int j)
+{
+	return j == 0 ? r->ts : j == 1 ? r->val : ((__u64)r->pid << 32 | r->dur);
 }
 
 static inline __u64 bg_rec_dur_ns(const struct bg_rec *r)

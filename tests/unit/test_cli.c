@@ -575,10 +575,9 @@ static void test_graph_opts(void **state __maybe_unused)
 	assert_int_equal(o.flags_set, BG_O_RETVAL | BG_O_RETVAL_HEX);
 	cli__free(&o);
 
-	EXPECT_USAGE("--graph-opts 'args' is not supported yet", "-G", "f",
-		     "--graph-opts=args");
-	EXPECT_USAGE("--graph-opts 'retaddr' is not supported yet", "-G", "f",
-		     "--graph-opts=tail,retaddr");
+	PARSE_OK(&o, "-G", "f", "--graph-opts=args,retaddr");
+	assert_int_equal(o.flags, BG_O_DEFAULTS | BG_O_ARGS | BG_O_RETADDR);
+	cli__free(&o);
 	EXPECT_USAGE("unknown --graph-opts word 'bogus' (valid: nosleep-time,",
 		     "-G", "f", "--graph-opts=bogus");
 	EXPECT_USAGE("--graph-opts 'thresh' needs a value: thresh=USEC", "-G",
@@ -607,8 +606,11 @@ static void test_compat(void **state __maybe_unused)
 		{ "2.6", BG_DIALECT_6_1 },   { "6.4", BG_DIALECT_6_1 },
 		{ "6.0", BG_DIALECT_6_1 },   { "6.5", BG_DIALECT_6_5 },
 		{ "6.6", BG_DIALECT_6_5 },   { "6.12", BG_DIALECT_6_5 },
-		{ "6.13", BG_DIALECT_6_13 }, { "6.19", BG_DIALECT_6_13 },
-		{ "7.0", BG_DIALECT_6_13 },  { "10.2", BG_DIALECT_6_13 },
+		{ "6.13", BG_DIALECT_6_13 }, { "6.14", BG_DIALECT_6_13 },
+		{ "6.15", BG_DIALECT_6_15 }, { "6.16", BG_DIALECT_6_15 },
+		{ "6.17", BG_DIALECT_6_17 }, { "6.18", BG_DIALECT_6_17 },
+		{ "6.19", BG_DIALECT_6_19 }, { "7.3.4+deb13-cloud-amd64", BG_DIALECT_6_19 },
+		{ "7.0", BG_DIALECT_6_19 },  { "10.2", BG_DIALECT_6_19 },
 		{ "6.1.119", BG_DIALECT_6_1 },
 		{ "6.1.0-50-cloud-amd64", BG_DIALECT_6_1 },
 		{ "6.8.0-49-generic", BG_DIALECT_6_5 },
@@ -630,7 +632,7 @@ static void test_compat(void **state __maybe_unused)
 		cli__free(&o);
 	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		EXPECT_USAGE("expected a kernel version like 6.1, 6.5 or 6.13",
+		EXPECT_USAGE("expected a kernel version like 6.1, 6.5, 6.13 or 6.19",
 			     "-G", "f", "--compat", (char *)bad[i]);
 	/* the last one wins */
 	PARSE_OK(&o, "-G", "f", "--compat=6.1", "--compat=6.13");
@@ -675,6 +677,37 @@ static void test_compat_retval(void **state __maybe_unused)
 		     "--compat=6.1", "--graph-opts=retval");
 	EXPECT_USAGE("funcgraph-retval-hex does not exist before 6.5", "-G",
 		     "f", "--compat=6.1", "-O", "funcgraph-retval-hex");
+}
+
+/*
+ * funcgraph-args and -retaddr: the newest dialect unless --compat says,
+ * and an error before the version that has them.
+ */
+static void test_compat_args(void **state __maybe_unused)
+{
+	struct bg_opts o;
+
+	PARSE_OK(&o, "-G", "f", "-O", "funcgraph-args");
+	assert_int_equal(o.dialect, BG_DIALECT_6_19);
+	assert_true(o.flags & BG_O_ARGS);
+	cli__free(&o);
+	PARSE_OK(&o, "-G", "f", "--graph-opts=retaddr");
+	assert_int_equal(o.dialect, BG_DIALECT_6_19);
+	cli__free(&o);
+	PARSE_OK(&o, "-G", "f", "-O", "funcgraph-args", "--compat=6.16");
+	assert_int_equal(o.dialect, BG_DIALECT_6_15);
+	cli__free(&o);
+	PARSE_OK(&o, "-G", "f", "-O", "funcgraph-retaddr", "--compat=6.13");
+	assert_int_equal(o.dialect, BG_DIALECT_6_13);
+	cli__free(&o);
+	/* off again: the default dialect stays */
+	PARSE_OK(&o, "-G", "f", "-O", "funcgraph-args", "-O", "nofuncgraph-args");
+	assert_int_equal(o.dialect, BG_DIALECT_6_5);
+	cli__free(&o);
+	EXPECT_USAGE("funcgraph-args does not exist before 6.15; use --compat=6.15 or later",
+		     "-G", "f", "--compat=6.13", "-O", "funcgraph-args");
+	EXPECT_USAGE("funcgraph-retaddr does not exist before 6.13", "-G", "f",
+		     "--graph-opts=retaddr", "--compat=6.12");
 }
 
 /* ---- output and other ------------------------------------------------- */
@@ -996,6 +1029,7 @@ int main(void)
 		cmocka_unit_test(test_graph_opts),
 		cmocka_unit_test(test_compat),
 		cmocka_unit_test(test_compat_retval),
+		cmocka_unit_test(test_compat_args),
 		cmocka_unit_test(test_output_other),
 		cmocka_unit_test(test_hook),
 		cmocka_unit_test(test_getopt_forms),

@@ -97,9 +97,10 @@ const struct cli_opt cli_opts[] = {
 	  "set function_graph options (below)", CM_ALL },
 	{ "graph-opts", K_GRAPH_OPTS, "LIST", G_OUTPUT, cli_set_graph_opts, 0, 0, 0,
 	  "perf ftrace's: nosleep-time, noirqs,\n"
-	  "verbose, thresh=USEC, depth=N, tail,\nretval, retval-hex", CM_ALL },
+	  "verbose, thresh=USEC, depth=N, tail,\nretval, retval-hex, args, retaddr", CM_ALL },
 	{ "compat", K_COMPAT, "VERSION", G_OUTPUT, cli_set_compat, 0, 0, 0,
-	  "print as kernel VERSION does: 6.1,\n6.5 (default) or 6.13", CM_ALL },
+	  "print as kernel VERSION does: 6.1,\n6.5 (default), 6.13, 6.15, 6.17 or 6.19\n"
+	  "(default 6.19 with funcgraph-args/-retaddr)", CM_ALL },
 	{ "no-header", K_NO_HEADER, NULL, G_OUTPUT, cli_set_flag, OFF(no_header), 0,
 	  0, "no \"# tracer\" header (like trace_pipe)", CM_ALL },
 	{ "output", 'o', "FILE", G_OUTPUT, cli_set_output, 0, 0, 0,
@@ -149,6 +150,8 @@ const struct cli_trace_opt cli_trace_opts[] = {
 	{ "sleep-time", BG_O_SLEEP_TIME, "durations count time asleep" },
 	{ "graph-time", BG_O_GRAPH_TIME, "profiler only: no effect here" },
 	{ "context-info", BG_O_CONTEXT_INFO, "column header, TIME/CPU/TASK" },
+	{ "funcgraph-args", BG_O_ARGS, "arguments, typed from BTF (6.15 and later)" },
+	{ "funcgraph-retaddr", BG_O_RETADDR, "/* <-caller+0x../0x.. */ (6.13 and later)" },
 };
 
 const size_t cli_nr_trace_opts = sizeof(cli_trace_opts) / sizeof(cli_trace_opts[0]);
@@ -364,6 +367,39 @@ static int check_retval_dialect(struct cli_ctx *c)
 	return 0;
 }
 
+/*
+ * funcgraph-args and funcgraph-retaddr print nothing in the default
+ * dialect (6.5): asking for them without --compat picks the newest text,
+ * the one of the kernels that have them (6.19: both on one line). Older
+ * --compat versions than the option's first are an error, as for retval.
+ */
+static int check_args_dialect(struct cli_ctx *c)
+{
+	struct bg_opts *o = c->o;
+	uint32_t asked = o->flags & o->flags_set;
+
+	if (!(o->flags & (BG_O_ARGS | BG_O_RETADDR)))
+		return 0;
+	if (!o->dialect_set) {
+		o->dialect = BG_DIALECT_6_19;
+		return 0;
+	}
+	if ((asked & BG_O_ARGS) && o->dialect < BG_DIALECT_6_15)
+		return cli_usage_err(c->err,
+				     "funcgraph-args does not exist before 6.15; use --compat=6.15 or later");
+	if ((asked & BG_O_RETADDR) && o->dialect < BG_DIALECT_6_13)
+		return cli_usage_err(c->err,
+				     "funcgraph-retaddr does not exist before 6.13; use --compat=6.13 or later");
+	return 0;
+}
+
+static int check_dialect(struct cli_ctx *c)
+{
+	int err = check_retval_dialect(c);
+
+	return err ? err : check_args_dialect(c);
+}
+
 /* Conflicts between options, checked once everything is known. */
 static int check_conflicts(struct cli_ctx *c)
 {
@@ -374,7 +410,7 @@ static int check_conflicts(struct cli_ctx *c)
 			return cli_usage_err(c->err, "report needs the recording: -i FILE");
 		if (o->command_argc)
 			return cli_usage_err(c->err, "report runs no COMMAND");
-		return check_retval_dialect(c);
+		return check_dialect(c);
 	}
 	if (o->cmd == BG_CMD_RECORD && !o->output)
 		return cli_usage_err(c->err, "record needs a file to write: -o FILE");
@@ -383,7 +419,7 @@ static int check_conflicts(struct cli_ctx *c)
 	if (o->nr_pids && o->command_argc)
 		return cli_usage_err(c->err,
 				     "-p/--pid and a COMMAND exclude each other: the COMMAND is what gets traced");
-	return check_retval_dialect(c);
+	return check_dialect(c);
 }
 
 static bool subcommand(struct bg_opts *o, int argc, char **argv)

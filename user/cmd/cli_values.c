@@ -311,8 +311,8 @@ static const struct graph_opt {
 	{ "tail", GO_FLAGS, BG_O_TAIL, 0 },
 	{ "retval", GO_FLAGS, BG_O_RETVAL, 0 },
 	{ "retval-hex", GO_FLAGS, BG_O_RETVAL | BG_O_RETVAL_HEX, 0 },
-	{ "args", GO_UNSUPPORTED, 0, 0 },
-	{ "retaddr", GO_UNSUPPORTED, 0, 0 },
+	{ "args", GO_FLAGS, BG_O_ARGS, 0 },
+	{ "retaddr", GO_FLAGS, BG_O_RETADDR, 0 },
 };
 
 #define NR_GRAPH_OPTS (sizeof(graph_opts) / sizeof(graph_opts[0]))
@@ -506,13 +506,19 @@ int cli_set_compat(struct cli_ctx *c,
 		c->o->dialect = BG_DIALECT_6_1;
 	else if (major == 6 && minor < 13)
 		c->o->dialect = BG_DIALECT_6_5;
-	else
+	else if (major == 6 && minor < 15)
 		c->o->dialect = BG_DIALECT_6_13;
+	else if (major == 6 && minor < 17)
+		c->o->dialect = BG_DIALECT_6_15;
+	else if (major == 6 && minor < 19)
+		c->o->dialect = BG_DIALECT_6_17;
+	else
+		c->o->dialect = BG_DIALECT_6_19;
 	c->o->dialect_set = true;
 	return 0;
 bad:
 	return cli_usage_err(c->err,
-			     "invalid %s '%s': expected a kernel version like 6.1, 6.5 or 6.13",
+			     "invalid %s '%s': expected a kernel version like 6.1, 6.5, 6.13 or 6.19",
 			     c->name, arg);
 }
 

@@ -51,6 +51,14 @@ enum bg_dialect {
 	BG_DIALECT_6_1 = 601, /* no return values at all */
 	BG_DIALECT_6_5 = 605, /* "func(); / * = 0x0 * /", "} / * func = -2 * /" */
 	BG_DIALECT_6_13 = 613, /* "func(); / * ret=0x0 * /", "} / * func ret=-2 * /" */
+	/*
+	 * funcgraph-args (user/out/args.h numbers its rules alike): integers in
+	 * decimal, the arguments dropped when funcgraph-retaddr is on (6.15);
+	 * unsigned integers in hex (6.17); args and retaddr together (6.19).
+	 */
+	BG_DIALECT_6_15 = 615,
+	BG_DIALECT_6_17 = 617,
+	BG_DIALECT_6_19 = 619,
 };
 
 /* out_text_opts.flags: the tracefs option names */
@@ -66,6 +74,8 @@ enum bg_dialect {
 #define BG_O_SLEEP_TIME 0x200 /* sleep-time */
 #define BG_O_GRAPH_TIME 0x400 /* graph-time (function profiler only) */
 #define BG_O_CONTEXT_INFO 0x800 /* context-info (trace option) */
+#define BG_O_ARGS 0x1000 /* funcgraph-args (6.15 and later) */
+#define BG_O_RETADDR 0x2000 /* funcgraph-retaddr (6.13 and later) */
 
 #define BG_O_DEFAULTS                                                           \
 	(BG_O_CPU | BG_O_OVERHEAD | BG_O_DURATION | BG_O_IRQS | BG_O_RETVAL |   \

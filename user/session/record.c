@@ -551,7 +551,8 @@ static int r_meta(struct record_reader *r, size_t len)
 	if (c.bad)
 		return r_bad(r, "header block is malformed");
 	if (m->nr_cpu_ids > BG_MAX_CPUS || m->max_depth > BG_MAX_DEPTH ||
-	    (m->dialect != 601 && m->dialect != 605 && m->dialect != 613))
+	    (m->dialect != 601 && m->dialect != 605 && m->dialect != 613 &&
+	     m->dialect != 615 && m->dialect != 617 && m->dialect != 619))
 		return r_bad(r, "header block has out-of-range values");
 	return 0;
 }
