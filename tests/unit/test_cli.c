@@ -472,12 +472,12 @@ static void test_trace_opt_table(void **state __maybe_unused)
 	uint32_t seen = 0;
 	size_t i;
 
-	assert_int_equal(cli__nr_trace_opts(), 12);
+	assert_int_equal(cli__nr_trace_opts(), 14);
 	for (i = 0; i < cli__nr_trace_opts(); i++) {
 		assert_int_equal(seen & cli__trace_opt_flag(i), 0);
 		seen |= cli__trace_opt_flag(i);
 	}
-	assert_int_equal(seen, 0xfff);
+	assert_int_equal(seen, 0x3fff);
 	assert_null(cli__trace_opt_name(i));
 	assert_int_equal(cli__trace_opt_flag(i), 0);
 }
@@ -527,7 +527,7 @@ static void test_trace_opts_lists(void **state __maybe_unused)
 		     "funcgraph-overhead, funcgraph-proc, funcgraph-duration, "
 		     "funcgraph-abstime, funcgraph-irqs, funcgraph-tail, "
 		     "funcgraph-retval, funcgraph-retval-hex, sleep-time, "
-		     "graph-time, context-info)",
+		     "graph-time, context-info, funcgraph-args, funcgraph-retaddr)",
 		     "-G", "f", "-O", "nosuch");
 	EXPECT_USAGE("unknown -O name 'no'", "-G", "f", "-O", "no");
 	EXPECT_USAGE("unknown -O name 'nonofuncgraph-cpu'", "-G", "f", "-O",

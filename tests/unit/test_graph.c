@@ -6,12 +6,18 @@
  *
  *   nr_cpu_ids N            possible CPUs (CPU column width), default 2
  *   opts TOKEN...           default | [+-]cpu overhead proc duration abstime
- *                           tail retval retval-hex context-info (default: default)
- *   dialect 601|605|613     default 601
+ *                           tail retval retval-hex context-info args retaddr
+ *                           (default: default)
+ *   dialect 601|605|613|615|617|619  default 601
  *   header 0|1              "# tracer" block first, default 0
  *   func NAME [mod=M] [ret=void|signed|unsigned|bool|ptr|unknown[:SIZE]]
  *   comm PID NAME           a BG_REC_COMM record
- *   E CPU PID FUNC DEPTH TS                 entry
+ *   E CPU PID FUNC DEPTH TS [CALLER]        entry (CALLER: return address)
+ *   A CPU FUNC PART R0 R1 R2                BG_REC_ARGS (registers 3*PART..)
+ *   proto FUNC [NAME:TYPE]...               a BTF prototype for funcgraph-args;
+ *                                           TYPE int, uint, long, ulong, ptr,
+ *                                           bool, enum or struct16
+ *   sym ADDR SIZE NAME [MOD]                a kallsyms symbol for funcgraph-retaddr
  *   X CPU PID FUNC DEPTH TS DUR [RET]       exit (XU: DUR in us, BG_RF_DUR_US)
  *   S CPU PID TS            a BG_REC_SWITCH record
  *   lost CPU COUNT          graph__lost()
@@ -24,13 +30,28 @@
 #include <errno.h>
 #include <inttypes.h>
 
+#include <bpf/btf.h>
+
 #include "golden.h"
 
+#include "args_src.h"
 #include "graph.h"
 #include "out_text.h"
 
+#define MAX_SYMS 16
+
+struct script_sym {
+	uint64_t addr, size;
+	char name[64], mod[32];
+};
+
 struct run {
 	struct functab ft;
+	struct btf *btf; /* prototypes (proto lines) */
+	int types[8]; /* int uint long ulong ptr bool enum struct16 */
+	struct script_sym syms[MAX_SYMS];
+	int nsyms;
+	struct args_src as;
 	struct out_text_opts wo;
 	struct out_text *w;
 	struct graph *g;
@@ -91,6 +112,8 @@ static const struct {
 	{ "retval", BG_O_RETVAL },
 	{ "retval-hex", BG_O_RETVAL_HEX },
 	{ "context-info", BG_O_CONTEXT_INFO },
+	{ "args", BG_O_ARGS },
+	{ "retaddr", BG_O_RETADDR },
 };
 
 static void parse_opts(struct run *r, char **tok)
@@ -156,6 +179,86 @@ static void parse_func(struct run *r, char **tok)
 	script_fail(r, "bad return kind '%s'", ret);
 }
 
+static const char *const type_names[] = { "int", "uint", "long", "ulong",
+					   "ptr", "bool", "enum", "struct16" };
+
+static void make_types(struct run *r)
+{
+	int *t = r->types;
+	int e;
+
+	r->btf = btf__new_empty();
+	assert_non_null(r->btf);
+	t[0] = btf__add_int(r->btf, "int", 4, BTF_INT_SIGNED);
+	t[1] = btf__add_int(r->btf, "unsigned int", 4, 0);
+	t[2] = btf__add_int(r->btf, "long", 8, BTF_INT_SIGNED);
+	t[3] = btf__add_int(r->btf, "unsigned long", 8, 0);
+	t[4] = btf__add_ptr(r->btf, t[2]);
+	t[5] = btf__add_int(r->btf, "_Bool", 1, BTF_INT_BOOL);
+	t[6] = e = btf__add_enum(r->btf, "mode", 4);
+	assert_int_equal(btf__add_enum_value(r->btf, "MODE_A", 1), 0);
+	t[7] = btf__add_struct(r->btf, "pair", 16);
+	assert_int_equal(btf__add_field(r->btf, "a", t[3], 0, 0), 0);
+	assert_int_equal(btf__add_field(r->btf, "b", t[3], 64, 0), 0);
+	(void)e;
+}
+
+/* proto FUNC NAME:TYPE...: a FUNC in the script's BTF. */
+static void parse_proto(struct run *r, char **tok, int n)
+{
+	int proto;
+
+	if (!r->btf)
+		make_types(r);
+	proto = btf__add_func_proto(r->btf, r->types[0]);
+	assert_true(proto > 0);
+	for (int i = 1; i < n; i++) {
+		char *colon = strchr(tok[i], ':');
+		size_t k;
+
+		if (!colon)
+			script_fail(r, "proto parameter '%s' lacks :TYPE", tok[i]);
+		*colon = '\0';
+		for (k = 0; k < sizeof(type_names) / sizeof(type_names[0]); k++)
+			if (!strcmp(colon + 1, type_names[k]))
+				break;
+		if (k == sizeof(type_names) / sizeof(type_names[0]))
+			script_fail(r, "unknown type '%s'", colon + 1);
+		assert_int_equal(btf__add_func_param(r->btf, tok[i], r->types[k]), 0);
+	}
+	assert_true(btf__add_func(r->btf, tok[0], BTF_FUNC_GLOBAL, proto) > 0);
+}
+
+static int script_sym(void *ctx, uint64_t addr, struct args_sym *out)
+{
+	struct run *r = ctx;
+
+	for (int i = 0; i < r->nsyms; i++) {
+		const struct script_sym *s = &r->syms[i];
+
+		if (addr >= s->addr && addr < s->addr + s->size) {
+			*out = (struct args_sym){ s->name, s->mod[0] ? s->mod : NULL, s->addr,
+						  s->size };
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static void parse_sym(struct run *r, char **tok, int n)
+{
+	struct script_sym *s;
+
+	if ((n != 3 && n != 4) || r->nsyms == MAX_SYMS)
+		script_fail(r, "sym ADDR SIZE NAME [MOD]");
+	s = &r->syms[r->nsyms++];
+	s->addr = num(r, tok[0]);
+	s->size = num(r, tok[1]);
+	snprintf(s->name, sizeof(s->name), "%s", tok[2]);
+	if (n == 4)
+		snprintf(s->mod, sizeof(s->mod), "%s", tok[3]);
+}
+
 /* Writer and graph exist from the first record on: options come first. */
 static void start(struct run *r)
 {
@@ -167,6 +270,8 @@ static void start(struct run *r)
 	assert_non_null(r->mem);
 	r->wo.out = r->mem;
 	r->wo.funcs = &r->ft;
+	r->as = (struct args_src){ .btf = r->btf, .sym = script_sym, .sym_ctx = r };
+	r->wo.args = &r->as;
 	r->w = out_text__new(&r->wo);
 	assert_non_null(r->w);
 	go.sink.emit = out_text__emit;
@@ -200,7 +305,21 @@ static void do_record(struct run *r, const char *op, char **a, int n)
 		feed(r, &rec);
 		return;
 	}
-	if (n < 5 || (op[0] == 'E' && n != 5) || (op[0] == 'X' && n != 6 && n != 7))
+	if (!strcmp(op, "A")) {
+		if (n != 6)
+			script_fail(r, "A takes 6 arguments");
+		rec.type = BG_REC_ARGS;
+		rec.cpu = (uint16_t)num(r, a[0]);
+		rec.func = func_id(r, a[1]);
+		rec.depth = (uint8_t)num(r, a[2]);
+		rec.ts = num(r, a[3]);
+		rec.val = num(r, a[4]);
+		rec.dur = (uint32_t)num(r, a[5]);
+		rec.pid = (uint32_t)(num(r, a[5]) >> 32);
+		feed(r, &rec);
+		return;
+	}
+	if (n < 5 || (op[0] == 'E' && n != 5 && n != 6) || (op[0] == 'X' && n != 6 && n != 7))
 		script_fail(r, "wrong number of arguments for %s", op);
 	rec.cpu = (uint16_t)num(r, a[0]);
 	rec.pid = (uint32_t)num(r, a[1]);
@@ -209,6 +328,7 @@ static void do_record(struct run *r, const char *op, char **a, int n)
 	rec.ts = num(r, a[4]);
 	if (op[0] == 'E') {
 		rec.type = BG_REC_ENTRY;
+		rec.val = n == 6 ? num(r, a[5]) : 0;
 	} else {
 		rec.type = BG_REC_EXIT | (op[1] == 'U' ? BG_RF_DUR_US : 0);
 		rec.dur = (uint32_t)num(r, a[5]);
@@ -261,10 +381,21 @@ static void do_action(struct run *r, char **tok, int n)
 		parse_func(r, tok + 1);
 		return;
 	}
+	if (!strcmp(op, "proto") && n >= 2) {
+		if (r->g)
+			script_fail(r, "proto must come before the first record");
+		parse_proto(r, tok + 1, n - 1);
+		return;
+	}
+	if (!strcmp(op, "sym")) {
+		parse_sym(r, tok + 1, n - 1);
+		return;
+	}
 	start(r);
 	if (!strcmp(op, "comm"))
 		do_comm(r, tok + 1, n - 1);
-	else if (!strcmp(op, "E") || !strcmp(op, "X") || !strcmp(op, "XU") || !strcmp(op, "S"))
+	else if (!strcmp(op, "E") || !strcmp(op, "X") || !strcmp(op, "XU") || !strcmp(op, "S") ||
+		 !strcmp(op, "A"))
 		do_record(r, op, tok + 1, n - 1);
 	else if (!strcmp(op, "lost") && n == 3)
 		assert_int_equal(graph__lost(r->g, (uint32_t)num(r, tok[1]), num(r, tok[2])), 0);
@@ -334,6 +465,7 @@ static void run_script(void **state)
 	graph__free(r.g);
 	out_text__free(r.w);
 	functab__free(&r.ft);
+	btf__free(r.btf);
 	free(r.buf);
 	free(text);
 	free(path);
@@ -659,6 +791,10 @@ int main(void)
 		SCRIPT("irq_same_depth"),
 		SCRIPT("seed000"),
 		SCRIPT("seed001"),
+		SCRIPT("args_619"),
+		SCRIPT("args_617"),
+		SCRIPT("args_615"),
+		SCRIPT("args_615_retaddr"),
 		cmocka_unit_test(test_feed_errors),
 		cmocka_unit_test(test_drain_waits_for_lookahead),
 		cmocka_unit_test(test_drain_watermark),

@@ -100,7 +100,7 @@ static void test_full_at_open(void **state)
 	(void)state;
 	text_opts(&o, "/dev/full");
 	grab_stderr();
-	out = output__open(&o, &ts, &ft);
+	out = output__open(&o, &ts, &ft, NULL);
 	assert_int_equal(errno, ENOSPC);
 	release_stderr(msg, sizeof(msg));
 	assert_null(out);
@@ -129,7 +129,7 @@ static void test_fails_later(void **state)
 	getrlimit(RLIMIT_FSIZE, &old);
 	setrlimit(RLIMIT_FSIZE, &lim);
 	text_opts(&o, path);
-	out = output__open(&o, &ts, &ft);
+	out = output__open(&o, &ts, &ft, NULL);
 	assert_non_null(out);
 	s = output__sink(out);
 	for (uint64_t i = 0; i < 20000 && !err; i++)
@@ -165,7 +165,7 @@ static void test_reader_gone(void **state)
 	dup2(p[1], STDOUT_FILENO);
 	close(p[1]);
 	text_opts(&o, NULL);
-	out = output__open(&o, &ts, &ft);
+	out = output__open(&o, &ts, &ft, NULL);
 	assert_non_null(out);
 	/* The header went; then the reader goes. */
 	close(p[0]);
@@ -201,7 +201,7 @@ static void test_written(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	text_opts(&o, path);
-	out = output__open(&o, &ts, &ft);
+	out = output__open(&o, &ts, &ft, NULL);
 	assert_non_null(out);
 	s = output__sink(out);
 	for (uint64_t i = 0; i < 3; i++)

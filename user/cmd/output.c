@@ -12,6 +12,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "ksyms.h"
 #include "output.h"
 #include "render.h"
 
@@ -22,6 +23,7 @@ struct output {
 	struct record_writer *rec;
 	struct rec_sink print, file; /* either may be unused (ctx NULL) */
 	struct record_meta meta;
+	struct args_src args;
 	/*
 	 * The first failed write of the rendered trace (-EPIPE: the reader
 	 * went away, -ENOSPC...): the next record fed returns it, which
@@ -94,7 +96,7 @@ static int open_render(struct output *out, const struct bg_opts *o, const struct
 	struct render_opts ro = {
 		.funcs = funcs, .format = o->format, .flags = o->flags, .dialect = o->dialect,
 		.nr_cpu_ids = (uint32_t)libbpf_num_possible_cpus(), .header = !o->no_header,
-		.folded_count = o->folded_count,
+		.folded_count = o->folded_count, .args = &out->args,
 	};
 
 	out->f = path ? fopen(path, "we") : stdout;
@@ -146,14 +148,31 @@ static void fill_meta(struct record_meta *m, const struct bg_opts *o, const char
 		m->hostname = host;
 }
 
+static int ksyms_sym(void *ctx, uint64_t addr, struct args_sym *out)
+{
+	const struct ksym *s = ctx ? ksyms__find_addr(ctx, addr) : NULL;
+
+	if (!s)
+		return -ENOENT;
+	*out = (struct args_sym){ s->name, s->module, s->addr, s->size };
+	return 0;
+}
+
+struct args_src output__kernel_args(const struct btf *btf, const struct ksyms *ks)
+{
+	return (struct args_src){ .btf = btf, .sym = ksyms_sym, .sym_ctx = (void *)ks };
+}
+
 struct output *output__open(const struct bg_opts *o, const struct tracer_sinks *ts,
-			    const struct functab *funcs)
+			    const struct functab *funcs, const struct args_src *args)
 {
 	struct output *out = calloc(1, sizeof(*out));
 	int err = 0;
 
 	if (!out)
 		return NULL;
+	if (args)
+		out->args = *args;
 
 	if (ts->print)
 		err = open_render(out, o, ts, funcs);

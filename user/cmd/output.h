@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "args_src.h"
 #include "cli.h"
 #include "functab.h"
 #include "record.h"
@@ -27,9 +28,16 @@ struct tracer_sinks {
 
 struct output;
 
-/* NULL (errno set, reported) on failure. */
+/*
+ * NULL (errno set, reported) on failure. args: the prototypes and symbols
+ * funcgraph-args and -retaddr print with (copied; what it points to must
+ * outlive out); NULL: none.
+ */
 struct output *output__open(const struct bg_opts *o, const struct tracer_sinks *ts,
-			    const struct functab *funcs);
+			    const struct functab *funcs, const struct args_src *args);
+struct ksyms;
+/* An args_src over the running kernel: its BTF and kallsyms. */
+struct args_src output__kernel_args(const struct btf *btf, const struct ksyms *ks);
 /* Where the session feeds records. */
 struct rec_sink output__sink(struct output *out);
 /*

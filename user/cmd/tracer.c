@@ -327,6 +327,7 @@ static int configure_skel(struct graph_bpf *skel, const struct bg_opts *o)
 	ro->bg_filter_comm = o->comm[0] != 0;
 	memcpy((void *)ro->bg_comm, o->comm, sizeof(ro->bg_comm));
 	ro->bg_noirqs = !(o->flags & BG_O_IRQS);
+	ro->bg_args = !!(o->flags & BG_O_ARGS);
 	ro->bg_nosleep = !(o->flags & BG_O_SLEEP_TIME);
 	/* bg_pause_tgid is set once the command exists (trace()). */
 	return bpf_map__set_max_entries(skel->maps.bg_events, o->buffer_size);
@@ -647,7 +648,11 @@ static int run_setup(struct run *r, const struct bg_opts *o, struct plan *p,
 	 * refusal prints no header. (A full file system was found before
 	 * attaching: check_writable.)
 	 */
-	r->out = output__open(o, ts, &p->funcs);
+	{
+		struct args_src as = output__kernel_args(kbtf__btf(ki->kb, NULL), ki->ks);
+
+		r->out = output__open(o, ts, &p->funcs, &as);
+	}
 	return r->out ? 0 : -errno;
 }
 

@@ -278,6 +278,26 @@ const char *graph__comm(const struct graph *g, uint32_t pid)
 
 static void release_excess(struct graph *g);
 
+/*
+ * Argument registers: queued right behind their ENTRY (or the ENTRY's
+ * first ARGS part), which release_entry() takes them with. Their ts holds
+ * a register, so they set no time of the queue. Without their ENTRY
+ * queued (released early by release_excess()) they are dropped.
+ */
+static int feed_args(struct graph *g, const struct bg_rec *rec)
+{
+	struct cpuq *q = rec->cpu < g->ncpu ? g->cpu[rec->cpu] : NULL;
+	const struct bg_rec *t;
+
+	if (!q || !q->n || q->lost_open || rec->depth * BG_ARGS_PER_REC >= BG_ARGS_REGS)
+		return 0;
+	t = q_at(q, q->n - 1);
+	if (t->func != rec->func ||
+	    (bg_rec_type(t) != BG_REC_ENTRY && bg_rec_type(t) != BG_REC_ARGS))
+		return 0;
+	return q_push(g, q, rec);
+}
+
 int graph__feed(struct graph *g, const struct bg_rec *rec)
 {
 	struct cpuq *q;
@@ -290,6 +310,8 @@ int graph__feed(struct graph *g, const struct bg_rec *rec)
 	case BG_REC_SWITCH:
 		/* function_graph shows switches only through the pid banner. */
 		return 0;
+	case BG_REC_ARGS:
+		return feed_args(g, rec);
 	case BG_REC_ENTRY:
 	case BG_REC_EXIT:
 		break;
@@ -393,14 +415,41 @@ static bool is_leaf(const struct bg_rec *ent, const struct bg_rec *next)
 	       next->func == ent->func;
 }
 
+/* The BG_REC_ARGS records right behind q's head. */
+static size_t args_behind(const struct cpuq *q)
+{
+	size_t k = 0;
+
+	while (1 + k < q->n && bg_rec_type(q_at(q, 1 + k)) == BG_REC_ARGS)
+		k++;
+	return k;
+}
+
+/* The registers of the k ARGS records behind q's head into ev. */
+static void take_args(const struct cpuq *q, size_t k, struct gev *ev)
+{
+	for (size_t i = 0; i < k; i++) {
+		const struct bg_rec *a = q_at(q, 1 + i);
+		unsigned int at = a->depth * BG_ARGS_PER_REC;
+
+		for (unsigned int j = 0; j < BG_ARGS_PER_REC && at + j < BG_ARGS_REGS; j++)
+			ev->args[at + j] = bg_rec_arg(a, j);
+		if (at + BG_ARGS_PER_REC > ev->nargs)
+			ev->nargs = at + BG_ARGS_PER_REC;
+	}
+}
+
 static void release_entry(struct graph *g, struct cpuq *q)
 {
 	struct bg_rec e = *q_at(q, 0);
-	struct gev ev = { .pid = e.pid, .func = e.func, .depth = e.depth, .ts = e.ts };
+	struct gev ev = { .pid = e.pid, .func = e.func, .depth = e.depth, .ts = e.ts,
+			  .caller = e.val };
 	uint32_t *slot = e.depth < BG_MAX_DEPTH ? &q->enter_funcs[e.depth] : NULL;
+	size_t k = args_behind(q);
 
-	if (q->n >= 2 && is_leaf(&e, q_at(q, 1))) {
-		const struct bg_rec *x = q_at(q, 1);
+	take_args(q, k, &ev);
+	if (q->n >= 2 + k && is_leaf(&e, q_at(q, 1 + k))) {
+		const struct bg_rec *x = q_at(q, 1 + k);
 
 		ev.type = GEV_LEAF;
 		ev.dur = bg_rec_dur_ns(x);
@@ -408,12 +457,12 @@ static void release_entry(struct graph *g, struct cpuq *q)
 		ev.noret = !!(x->type & BG_RF_NOEXIT);
 		if (slot)
 			*slot = NO_FUNC;
-		q_pop(g, q, 2);
+		q_pop(g, q, 2 + k);
 	} else {
 		ev.type = GEV_ENTER;
 		if (slot)
 			*slot = e.func;
-		q_pop(g, q, 1);
+		q_pop(g, q, 1 + k);
 	}
 	emit_line(g, q, &ev);
 }
@@ -463,7 +512,7 @@ static bool q_waits(const struct cpuq *q)
 
 	if (type == Q_LOST)
 		return q->lost_open;
-	return type == BG_REC_ENTRY && q->n < 2;
+	return type == BG_REC_ENTRY && q->n < 2 + args_behind(q);
 }
 
 static bool before(const struct cpuq *a, const struct bg_rec *ah, const struct cpuq *b,
@@ -513,6 +562,9 @@ static void release_head(struct graph *g, struct cpuq *q)
 		break;
 	case BG_REC_EXIT:
 		release_exit(g, q);
+		break;
+	case BG_REC_ARGS:
+		q_pop(g, q, 1); /* never left alone at the head; be safe */
 		break;
 	default:
 		release_lost(g, q);

@@ -36,6 +36,14 @@ struct gev {
 	uint64_t dur; /* ns, LEAF/EXIT */
 	uint64_t ret; /* raw return register, LEAF/EXIT */
 	uint64_t count; /* GEV_LOST */
+	/* ENTER/LEAF: the return address into the caller, 0 if unknown */
+	uint64_t caller;
+	/*
+	 * ENTER/LEAF: the argument registers recorded with the entry
+	 * (BG_REC_ARGS, funcgraph-args): nargs of them, 0 when none were.
+	 */
+	uint64_t args[BG_ARGS_REGS];
+	uint8_t nargs;
 	bool tail; /* GEV_EXIT: entry not seen on this cpu at this depth */
 	bool noret; /* LEAF/EXIT: its exit was missed (BG_RF_NOEXIT): no value */
 	/*
@@ -69,7 +77,8 @@ void graph__free(struct graph *g);
 /*
  * Queue one record (copied). BG_REC_COMM records update the comm table at
  * once and BG_REC_SWITCH records are ignored: neither is queued, so neither
- * breaks a leaf. Returns 0, -EINVAL (bad type, cpu >= BG_MAX_CPUS), -ENOMEM.
+ * breaks a leaf. BG_REC_ARGS records go with the ENTRY right before them
+ * on their CPU (dropped when there is none) and break no leaf either. Returns 0, -EINVAL (bad type, cpu >= BG_MAX_CPUS), -ENOMEM.
  */
 int graph__feed(struct graph *g, const struct bg_rec *rec);
 /*

@@ -18,8 +18,12 @@
 #define PROC_COMM_LEN 7 /* print_graph_proc() cuts comm here */
 #define MAX_ERRNO 4095 /* IS_ERR_VALUE() range */
 
+/* Longest argument list or return address printed (the kernel's seq is a page). */
+#define ARGS_TEXT_MAX 1024
+
 struct out_text {
 	struct out_text_opts o;
+	struct args_fmt *af; /* with BG_O_ARGS or BG_O_RETADDR */
 	int cpu_width;
 	char name_buf[32]; /* fallback name of a function not in the table */
 };
@@ -55,11 +59,20 @@ struct out_text *out_text__new(const struct out_text_opts *opts)
 		return NULL;
 	w->o = *opts;
 	w->cpu_width = cpu_width(opts->nr_cpu_ids);
+	if (opts->flags & (BG_O_ARGS | BG_O_RETADDR)) {
+		w->af = args_fmt__new(opts->args, opts->funcs);
+		if (!w->af) {
+			free(w);
+			return NULL;
+		}
+	}
 	return w;
 }
 
 void out_text__free(struct out_text *w)
 {
+	if (w)
+		args_fmt__free(w->af);
 	free(w);
 }
 
@@ -344,17 +357,68 @@ static void put_retval(const struct out_text *w, struct linebuf *l, const char *
 	linebuf__put(l, " */\n", 4);
 }
 
-static void put_leaf(struct out_text *w, struct linebuf *l, const struct gev *ev)
+/* "(ARGS)" of an entry line: "()" unless funcgraph-args shows some. */
+static void put_args(struct out_text *w, struct linebuf *l, const struct gev *ev)
 {
-	char rv[24];
-	size_t n = retval_of(w, ev, rv);
+	char buf[ARGS_TEXT_MAX];
+	int n = w->af ? args_fmt__args(w->af, ev, w->o.dialect, w->o.flags, buf, sizeof(buf)) : 0;
+
+	linebuf__put(l, "(", 1);
+	if (n > 0)
+		linebuf__put(l, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+	linebuf__put(l, ")", 1);
+}
+
+/* "<-caller+0x3b/0x160" into buf when funcgraph-retaddr shows it; its length or 0. */
+static size_t retaddr_of(struct out_text *w, const struct gev *ev, char *buf, size_t size)
+{
+	int n = w->af ? args_fmt__retaddr(w->af, ev, w->o.dialect, w->o.flags, buf, size) : 0;
+
+	if (n <= 0)
+		return 0;
+	return (size_t)n < size ? (size_t)n : size - 1;
+}
+
+/* "func(ARGS) {", then " / * <-caller * /" (print_graph_entry_nested()). */
+static void put_enter(struct out_text *w, struct linebuf *l, const struct gev *ev)
+{
+	char ra[ARGS_TEXT_MAX];
+	size_t n = retaddr_of(w, ev, ra, sizeof(ra));
 
 	linebuf__str(l, name_of(w, ev->func));
+	put_args(w, l, ev);
 	if (!n) {
-		linebuf__put(l, "();\n", 4);
+		linebuf__put(l, " {\n", 3);
 		return;
 	}
-	linebuf__put(l, "(); /* ", 7);
+	linebuf__put(l, " { /* ", 6);
+	linebuf__put(l, ra, n);
+	linebuf__put(l, " */\n", 4);
+}
+
+/* "func(ARGS);", then " / *", " <-caller", " ret=V", " * /" as each is on. */
+static void put_leaf(struct out_text *w, struct linebuf *l, const struct gev *ev)
+{
+	char rv[24], ra[ARGS_TEXT_MAX];
+	size_t n = retval_of(w, ev, rv);
+	size_t m = retaddr_of(w, ev, ra, sizeof(ra));
+
+	linebuf__str(l, name_of(w, ev->func));
+	put_args(w, l, ev);
+	if (!n && !m) {
+		linebuf__put(l, ";\n", 2);
+		return;
+	}
+	linebuf__put(l, "; /*", 4);
+	if (m) {
+		linebuf__put(l, " ", 1);
+		linebuf__put(l, ra, m);
+	}
+	if (!n) {
+		linebuf__put(l, " */\n", 4);
+		return;
+	}
+	linebuf__put(l, " ", 1);
 	put_retval(w, l, rv, n);
 }
 
@@ -413,8 +477,7 @@ void out_text__emit(void *ctx, const struct gev *ev)
 	case GEV_ENTER:
 		put_prefix(w, &l, ev);
 		put_duration_indent(w, &l, ev);
-		linebuf__str(&l, name_of(w, ev->func));
-		linebuf__put(&l, "() {\n", 5);
+		put_enter(w, &l, ev);
 		break;
 	case GEV_LEAF:
 		put_prefix(w, &l, ev);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "args_src.h"
 #include "functab.h"
 #include "graph.h"
 #include "options.h"
@@ -21,6 +22,8 @@ struct out_text_opts {
 	enum bg_dialect dialect;
 	uint32_t nr_cpu_ids; /* possible CPUs: sets the CPU column width */
 	bool header; /* "# tracer: function_graph" block first */
+	/* funcgraph-args, funcgraph-retaddr: prototypes and symbols; NULL: none */
+	const struct args_src *args;
 };
 
 struct out_text;

@@ -41,7 +41,7 @@ static void *text_new(const struct render_opts *o)
 {
 	return out_text__new(&(struct out_text_opts){
 		.out = o->out, .funcs = o->funcs, .flags = o->flags, .dialect = o->dialect,
-		.nr_cpu_ids = o->nr_cpu_ids, .header = o->header });
+		.nr_cpu_ids = o->nr_cpu_ids, .header = o->header, .args = o->args });
 }
 
 static void text_begin(void *w)

@@ -27,6 +27,7 @@ struct render_opts {
 	uint32_t nr_cpu_ids;
 	bool header;
 	bool folded_count; /* folded, svg: weight by count, not self time */
+	const struct args_src *args; /* funcgraph-args, -retaddr; NULL: none */
 };
 
 struct render;

@@ -1,0 +1,59 @@
+#!/bin/sh
+# funcgraph-args: bpfgraph's argument text beside the kernel's own
+# function_graph with funcgraph-args on the same workloads, where the
+# kernel has the option (CONFIG_FUNCTION_TRACE_ARGS: Debian's 7.3). Where
+# it has not (6.1, 6.12) only bpfgraph runs, and the check looks at its
+# text alone. The host side (trace_args.check) compares the argument text
+# of matching calls: pointers as "a pointer", everything else exactly.
+# bench-timeout: 1500
+set -u
+. /bench/lib/guest.sh
+
+if [ -e $T/options/funcgraph-args ]; then
+	echo yes >kernel_args.txt
+else
+	echo no >kernel_args.txt
+fi
+
+repeat() { # N WL-CMD...
+	n=$1
+	shift
+	while [ "$n" -gt 0 ]; do
+		printf '%s sleep 200 ' "$*"
+		n=$((n - 1))
+	done
+}
+
+run_case() { # NAME FUNC HOOK WL-CMD...
+	name=$1 func=$2 hook=$3
+	shift 3
+	wl_args=$(repeat 4 "$@")
+	echo "$name" >>cases.txt
+	progress "$name: bpfgraph -O funcgraph-args --hook=$hook -G $func -- wl $wl_args"
+	# shellcheck disable=SC2086
+	timeout -k 60 500 bpfgraph -O funcgraph-args --hook="$hook" -G "$func" -- /bin/wl $wl_args \
+		>"$name.bpfgraph.txt" 2>"$name.bpfgraph.err"
+	echo $? >"$name.bpfgraph.rc"
+	if [ "$(cat kernel_args.txt)" = yes ]; then
+		progress "$name: oracle with funcgraph-args"
+		# shellcheck disable=SC2086
+		oracle_capture -o "$name.oracle.txt" -O funcgraph-args "$func" -- wl --stop $wl_args
+	fi
+}
+
+# kprobe.multi where the kernel has it (6.12, 7.3), fentry on 6.1
+run_case openat do_sys_openat2 auto openmiss 1
+run_case read vfs_read auto read 1
+run_case tcp tcp_sendmsg auto tcp 1
+# the trampoline tier too, where auto did not pick it
+run_case openat_fentry do_sys_openat2 fentry openmiss 1
+
+# Both options, in the newest dialect and in 6.15's (the return address
+# replaces the arguments there).
+progress "retaddr: bpfgraph -O funcgraph-args,funcgraph-retaddr"
+timeout -k 60 300 bpfgraph -O funcgraph-args,funcgraph-retaddr -G do_sys_openat2 \
+	-- /bin/wl openmiss 2 >retaddr.txt 2>retaddr.err
+echo $? >retaddr.rc
+timeout -k 60 300 bpfgraph -O funcgraph-args,funcgraph-retaddr --compat=6.15 \
+	-G do_sys_openat2 -- /bin/wl openmiss 1 >retaddr615.txt 2>retaddr615.err
+echo $? >retaddr615.rc

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Argument and return address lookups for the writers (args_src.h): the
+ * prototype of each function, found once by name as the kernel finds it
+ * (args__find_func()), the C spelling of its parameters for JSON, and the
+ * symbol of a return address.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "args.h"
+#include "args_src.h"
+#include "options.h"
+
+#define TYPE_LEN 96
+
+struct fcache {
+	bool looked;
+	uint32_t id; /* BTF FUNC, 0: none */
+	char **types; /* C spelling per parameter, made on first use */
+	unsigned int nparams;
+};
+
+struct args_fmt {
+	struct args_src src;
+	const struct functab *funcs;
+	struct fcache *fc;
+	size_t nfc;
+};
+
+struct args_fmt *args_fmt__new(const struct args_src *src, const struct functab *funcs)
+{
+	struct args_fmt *af = calloc(1, sizeof(*af));
+
+	if (!af)
+		return NULL;
+	if (src)
+		af->src = *src;
+	af->funcs = funcs;
+	return af;
+}
+
+void args_fmt__free(struct args_fmt *af)
+{
+	if (!af)
+		return;
+	for (size_t i = 0; i < af->nfc; i++) {
+		for (unsigned int j = 0; af->fc[i].types && j < af->fc[i].nparams; j++)
+			free(af->fc[i].types[j]);
+		free(af->fc[i].types);
+	}
+	free(af->fc);
+	free(af);
+}
+
+/* The cache slot of func, looked up on first use; NULL when out of memory. */
+static struct fcache *cache_of(struct args_fmt *af, uint32_t func)
+{
+	struct fcache *c;
+
+	if (!af->funcs || func >= af->funcs->n)
+		return NULL;
+	if (func >= af->nfc) {
+		size_t n = af->funcs->n > func ? af->funcs->n : func + 1;
+
+		c = realloc(af->fc, n * sizeof(*c));
+		if (!c)
+			return NULL;
+		memset(c + af->nfc, 0, (n - af->nfc) * sizeof(*c));
+		af->fc = c;
+		af->nfc = n;
+	}
+	c = &af->fc[func];
+	if (!c->looked) {
+		const struct btf_type *t;
+
+		c->looked = true;
+		c->id = args__find_func(af->src.btf, af->funcs->f[func].name);
+		t = c->id ? btf__type_by_id(af->src.btf, c->id) : NULL;
+		t = t ? btf__type_by_id(af->src.btf, t->type) : NULL;
+		c->nparams = t && btf_is_func_proto(t) ? btf_vlen(t) : 0;
+	}
+	return c;
+}
+
+uint32_t args_fmt__func_id(struct args_fmt *af, uint32_t func)
+{
+	struct fcache *c = af ? cache_of(af, func) : NULL;
+
+	return c ? c->id : 0;
+}
+
+int args_fmt__args(struct args_fmt *af, const struct gev *ev, int version, uint32_t flags,
+		   char *buf, size_t size)
+{
+	if (size)
+		buf[0] = '\0';
+	if (!af || !ev->nargs ||
+	    !args__shown(version, flags & BG_O_ARGS, flags & BG_O_RETADDR))
+		return 0;
+	return args__snprintf(buf, size, af->src.btf, args_fmt__func_id(af, ev->func), ev->args,
+			      ev->nargs, version);
+}
+
+int args_fmt__retaddr(struct args_fmt *af, const struct gev *ev, int version, uint32_t flags,
+		      char *buf, size_t size)
+{
+	struct args_sym s = { 0 };
+
+	if (size)
+		buf[0] = '\0';
+	if (!af || !args__retaddr_shown(version, flags & BG_O_RETADDR))
+		return 0;
+	if (!ev->caller || !af->src.sym || af->src.sym(af->src.sym_ctx, ev->caller, &s))
+		s.name = NULL;
+	return args__retaddr_snprintf(buf, size, ev->caller, s.name, s.module,
+				      s.name ? ev->caller - s.start : 0, s.size);
+}
+
+static void dump_printf(void *ctx, const char *fmt, va_list args)
+{
+	char *buf = ctx;
+	size_t len = strlen(buf);
+
+	if (len < TYPE_LEN - 1)
+		vsnprintf(buf + len, TYPE_LEN - len, fmt, args);
+}
+
+static char *type_name(const struct btf *btf, uint32_t type_id)
+{
+	DECLARE_LIBBPF_OPTS(btf_dump_emit_type_decl_opts, opts, .field_name = "");
+	char buf[TYPE_LEN] = "";
+	struct btf_dump *d;
+
+	if (!type_id)
+		return strdup("void");
+	d = btf_dump__new(btf, dump_printf, buf, NULL);
+	if (!d)
+		return NULL;
+	btf_dump__emit_type_decl(d, type_id, &opts);
+	btf_dump__free(d);
+	return strdup(buf);
+}
+
+bool args_fmt__param(struct args_fmt *af, uint32_t func, unsigned int i, const char **name,
+		     const char **type)
+{
+	struct fcache *c = af ? cache_of(af, func) : NULL;
+	const struct btf_type *t;
+	const struct btf_param *p;
+
+	if (!c || !c->id || i >= c->nparams)
+		return false;
+	t = btf__type_by_id(af->src.btf, c->id);
+	t = btf__type_by_id(af->src.btf, t->type);
+	p = btf_params(t) + i;
+	if (!c->types) {
+		c->types = calloc(c->nparams, sizeof(*c->types));
+		if (!c->types)
+			return false;
+	}
+	if (!c->types[i])
+		c->types[i] = type_name(af->src.btf, p->type);
+	*name = btf__name_by_offset(af->src.btf, p->name_off);
+	if (!*name)
+		*name = "";
+	*type = c->types[i] ? c->types[i] : "?";
+	return true;
+}

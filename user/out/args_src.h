@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Where the writers find what arguments and return addresses are printed
+ * with: the prototypes (a BTF: the running kernel's, or the one a record
+ * file carries) and the symbols of return addresses (kallsyms live, the
+ * record file's table later). args.h formats; this looks things up, once
+ * per function, for a writer.
+ */
+#ifndef BG_ARGS_SRC_H
+#define BG_ARGS_SRC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "functab.h"
+#include "graph.h"
+
+struct btf;
+
+/* The symbol an address falls in, as kallsyms knows it. */
+struct args_sym {
+	const char *name;
+	const char *module; /* NULL: vmlinux */
+	uint64_t start;
+	uint64_t size;
+};
+
+struct args_src {
+	/* Prototypes, found by the function's kallsyms name; NULL: none. */
+	const struct btf *btf;
+	/* The symbol at addr: 0, or -ENOENT (printed as a bare address). */
+	int (*sym)(void *ctx, uint64_t addr, struct args_sym *out);
+	void *sym_ctx;
+};
+
+struct args_fmt;
+
+/* src may be NULL (nothing known: "()" and bare addresses). */
+struct args_fmt *args_fmt__new(const struct args_src *src, const struct functab *funcs);
+void args_fmt__free(struct args_fmt *af);
+/*
+ * The text between the parentheses of ev's entry line (ENTER or LEAF)
+ * under dialect version and the BG_O_ARGS/BG_O_RETADDR flags: empty when
+ * not shown. snprintf-style, as args__snprintf().
+ */
+int args_fmt__args(struct args_fmt *af, const struct gev *ev, int version, uint32_t flags,
+		   char *buf, size_t size);
+/*
+ * "<-caller+0x3b/0x160" for ev's return address when the dialect and flags
+ * show it, else empty (returns 0). snprintf-style.
+ */
+int args_fmt__retaddr(struct args_fmt *af, const struct gev *ev, int version, uint32_t flags,
+		      char *buf, size_t size);
+/*
+ * Parameter i of function func (functab index): its name ("" when BTF
+ * has none) and C type, as BTF says; false when there is no such
+ * parameter or no prototype. Pointers stay valid while af lives.
+ */
+bool args_fmt__param(struct args_fmt *af, uint32_t func, unsigned int i, const char **name,
+		     const char **type);
+/* The BTF FUNC id of function func in src's BTF, 0 if none. */
+uint32_t args_fmt__func_id(struct args_fmt *af, uint32_t func);
+
+#endif
