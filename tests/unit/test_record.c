@@ -15,6 +15,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <bpf/btf.h>
+
 #include "golden.h"
 
 #include "canned.h"
@@ -741,6 +743,168 @@ static void test_report_equals_live(void **state)
 	tmp_clean(&t);
 }
 
+/* --- funcgraph-args and -retaddr through a record file ------------------ */
+
+struct args_case {
+	struct functab ft;
+	struct btf *btf;
+	struct args_src src;
+};
+
+static int case_sym(void *ctx, uint64_t addr, struct args_sym *out)
+{
+	(void)ctx;
+	if (addr < 0xffffffff81200000ULL || addr >= 0xffffffff81200100ULL)
+		return -ENOENT;
+	*out = (struct args_sym){ "do_sys_open", NULL, 0xffffffff81200000ULL, 0x100 };
+	return 0;
+}
+
+static void args_case_init(struct args_case *a)
+{
+	int i32, u64, ptr, sz, proto;
+
+	functab__init(&a->ft);
+	assert_int_equal(functab__add(&a->ft, "do_sys_openat2", NULL, 0xffffffff81300000ULL, 0x100), 0);
+	assert_int_equal(functab__add(&a->ft, "vfs_read", NULL, 0xffffffff81400000ULL, 0x100), 1);
+	assert_int_equal(functab__add(&a->ft, "getname.part.0", NULL, 0xffffffff81500000ULL, 0x100), 2);
+	a->btf = btf__new_empty();
+	i32 = btf__add_int(a->btf, "int", 4, BTF_INT_SIGNED);
+	u64 = btf__add_int(a->btf, "unsigned long", 8, 0);
+	sz = btf__add_typedef(a->btf, "size_t", u64);
+	ptr = btf__add_ptr(a->btf, i32);
+	proto = btf__add_func_proto(a->btf, i32);
+	btf__add_func_param(a->btf, "dfd", i32);
+	btf__add_func_param(a->btf, "filename", ptr);
+	btf__add_func(a->btf, "do_sys_openat2", BTF_FUNC_GLOBAL, proto);
+	proto = btf__add_func_proto(a->btf, i32);
+	btf__add_func_param(a->btf, "file", ptr);
+	btf__add_func_param(a->btf, "count", sz);
+	btf__add_func_param(a->btf, "", u64);
+	btf__add_func(a->btf, "vfs_read", BTF_FUNC_GLOBAL, proto);
+	a->src = (struct args_src){ .btf = a->btf, .sym = case_sym };
+}
+
+static void args_case_play(const struct rec_sink *s)
+{
+	static const struct bg_rec recs[] = {
+		{ .ts = 1000, .val = 0xffffffff81200049ULL, .pid = 7, .func = 0, .type = BG_REC_ENTRY },
+		{ .ts = 0xffffff9c, .val = 0x47a073, .func = 0, .type = BG_REC_ARGS },
+		{ .ts = 1100, .val = 0xffffffff81300010ULL, .pid = 7, .func = 1, .depth = 1,
+		  .type = BG_REC_ENTRY },
+		{ .ts = 0xffff888104a1e300ULL, .val = 0x20000, .dur = 5, .func = 1,
+		  .type = BG_REC_ARGS },
+		{ .ts = 1200, .val = 0x20, .dur = 100, .pid = 7, .func = 1, .depth = 1,
+		  .type = BG_REC_EXIT },
+		{ .ts = 1300, .val = 0xffffffff81300020ULL, .pid = 7, .func = 2, .depth = 1,
+		  .type = BG_REC_ENTRY },
+		{ .ts = 1, .val = 2, .func = 2, .type = BG_REC_ARGS },
+		{ .ts = 1400, .val = 0, .dur = 100, .pid = 7, .func = 2, .depth = 1,
+		  .type = BG_REC_EXIT },
+		{ .ts = 2000, .val = 0xfffffffffffffffeULL, .dur = 1000, .pid = 7, .func = 0,
+		  .type = BG_REC_EXIT },
+	};
+
+	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++)
+		assert_int_equal(s->feed(s->ctx, &recs[i]), 0);
+	s->flush(s->ctx);
+}
+
+/*
+ * A recording with funcgraph-args and -retaddr prints in report what the
+ * writer printed live, without the kernel's BTF or kallsyms: the file
+ * carries the prototypes and the symbols of return addresses.
+ */
+static void test_report_args(void **state)
+{
+	static const char want[] =
+		" 0)               |  do_sys_openat2(dfd=4294967196, filename=0x47a073) { /* <-do_sys_open+0x49/0x100 */\n"
+		" 0)   0.100 us    |    vfs_read(file=0xffff888104a1e300, count=0x20000, =0x5); /* <-0xffffffff81300010 ret=0x20 */\n"
+		" 0)   0.100 us    |    getname.part.0(); /* <-0xffffffff81300020 ret=0x0 */\n"
+		" 0)   1.000 us    |  } /* do_sys_openat2 ret=-2 */\n";
+	struct record_meta m = { .flags = BG_O_DEFAULTS | BG_O_ARGS | BG_O_RETADDR,
+				 .dialect = BG_DIALECT_6_19, .nr_cpu_ids = 2 };
+	struct out_text_opts wo;
+	struct record_writer *rw;
+	struct args_case a;
+	struct out_text *w;
+	struct graph *g;
+	struct rec_sink s;
+	char out[200], *live = NULL, *rep;
+	size_t llen, rlen;
+	struct tmp t;
+	FILE *f;
+
+	(void)state;
+	args_case_init(&a);
+	tmp_make(&t, "args.bgr");
+	snprintf(out, sizeof(out), "%s/out.txt", t.dir);
+	f = open_memstream(&live, &llen);
+	wo = (struct out_text_opts){ .out = f, .funcs = &a.ft, .flags = m.flags,
+				     .dialect = BG_DIALECT_6_19, .nr_cpu_ids = 2, .args = &a.src };
+	w = out_text__new(&wo);
+	g = graph__new(&(struct graph_opts){ .funcs = &a.ft, .sink = { out_text__emit, w } });
+	s = graph__sink(g);
+	args_case_play(&s);
+	fclose(f);
+	graph__free(g);
+	out_text__free(w);
+	assert_string_equal(live, want);
+
+	rw = record__create(t.path, &m, &a.ft, stderr);
+	assert_non_null(rw);
+	assert_int_equal(record__set_args(rw, &a.src), 0);
+	s = record__sink(rw);
+	args_case_play(&s);
+	assert_int_equal(record__write_trailer(rw, &(struct record_trailer){}), 0);
+	assert_int_equal(record__close(rw), 0);
+	rep = run_report(t.path, out, NULL, &rlen);
+	compare("args", live, llen, rep, rlen);
+	free(rep);
+	/* the file's dialect is only a default: 6.15 prints it its way */
+	rep = run_report(t.path, out, (const char *const[]){ "--compat=6.16", "-O", "nofuncgraph-retaddr", NULL }, &rlen);
+	assert_non_null(strstr(rep, "vfs_read(file=0xffff888104a1e300, count=131072, =5); /* ret=0x20 */"));
+	free(rep);
+	free(live);
+	tmp_clean(&t);
+	btf__free(a.btf);
+	functab__free(&a.ft);
+}
+
+/* A recording without those options stays version 1, readable by older bpfgraph. */
+static void test_record_version(void **state)
+{
+	struct record_meta m = { .flags = BG_O_DEFAULTS, .dialect = BG_DIALECT_6_5 };
+	struct record_writer *rw;
+	struct functab ft;
+	unsigned char h[16];
+	struct tmp t;
+	FILE *f;
+
+	(void)state;
+	functab__init(&ft);
+	tmp_make(&t, "v1.bgr");
+	rw = record__create(t.path, &m, &ft, stderr);
+	assert_non_null(rw);
+	assert_int_equal(record__close(rw), 0);
+	f = fopen(t.path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(h, 1, sizeof(h), f), sizeof(h));
+	fclose(f);
+	assert_int_equal(h[8], 1);
+	m.flags |= BG_O_ARGS;
+	rw = record__create(t.path, &m, &ft, stderr);
+	assert_non_null(rw);
+	assert_int_equal(record__close(rw), 0);
+	f = fopen(t.path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(h, 1, sizeof(h), f), sizeof(h));
+	fclose(f);
+	assert_int_equal(h[8], 2);
+	tmp_clean(&t);
+	functab__free(&ft);
+}
+
 /* report's usage errors: exit 2; an unreadable file: exit 1. */
 static void test_report_errors(void **state)
 {
@@ -766,6 +930,8 @@ int main(void)
 		cmocka_unit_test(test_fuzz),
 		cmocka_unit_test(test_memory_bounded),
 		cmocka_unit_test(test_report_equals_live),
+		cmocka_unit_test(test_report_args),
+		cmocka_unit_test(test_record_version),
 		cmocka_unit_test(test_report_errors),
 	};
 

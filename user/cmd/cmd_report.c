@@ -147,7 +147,8 @@ static void write_error(const struct bg_opts *o)
 static int replay(struct record_reader *r, const struct bg_opts *o, FILE *out)
 {
 	const struct record_info *in = record__info(r);
-	struct render_opts ro = { .out = out, .funcs = &in->funcs };
+	struct render_opts ro = { .out = out, .funcs = &in->funcs,
+				  .args = record__args_src(r) };
 	struct render *rd;
 	struct rec_sink sink;
 	int err;

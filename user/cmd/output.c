@@ -183,6 +183,8 @@ struct output *output__open(const struct bg_opts *o, const struct tracer_sinks *
 			err = -errno;
 		else
 			out->file = record__sink(out->rec);
+		if (out->rec && args)
+			err = record__set_args(out->rec, &out->args);
 	}
 	/*
 	 * Before COMMAND runs and writes to the same stdout; and a file that

@@ -148,11 +148,39 @@ static char *type_name(const struct btf *btf, uint32_t type_id)
 	return strdup(buf);
 }
 
-bool args_fmt__param(struct args_fmt *af, uint32_t func, unsigned int i, const char **name,
-		     const char **type)
+int args_fmt__nparams(struct args_fmt *af, uint32_t func)
 {
 	struct fcache *c = af ? cache_of(af, func) : NULL;
-	const struct btf_type *t;
+
+	return c && c->id ? (int)c->nparams : -1;
+}
+
+/* btf_type_skip_modifiers(): typedefs, const, volatile, restrict, tags. */
+static const struct btf_type *skip_mods(const struct btf *btf, uint32_t id)
+{
+	const struct btf_type *t = id ? btf__type_by_id(btf, id) : NULL;
+
+	for (int i = 0; t && i < 32; i++) {
+		switch (btf_kind(t)) {
+		case BTF_KIND_TYPEDEF:
+		case BTF_KIND_CONST:
+		case BTF_KIND_VOLATILE:
+		case BTF_KIND_RESTRICT:
+		case BTF_KIND_TYPE_TAG:
+			t = t->type ? btf__type_by_id(btf, t->type) : NULL;
+			break;
+		default:
+			return t;
+		}
+	}
+	return NULL;
+}
+
+bool args_fmt__param(struct args_fmt *af, uint32_t func, unsigned int i,
+		     struct args_param *out)
+{
+	struct fcache *c = af ? cache_of(af, func) : NULL;
+	const struct btf_type *t, *pt;
 	const struct btf_param *p;
 
 	if (!c || !c->id || i >= c->nparams)
@@ -167,9 +195,18 @@ bool args_fmt__param(struct args_fmt *af, uint32_t func, unsigned int i, const c
 	}
 	if (!c->types[i])
 		c->types[i] = type_name(af->src.btf, p->type);
-	*name = btf__name_by_offset(af->src.btf, p->name_off);
-	if (!*name)
-		*name = "";
-	*type = c->types[i] ? c->types[i] : "?";
+	*out = (struct args_param){ .name = btf__name_by_offset(af->src.btf, p->name_off),
+				    .type = c->types[i] ? c->types[i] : "?" };
+	if (!out->name)
+		out->name = "";
+	pt = skip_mods(af->src.btf, p->type);
+	if (pt) {
+		out->kind = (uint8_t)btf_kind(pt);
+		out->size = btf_is_ptr(pt) ? 8 : btf_is_int(pt) || btf_is_composite(pt) ||
+					      btf_is_any_enum(pt) || btf_is_float(pt) ?
+					 pt->size : 0;
+		if (btf_is_int(pt))
+			out->enc = (uint8_t)btf_int_encoding(pt);
+	}
 	return true;
 }

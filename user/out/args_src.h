@@ -53,12 +53,30 @@ int args_fmt__args(struct args_fmt *af, const struct gev *ev, int version, uint3
 int args_fmt__retaddr(struct args_fmt *af, const struct gev *ev, int version, uint32_t flags,
 		      char *buf, size_t size);
 /*
- * Parameter i of function func (functab index): its name ("" when BTF
- * has none) and C type, as BTF says; false when there is no such
- * parameter or no prototype. Pointers stay valid while af lives.
+ * A parameter as the printer sees it: name ("" when BTF has none), C
+ * spelling, and its type with typedefs and modifiers skipped: kind
+ * (BTF_KIND_*, 0 for void or a type BTF does not have), size in bytes,
+ * encoding (BTF_INT_SIGNED, BTF_INT_BOOL; ints only).
  */
-bool args_fmt__param(struct args_fmt *af, uint32_t func, unsigned int i, const char **name,
-		     const char **type);
+struct args_param {
+	const char *name;
+	const char *type;
+	uint8_t kind;
+	uint8_t enc;
+	uint32_t size;
+};
+
+/*
+ * The number of parameters of function func (functab index), or -1 when
+ * it has no prototype.
+ */
+int args_fmt__nparams(struct args_fmt *af, uint32_t func);
+/*
+ * Parameter i of function func; false when there is no such parameter.
+ * Pointers stay valid while af lives.
+ */
+bool args_fmt__param(struct args_fmt *af, uint32_t func, unsigned int i,
+		     struct args_param *out);
 /* The BTF FUNC id of function func in src's BTF, 0 if none. */
 uint32_t args_fmt__func_id(struct args_fmt *af, uint32_t func);
 

@@ -13,7 +13,10 @@
 
 #include <zlib.h>
 
+#include <bpf/btf.h>
+
 #include "bpfgraph.h"
+#include "options.h"
 #include "record.h"
 
 #define FILE_HDR_SIZE 16
@@ -161,6 +164,15 @@ struct record_writer {
 	bool block_aging;
 	uint64_t block_born;
 	int error; /* first write error, sticky */
+	uint16_t version;
+	/* funcgraph-args, -retaddr (record__set_args()) */
+	struct args_fmt *af;
+	struct args_src src;
+	bool want_syms;
+	uint64_t *callers; /* return addresses written to SYMS blocks: a set */
+	size_t ncallers_cap, ncallers;
+	uint64_t *fresh; /* ... and those still to be written */
+	size_t nfresh, fresh_cap;
 };
 
 static int w_fail(struct record_writer *w, int err)
@@ -215,6 +227,122 @@ static void put_func(struct bbuf *b, const struct bg_func *f)
 	b_str(b, f->ret_type);
 }
 
+/* The ARGS block of functions [first, end): their prototypes. */
+static int w_args(struct record_writer *w, size_t first, size_t end)
+{
+	struct bbuf b = {};
+	struct args_param p;
+	int err;
+
+	b_le(&b, first, 4);
+	b_le(&b, end - first, 4);
+	for (size_t i = first; i < end; i++) {
+		int n = args_fmt__nparams(w->af, (uint32_t)i);
+
+		b_le(&b, n < 0 ? RECORD_NO_PROTO : (unsigned int)n, 2);
+		for (int k = 0; k < n; k++) {
+			if (!args_fmt__param(w->af, (uint32_t)i, (unsigned int)k, &p))
+				p = (struct args_param){ "", "?", 0, 0, 0 };
+			b_le(&b, p.kind, 1);
+			b_le(&b, p.enc, 1);
+			b_le(&b, p.size, 4);
+			b_str(&b, p.name);
+			b_str(&b, p.type);
+		}
+	}
+	err = b.nomem ? w_fail(w, -ENOMEM) : w_block(w, RECORD_BLK_ARGS, b.p, b.len);
+	free(b.p);
+	return err;
+}
+
+/* Adds a return address to the set; true if it was not there. */
+static bool caller_add(struct record_writer *w, uint64_t addr)
+{
+	size_t mask, i;
+
+	if ((w->ncallers + 1) * 2 > w->ncallers_cap) {
+		size_t cap = w->ncallers_cap ? w->ncallers_cap * 2 : 1024;
+		uint64_t *n = calloc(cap, sizeof(*n)), *old = w->callers;
+
+		if (!n)
+			return false;
+		for (size_t k = 0; k < w->ncallers_cap; k++) {
+			if (!old[k])
+				continue;
+			for (i = (old[k] * 0x9e3779b97f4a7c15ULL) >> 40 & (cap - 1); n[i];
+			     i = (i + 1) & (cap - 1))
+				;
+			n[i] = old[k];
+		}
+		free(old);
+		w->callers = n;
+		w->ncallers_cap = cap;
+	}
+	mask = w->ncallers_cap - 1;
+	for (i = (addr * 0x9e3779b97f4a7c15ULL) >> 40 & mask; w->callers[i]; i = (i + 1) & mask)
+		if (w->callers[i] == addr)
+			return false;
+	w->callers[i] = addr;
+	w->ncallers++;
+	return true;
+}
+
+static void note_caller(struct record_writer *w, const struct bg_rec *r)
+{
+	if (!w->want_syms || bg_rec_type(r) != BG_REC_ENTRY || !r->val || !caller_add(w, r->val))
+		return;
+	if (w->nfresh == w->fresh_cap) {
+		size_t cap = w->fresh_cap ? w->fresh_cap * 2 : 256;
+		uint64_t *n = realloc(w->fresh, cap * sizeof(*n));
+
+		if (!n)
+			return; /* printed as a bare address */
+		w->fresh = n;
+		w->fresh_cap = cap;
+	}
+	w->fresh[w->nfresh++] = r->val;
+}
+
+/* The SYMS block of the return addresses met since the last one. */
+static int w_syms(struct record_writer *w)
+{
+	struct bbuf b = {};
+	struct args_sym s;
+	int err;
+
+	if (!w->nfresh)
+		return 0;
+	b_le(&b, w->nfresh, 4);
+	for (size_t i = 0; i < w->nfresh; i++) {
+		uint64_t a = w->fresh[i];
+
+		if (!w->src.sym || w->src.sym(w->src.sym_ctx, a, &s))
+			s = (struct args_sym){ 0 };
+		b_le(&b, a, 8);
+		b_le(&b, s.name ? a - s.start : 0, 8);
+		b_le(&b, s.size, 8);
+		b_str(&b, s.name);
+		b_str(&b, s.module);
+	}
+	w->nfresh = 0;
+	err = b.nomem ? w_fail(w, -ENOMEM) : w_block(w, RECORD_BLK_SYMS, b.p, b.len);
+	free(b.p);
+	return err;
+}
+
+int record__set_args(struct record_writer *w, const struct args_src *src)
+{
+	if (w->version < RECORD_VERSION_ARGS)
+		return 0;
+	w->src = *src;
+	w->af = args_fmt__new(&w->src, w->funcs);
+	if (!w->af)
+		return w_fail(w, -ENOMEM);
+	w->want_syms = true;
+	/* Prototypes of the functions already written. */
+	return w->funcs_written ? w_args(w, 0, w->funcs_written) : 0;
+}
+
 /* FUNCS blocks for the functions added since the last call. */
 static int w_funcs(struct record_writer *w)
 {
@@ -236,6 +364,8 @@ static int w_funcs(struct record_writer *w)
 		for (unsigned int k = 0; k < 4; k++)
 			b.p[4 + k] = (uint8_t)((i - first) >> (8 * k));
 		err = w_block(w, RECORD_BLK_FUNCS, b.p, b.len);
+		if (!err && w->af)
+			err = w_args(w, first, i);
 		w->funcs_written = i;
 	}
 	free(b.p);
@@ -249,6 +379,8 @@ static int w_records(struct record_writer *w)
 	if (!w->raw_len)
 		return w->error;
 	err = w_funcs(w);
+	if (!err)
+		err = w_syms(w);
 	if (!err)
 		err = w_block(w, RECORD_BLK_RECORDS, w->raw, w->raw_len);
 	w->raw_len = 0;
@@ -292,6 +424,7 @@ static int w_feed(void *ctx, const struct bg_rec *rec)
 	if (w->error)
 		return w->error;
 	err = w_pending_drain(w);
+	note_caller(w, rec);
 	return err ? err : w_append(w, rec);
 }
 
@@ -356,7 +489,7 @@ static int w_file_header(struct record_writer *w)
 	int err = 0;
 
 	b_put(&b, RECORD_MAGIC, 8);
-	b_le(&b, RECORD_VERSION, 2);
+	b_le(&b, w->version, 2);
 	b_le(&b, FILE_HDR_SIZE, 2);
 	b_le(&b, 0, 4);
 	if (b.nomem)
@@ -380,6 +513,8 @@ struct record_writer *record__create(const char *path, const struct record_meta 
 		return NULL;
 	w->err = err;
 	w->funcs = funcs;
+	/* Older readers refuse what they do not know: version 2 only when needed. */
+	w->version = m->flags & (BG_O_ARGS | BG_O_RETADDR) ? RECORD_VERSION_ARGS : 1;
 	w->zcap = compressBound(BLOCK_RAW > RECORD_MAX_RAW ? BLOCK_RAW : RECORD_MAX_RAW);
 	w->z = malloc(w->zcap);
 	w->path = strdup(path);
@@ -449,6 +584,9 @@ int record__close(struct record_writer *w)
 	err = w->error;
 	if (fclose(w->f) && !err)
 		err = w_fail(w, -errno);
+	args_fmt__free(w->af);
+	free(w->callers);
+	free(w->fresh);
 	free(w->z);
 	free(w->path);
 	free(w);
@@ -468,7 +606,19 @@ struct record_reader {
 	size_t zcap;
 	size_t func_str; /* bytes of the function table's strings so far */
 	bool seen_trailer;
+	uint16_t version;
 	struct record_info info;
+	/* ARGS blocks rebuilt as BTF (one FUNC per prototype), SYMS blocks */
+	struct btf *btf;
+	struct rsym *syms;
+	size_t nsyms, syms_cap;
+	bool syms_sorted;
+	struct args_src src;
+};
+
+struct rsym {
+	uint64_t addr, off, size;
+	char *name, *module;
 };
 
 __attribute__((format(printf, 2, 3))) static int r_bad(struct record_reader *r,
@@ -510,7 +660,7 @@ static int r_block(struct record_reader *r, uint32_t *type, size_t *len)
 	raw_len = (uint32_t)c_le(&c, 4);
 	zlen = (uint32_t)c_le(&c, 4);
 	crc = (uint32_t)c_le(&c, 4);
-	if (*type < RECORD_BLK_HEADER || *type > RECORD_BLK_TRAILER)
+	if (*type < RECORD_BLK_HEADER || *type > RECORD_BLK_SYMS)
 		return r_bad(r, "unknown block type %u", *type);
 	if (raw_len > RECORD_MAX_RAW || zlen > r->zcap)
 		return r_bad(r, "block length %u/%u over the limit of %u", raw_len, zlen,
@@ -636,9 +786,164 @@ static int r_trailer(struct record_reader *r, size_t len)
 	return 0;
 }
 
-static bool rec_ok(const struct bg_rec *rec)
+/* A type of kind, size and encoding as a BTF type of btf; its id or < 0. */
+static int r_type(struct btf *btf, unsigned int kind, unsigned int enc, uint32_t size)
+{
+	switch (kind) {
+	case 0:
+		return 0;
+	case BTF_KIND_PTR:
+		return btf__add_ptr(btf, 0);
+	case BTF_KIND_INT:
+		return btf__add_int(btf, "int", size && size <= 16 ? size : 8, enc & 7);
+	case BTF_KIND_ENUM:
+		return btf__add_enum(btf, "e", size == 1 || size == 2 || size == 8 ? size : 4);
+	case BTF_KIND_ENUM64:
+		return btf__add_enum64(btf, "e", 8, false);
+	case BTF_KIND_UNION:
+		return btf__add_union(btf, "u", size);
+	case BTF_KIND_FLOAT:
+		return btf__add_float(btf, "f", size == 2 || size == 4 || size == 8 ||
+						 size == 12 || size == 16 ? size : 8);
+	default:
+		return btf__add_struct(btf, "s", size);
+	}
+}
+
+/*
+ * One function's prototype from an ARGS block into r->btf: the types by
+ * what the printer looks at, under typedefs named with the recorded C
+ * spelling (JSON's "type"), a FUNC named as the function.
+ */
+static int r_proto(struct record_reader *r, struct cur *c, const char *fname)
+{
+	unsigned int n = (unsigned int)c_le(c, 2);
+	char *names[64] = { 0 };
+	int types[64], proto, err = 0;
+	bool ok = fname != NULL;
+
+	if (n == RECORD_NO_PROTO)
+		return 0;
+	if (n > 64)
+		return r_bad(r, "prototype of %u parameters", n);
+	/* Parameters must follow their FUNC_PROTO: their types go first. */
+	for (unsigned int k = 0; k < n && !err; k++) {
+		unsigned int kind = (unsigned int)c_le(c, 1), enc = (unsigned int)c_le(c, 1);
+		uint32_t size = (uint32_t)c_le(c, 4);
+		char *type;
+
+		names[k] = c_str(c, &err);
+		type = c_str(c, &err);
+		if (!err && !c->bad && ok) {
+			types[k] = r_type(r->btf, kind, enc, size);
+			if (types[k] > 0 && type)
+				types[k] = btf__add_typedef(r->btf, type, types[k]);
+			ok = types[k] >= 0;
+		}
+		free(type);
+	}
+	if (!err && c->bad)
+		err = r_bad(r, "arguments block is malformed");
+	if (!err && ok) {
+		proto = btf__add_func_proto(r->btf, 0);
+		for (unsigned int k = 0; k < n && proto > 0; k++)
+			if (btf__add_func_param(r->btf, names[k] ? names[k] : "", types[k]))
+				proto = -1;
+		if (proto > 0)
+			btf__add_func(r->btf, fname, BTF_FUNC_GLOBAL, proto);
+	}
+	for (unsigned int k = 0; k < n; k++)
+		free(names[k]);
+	return err;
+}
+
+static int r_args(struct record_reader *r, size_t len)
+{
+	struct cur c = { .p = r->raw, .len = len };
+	uint64_t first = c_le(&c, 4), count = c_le(&c, 4);
+	int err = 0;
+
+	if (c.bad || first + count > r->info.funcs.n)
+		return r_bad(r, "arguments block for functions not in the table");
+	for (uint64_t i = first; i < first + count && !err; i++)
+		err = r_proto(r, &c, r->btf ? r->info.funcs.f[i].name : NULL);
+	if (!err && c.at != len)
+		err = r_bad(r, "arguments block has %zu bytes too many", len - c.at);
+	return err;
+}
+
+static int r_syms(struct record_reader *r, size_t len)
+{
+	struct cur c = { .p = r->raw, .len = len };
+	uint64_t n = c_le(&c, 4);
+	int err = 0;
+
+	if (c.bad || n > len / 28)
+		return r_bad(r, "symbols block is malformed");
+	for (uint64_t i = 0; i < n && !err; i++) {
+		struct rsym s = { 0 };
+
+		s.addr = c_le(&c, 8);
+		s.off = c_le(&c, 8);
+		s.size = c_le(&c, 8);
+		s.name = c_str(&c, &err);
+		s.module = c_str(&c, &err);
+		if (!err && c.bad)
+			err = r_bad(r, "symbols block is malformed");
+		if (!err && r->nsyms == r->syms_cap) {
+			size_t cap = r->syms_cap ? r->syms_cap * 2 : 256;
+			struct rsym *p = realloc(r->syms, cap * sizeof(*p));
+
+			if (!p)
+				err = -ENOMEM;
+			else
+				r->syms = p, r->syms_cap = cap;
+		}
+		if (err) {
+			free(s.name);
+			free(s.module);
+			break;
+		}
+		r->syms[r->nsyms++] = s;
+		r->syms_sorted = false;
+	}
+	return err;
+}
+
+static int cmp_rsym(const void *a, const void *b)
+{
+	const struct rsym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int r_sym(void *ctx, uint64_t addr, struct args_sym *out)
+{
+	struct record_reader *r = ctx;
+	struct rsym key = { .addr = addr }, *s;
+
+	if (!r->syms_sorted && r->nsyms) {
+		qsort(r->syms, r->nsyms, sizeof(*r->syms), cmp_rsym);
+		r->syms_sorted = true;
+	}
+	s = r->nsyms ? bsearch(&key, r->syms, r->nsyms, sizeof(*r->syms), cmp_rsym) : NULL;
+	if (!s || !s->name)
+		return -ENOENT;
+	*out = (struct args_sym){ s->name, s->module, addr - s->off, s->size };
+	return 0;
+}
+
+const struct args_src *record__args_src(struct record_reader *r)
+{
+	r->src = (struct args_src){ .btf = r->btf, .sym = r_sym, .sym_ctx = r };
+	return &r->src;
+}
+
+static bool rec_ok(const struct record_reader *r, const struct bg_rec *rec)
 {
 	switch (bg_rec_type(rec)) {
+	case BG_REC_ARGS:
+		return r->version >= RECORD_VERSION_ARGS && rec->cpu < BG_MAX_CPUS;
 	case BG_REC_ENTRY:
 	case BG_REC_EXIT:
 	case BG_REC_SWITCH:
@@ -661,7 +966,7 @@ static int r_records(struct record_reader *r, size_t len, const struct rec_sink 
 		return r_bad(r, "records block of %zu bytes is no multiple of %d", len, REC_SIZE);
 	for (size_t at = 0; at < len; at += REC_SIZE) {
 		get_rec(r->raw + at, &rec);
-		if (!rec_ok(&rec))
+		if (!rec_ok(r, &rec))
 			return r_bad(r, "record %zu: bad type %u or cpu %u", at / REC_SIZE,
 				     rec.type, rec.cpu);
 		if (bg_rec_type(&rec) == RECORD_REC_DRAIN) {
@@ -693,6 +998,14 @@ static int r_dispatch(struct record_reader *r, uint32_t type, size_t len,
 		return r_records(r, len, sink);
 	case RECORD_BLK_TRAILER:
 		return r_trailer(r, len);
+	case RECORD_BLK_ARGS:
+		if (r->version >= RECORD_VERSION_ARGS)
+			return r_args(r, len);
+		return r_bad(r, "arguments block in a version %u file", r->version);
+	case RECORD_BLK_SYMS:
+		if (r->version >= RECORD_VERSION_ARGS)
+			return r_syms(r, len);
+		return r_bad(r, "symbols block in a version %u file", r->version);
 	default:
 		return r_bad(r, "second header block");
 	}
@@ -737,9 +1050,10 @@ static int r_start(struct record_reader *r)
 		return r_bad(r, "not a bpfgraph record file (bad magic)");
 	c.at = 8;
 	version = c_le(&c, 2);
-	if (version != RECORD_VERSION || c_le(&c, 2) != FILE_HDR_SIZE)
+	if (version < 1 || version > RECORD_VERSION || c_le(&c, 2) != FILE_HDR_SIZE)
 		return r_bad(r, "record file version %" PRIu64 " is not supported (this "
-			     "bpfgraph reads version %d)", version, RECORD_VERSION);
+			     "bpfgraph reads versions 1 to %d)", version, RECORD_VERSION);
+	r->version = (uint16_t)version;
 	r->off = FILE_HDR_SIZE;
 	ret = r_block(r, &type, &len);
 	if (ret > 0)
@@ -765,7 +1079,9 @@ struct record_reader *record__open(const char *path, FILE *err)
 	r->raw = malloc(RECORD_MAX_RAW);
 	r->z = malloc(r->zcap);
 	r->path = strdup(path);
-	if (!r->raw || !r->z || !r->path) {
+	/* Made now: writers hold the pointer from before the ARGS blocks. */
+	r->btf = btf__new_empty();
+	if (!r->raw || !r->z || !r->path || !r->btf) {
 		fprintf(err, "bpfgraph: out of memory\n");
 		e = -ENOMEM;
 		goto fail;
@@ -808,6 +1124,12 @@ void record__close_reader(struct record_reader *r)
 		fclose(r->f);
 	record__free_meta(&r->info.meta);
 	functab__free(&r->info.funcs);
+	btf__free(r->btf);
+	for (size_t i = 0; i < r->nsyms; i++) {
+		free(r->syms[i].name);
+		free(r->syms[i].module);
+	}
+	free(r->syms);
 	free(r->raw);
 	free(r->z);
 	free(r->path);

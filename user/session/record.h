@@ -16,6 +16,16 @@
  *   3 RECORDS     32-byte records; type 15 is a drain mark (ts = upto),
  *                 type 14 a flush mark
  *   4 TRAILER     counters, written last
+ *   5 ARGS        (version 2) the prototypes of functions of the table
+ *                 (first index, count, per function its parameters:
+ *                 kind, encoding, size, name, C type; 0xffff: none), after
+ *                 their FUNCS block, for funcgraph-args
+ *   6 SYMS        (version 2) the symbols of return addresses met since
+ *                 the last (count, per address: address, offset, size,
+ *                 name, module), before the records, for funcgraph-retaddr
+ * Version 2 is written only by recordings with funcgraph-args or
+ * funcgraph-retaddr, whose records hold BG_REC_ARGS too; version 1 files
+ * are read as before.
  * Each block stands alone, so a file whose writer died is readable up to
  * its last complete block, and memory stays bounded by one block.
  */
@@ -26,15 +36,20 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "args_src.h"
 #include "functab.h"
 #include "sink.h"
 
 #define RECORD_MAGIC "BGRECORD"
-#define RECORD_VERSION 1
+#define RECORD_VERSION 2 /* the newest this bpfgraph reads and writes */
+#define RECORD_VERSION_ARGS 2 /* funcgraph-args/-retaddr: ARGS, SYMS, BG_REC_ARGS */
 #define RECORD_BLK_HEADER 1
 #define RECORD_BLK_FUNCS 2
 #define RECORD_BLK_RECORDS 3
 #define RECORD_BLK_TRAILER 4
+#define RECORD_BLK_ARGS 5
+#define RECORD_BLK_SYMS 6
+#define RECORD_NO_PROTO 0xffff
 /* Limits a reader enforces before it allocates anything. */
 #define RECORD_MAX_RAW (1U << 20) /* payload of one block */
 #define RECORD_MAX_FUNCS (1U << 21)
@@ -85,6 +100,13 @@ struct record_writer;
  */
 struct record_writer *record__create(const char *path, const struct record_meta *m,
 				     const struct functab *funcs, FILE *err);
+/*
+ * What funcgraph-args and -retaddr print with (copied; what it points to
+ * must outlive w): the prototypes of the functions and the symbols of
+ * return addresses go into the file with them. Only for files created
+ * with those options in their meta flags.
+ */
+int record__set_args(struct record_writer *w, const struct args_src *src);
 /* feed/drain/flush of a session, into the file. */
 struct rec_sink record__sink(struct record_writer *w);
 int record__write_trailer(struct record_writer *w, const struct record_trailer *t);
@@ -114,6 +136,11 @@ struct record_info {
  */
 struct record_reader *record__open(const char *path, FILE *err);
 const struct record_info *record__info(const struct record_reader *r);
+/*
+ * The prototypes and symbols read from the file so far (ARGS, SYMS
+ * blocks), for the writers: valid while r lives, filled in as replay goes.
+ */
+const struct args_src *record__args_src(struct record_reader *r);
 /*
  * Reads the rest of the file: records and drain marks go to sink in
  * file order, flush at the end (also after a truncation, which is a
