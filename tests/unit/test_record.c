@@ -865,6 +865,18 @@ static void test_report_args(void **state)
 	rep = run_report(t.path, out, (const char *const[]){ "--compat=6.16", "-O", "nofuncgraph-retaddr", NULL }, &rlen);
 	assert_non_null(strstr(rep, "vfs_read(file=0xffff888104a1e300, count=131072, =5); /* ret=0x20 */"));
 	free(rep);
+	/* JSON and Chrome: the arguments named and typed, the caller */
+	rep = run_report(t.path, out, (const char *const[]){ "--format=json", NULL }, &rlen);
+	assert_non_null(strstr(rep, "\"args\":[{\"name\":\"dfd\",\"type\":\"int\",\"value\":"
+				    "\"4294967196\"},{\"name\":\"filename\",\"type\":\"int *\","
+				    "\"value\":\"0x47a073\"}],\"retaddr\":\"do_sys_open+0x49/0x100\""));
+	assert_non_null(strstr(rep, "{\"name\":\"count\",\"type\":\"size_t\",\"value\":\"0x20000\"}"));
+	assert_non_null(strstr(rep, "\"name\":\"getname.part.0\""));
+	assert_non_null(strstr(rep, "\"args\":null,\"retaddr\":\"0xffffffff81300020\""));
+	free(rep);
+	rep = run_report(t.path, out, (const char *const[]){ "--format=chrome", NULL }, &rlen);
+	assert_non_null(strstr(rep, ",\"args\":[{\"name\":\"dfd\",\"type\":\"int\""));
+	free(rep);
 	free(live);
 	tmp_clean(&t);
 	btf__free(a.btf);

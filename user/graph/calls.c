@@ -90,7 +90,8 @@ static void end_from(const struct calls *c, struct calls_cpu *cc, uint32_t cpu, 
 		const struct call_frame *f = &cc->d[d];
 		struct call call = { .func = f->func, .cpu = cpu, .pid = f->pid, .depth = d,
 				     .comm = f->comm, .ts = f->ts, .unfinished = true,
-				     .noret = true, .stack = cc->d };
+				     .noret = true, .stack = cc->d, .caller = f->caller,
+				     .args = f->nargs ? f->args : NULL, .nargs = f->nargs };
 
 		if (f->open)
 			c->o.on_call(c->o.ctx, &call);
@@ -115,6 +116,9 @@ static void push(struct calls *c, struct calls_cpu *cc, const struct gev *ev)
 	f->func = ev->func;
 	f->pid = ev->pid;
 	f->ts = ev->ts;
+	f->caller = ev->caller;
+	f->nargs = ev->nargs;
+	memcpy(f->args, ev->args, sizeof(f->args));
 	memcpy(f->comm, comm, len);
 	f->comm[len] = '\0';
 	cc->top = ev->depth + 1;
@@ -130,7 +134,10 @@ static struct call end_call(const struct gev *ev)
 			      .ts = exit ? ev->ts - ev->dur : ev->ts,
 			      .end = exit ? ev->ts : ev->ts + ev->dur,
 			      .dur = ev->dur, .self = ev->dur, .ret = ev->ret,
-			      .orphan = exit && ev->tail, .noret = ev->noret };
+			      .orphan = exit && ev->tail, .noret = ev->noret,
+			      .caller = exit ? 0 : ev->caller,
+			      .args = !exit && ev->nargs ? ev->args : NULL,
+			      .nargs = exit ? 0 : ev->nargs };
 }
 
 static void pop(struct calls *c, struct calls_cpu *cc, const struct gev *ev, struct call *call)
@@ -145,8 +152,12 @@ static void pop(struct calls *c, struct calls_cpu *cc, const struct gev *ev, str
 	if (ev->type == GEV_LEAF || call->orphan) {
 		end_from(c, cc, ev->cpu, d);
 	} else {
-		if (f->open)
+		if (f->open) {
 			call->ts = f->ts;
+			call->caller = f->caller;
+			call->args = f->nargs ? f->args : NULL;
+			call->nargs = f->nargs;
+		}
 		f->open = false;
 		f->child_ns = 0;
 		if (cc->top > d)
@@ -164,7 +175,8 @@ static void feed_enter(struct calls *c, struct calls_cpu *cc, const struct gev *
 {
 	struct call call = { .func = ev->func, .cpu = ev->cpu, .pid = ev->pid,
 			     .depth = ev->depth, .comm = comm_of(ev), .ts = ev->ts,
-			     .unfinished = true, .noret = true };
+			     .unfinished = true, .noret = true, .caller = ev->caller,
+			     .args = ev->nargs ? ev->args : NULL, .nargs = ev->nargs };
 
 	if (cc && ev->depth < BG_MAX_DEPTH) {
 		push(c, cc, ev);

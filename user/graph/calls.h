@@ -32,6 +32,10 @@ struct call_frame {
 	 */
 	uint64_t child_ns;
 	char comm[BG_COMM_LEN + 1];
+	/* the entry's return address and argument registers (struct gev) */
+	uint64_t caller;
+	uint64_t args[BG_ARGS_REGS];
+	uint8_t nargs;
 };
 
 struct call {
@@ -47,6 +51,10 @@ struct call {
 	bool orphan; /* exit whose entry was not seen */
 	bool unfinished; /* entry whose exit never came: no end, dur, self */
 	bool noret; /* no return value: exit missed (BG_RF_NOEXIT) or unfinished */
+	/* the entry's return address (0: unknown) and argument registers */
+	uint64_t caller;
+	const uint64_t *args; /* nargs of them; NULL when the entry had none */
+	uint8_t nargs;
 	/*
 	 * The callers, root first: stack[i] for i < depth. A frame that is
 	 * not open is a caller whose entry was not seen (or left unfinished).

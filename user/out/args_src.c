@@ -210,3 +210,102 @@ bool args_fmt__param(struct args_fmt *af, uint32_t func, unsigned int i,
 	}
 	return true;
 }
+
+/* An snprintf-style sink, as args.c's. */
+struct jbuf {
+	char *buf;
+	size_t size, len;
+};
+
+static void jput(struct jbuf *b, const char *s, size_t n)
+{
+	if (b->size && b->len < b->size - 1) {
+		size_t room = b->size - 1 - b->len;
+
+		memcpy(b->buf + b->len, s, n < room ? n : room);
+		b->buf[b->len + (n < room ? n : room)] = '\0';
+	}
+	b->len += n;
+}
+
+/* A JSON string of s: names and C types need no more than these escapes. */
+static void jstr(struct jbuf *b, const char *s, size_t n)
+{
+	jput(b, "\"", 1);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"' || s[i] == '\\')
+			jput(b, "\\", 1);
+		if ((unsigned char)s[i] >= 0x20)
+			jput(b, s + i, 1);
+	}
+	jput(b, "\"", 1);
+}
+
+/* "name=value, ..." of the formatter, one value per parameter. */
+static void json_args(struct args_fmt *af, struct jbuf *b, uint32_t func,
+		      const uint64_t *args, int nargs, int version)
+{
+	char text[1024];
+	struct args_param p;
+	const char *at = text;
+	int n = args_fmt__nparams(af, func);
+
+	if (n < 0 || !nargs || args__snprintf(text, sizeof(text), af->src.btf,
+					      args_fmt__func_id(af, func), args, nargs,
+					      version < BG_ARGS_6_15 ? BG_ARGS_6_15 : version) < 0) {
+		jput(b, "null", 4);
+		return;
+	}
+	jput(b, "[", 1);
+	for (int i = 0; i < n && *at && strncmp(at, "...", 3); i++) {
+		const char *end = strstr(at, ", "), *eq = strchr(at, '=');
+		size_t len = end ? (size_t)(end - at) : strlen(at);
+
+		if (!args_fmt__param(af, func, (unsigned int)i, &p))
+			break;
+		jput(b, i ? ",{\"name\":" : "{\"name\":", i ? 9 : 8);
+		jstr(b, p.name, strlen(p.name));
+		jput(b, ",\"type\":", 8);
+		jstr(b, p.type, strlen(p.type));
+		jput(b, ",\"value\":", 9);
+		if (eq && eq < at + len)
+			jstr(b, eq + 1, len - (size_t)(eq + 1 - at));
+		else
+			jput(b, "null", 4);
+		jput(b, "}", 1);
+		at += len + (end ? 2 : 0);
+	}
+	jput(b, "]", 1);
+}
+
+int args_fmt__json(struct args_fmt *af, uint32_t func, uint64_t caller, const uint64_t *args,
+		   int nargs, int version, uint32_t flags, char *buf, size_t size)
+{
+	struct jbuf b = { buf, size, 0 };
+	struct args_sym s = { 0 };
+	char ra[512];
+	int n;
+
+	if (size)
+		buf[0] = '\0';
+	if (!af)
+		return 0;
+	if (flags & BG_O_ARGS) {
+		jput(&b, "\"args\":", 7);
+		json_args(af, &b, func, args, nargs, version);
+	}
+	if (flags & BG_O_RETADDR) {
+		jput(&b, flags & BG_O_ARGS ? ",\"retaddr\":" : "\"retaddr\":",
+		     flags & BG_O_ARGS ? 11 : 10);
+		if (!caller || !af->src.sym || af->src.sym(af->src.sym_ctx, caller, &s))
+			s.name = NULL;
+		n = caller ? args__retaddr_snprintf(ra, sizeof(ra), caller, s.name, s.module,
+						    s.name ? caller - s.start : 0, s.size) :
+			     0;
+		if (n > 2 && (size_t)n < sizeof(ra))
+			jstr(&b, ra + 2, (size_t)n - 2); /* without the "<-" */
+		else
+			jput(&b, "null", 4);
+	}
+	return (int)b.len;
+}

@@ -77,6 +77,16 @@ int args_fmt__nparams(struct args_fmt *af, uint32_t func);
  */
 bool args_fmt__param(struct args_fmt *af, uint32_t func, unsigned int i,
 		     struct args_param *out);
+/*
+ * The JSON members of a call with funcgraph-args and/or -retaddr (flags),
+ * without a leading comma: "args":[{"name":"dfd","type":"int",
+ * "value":"-100"},...] (values as the dialect's text prints them; null
+ * when the function has no prototype or the entry no registers) and
+ * "retaddr":"caller+0x3b/0x160" (null when unknown). Empty when neither
+ * option is on. snprintf-style.
+ */
+int args_fmt__json(struct args_fmt *af, uint32_t func, uint64_t caller, const uint64_t *args,
+		   int nargs, int version, uint32_t flags, char *buf, size_t size);
 /* The BTF FUNC id of function func in src's BTF, 0 if none. */
 uint32_t args_fmt__func_id(struct args_fmt *af, uint32_t func);
 

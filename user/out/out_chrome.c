@@ -12,6 +12,7 @@
 
 #include "bpfgraph.h"
 #include "calls.h"
+#include "options.h"
 #include "out_chrome.h"
 #include "out_json.h"
 #include "out_text.h"
@@ -28,6 +29,7 @@ struct out_chrome {
 	uint64_t last_ts; /* unfinished calls last until here */
 	struct task *tasks; /* sorted by pid */
 	size_t ntasks, cap;
+	struct args_fmt *af; /* with BG_O_ARGS or BG_O_RETADDR */
 };
 
 static void put_call(void *ctx, const struct call *c);
@@ -46,6 +48,13 @@ struct out_chrome *out_chrome__new(const struct out_chrome_opts *opts)
 	w->o = *opts;
 	w->first = true;
 	w->calls = calls__new(&(struct calls_opts){ .on_call = put_call, .ctx = w });
+	if (w->calls && (opts->flags & (BG_O_ARGS | BG_O_RETADDR))) {
+		w->af = args_fmt__new(opts->args, opts->funcs);
+		if (!w->af) {
+			calls__free(w->calls);
+			w->calls = NULL;
+		}
+	}
 	if (!w->calls) {
 		free(w);
 		return NULL;
@@ -58,6 +67,7 @@ void out_chrome__free(struct out_chrome *w)
 	if (!w)
 		return;
 	calls__free(w->calls);
+	args_fmt__free(w->af);
 	free(w->tasks);
 	free(w);
 }
@@ -115,6 +125,14 @@ static void put_args(struct out_chrome *w, const struct call *c, const struct bg
 		fputs(",\"orphan\":true", f);
 	if (c->unfinished)
 		fputs(",\"unfinished\":true", f);
+	if (w->af) {
+		char a[2048];
+		int n = args_fmt__json(w->af, c->func, c->caller, c->args, c->nargs,
+				       w->o.dialect, w->o.flags, a, sizeof(a));
+
+		if (n > 0 && (size_t)n < sizeof(a))
+			fprintf(f, ",%s", a);
+	}
 	fputs("}}", f);
 }
 

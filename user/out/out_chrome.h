@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "args_src.h"
 #include "functab.h"
 #include "graph.h"
 
@@ -18,6 +19,10 @@ struct out_chrome_opts {
 	FILE *out;
 	const struct functab *funcs;
 	bool hex; /* retval strings in hex */
+	/* funcgraph-args, -retaddr: "args" and "retaddr" in each call's args */
+	uint32_t flags; /* BG_O_* */
+	int dialect;
+	const struct args_src *args;
 };
 
 struct out_chrome;

@@ -10,12 +10,14 @@
 
 #include "calls.h"
 #include "linebuf.h"
+#include "options.h"
 #include "out_json.h"
 #include "out_text.h"
 
 struct out_json {
 	struct out_json_opts o;
 	struct calls *calls;
+	struct args_fmt *af; /* with BG_O_ARGS or BG_O_RETADDR */
 };
 
 static void put_call(void *ctx, const struct call *c);
@@ -33,7 +35,10 @@ struct out_json *out_json__new(const struct out_json_opts *opts)
 		return NULL;
 	w->o = *opts;
 	w->calls = calls__new(&(struct calls_opts){ .on_call = put_call, .ctx = w });
-	if (!w->calls) {
+	if (opts->flags & (BG_O_ARGS | BG_O_RETADDR))
+		w->af = args_fmt__new(opts->args, opts->funcs);
+	if (!w->calls || ((opts->flags & (BG_O_ARGS | BG_O_RETADDR)) && !w->af)) {
+		calls__free(w->calls);
 		free(w);
 		return NULL;
 	}
@@ -44,6 +49,7 @@ void out_json__free(struct out_json *w)
 {
 	if (!w)
 		return;
+	args_fmt__free(w->af);
 	calls__free(w->calls);
 	free(w);
 }
@@ -202,6 +208,14 @@ static void put_call(void *ctx, const struct call *c)
 	else
 		linebuf__u64(&l, c->dur, 0, 0);
 	put_ret(w, &l, fn, c);
+	if (w->af) {
+		char a[2048];
+		int n = args_fmt__json(w->af, c->func, c->caller, c->args, c->nargs,
+				       w->o.dialect, w->o.flags, a, sizeof(a));
+
+		linebuf__char(&l, ',');
+		linebuf__put(&l, a, n > 0 && (size_t)n < sizeof(a) ? (size_t)n : 0);
+	}
 	linebuf__str(&l, c->orphan ? ",\"orphan\":true" : ",\"orphan\":false");
 	linebuf__str(&l, c->unfinished ? ",\"unfinished\":true}\n" : ",\"unfinished\":false}\n");
 	linebuf__flush(&l);

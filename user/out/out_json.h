@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "args_src.h"
 #include "functab.h"
 #include "graph.h"
 
@@ -19,6 +20,10 @@ struct out_json_opts {
 	FILE *out;
 	const struct functab *funcs;
 	bool hex; /* retval strings in hex (funcgraph-retval-hex) */
+	/* funcgraph-args, -retaddr: "args" and "retaddr" members (args_src.h) */
+	uint32_t flags; /* BG_O_* */
+	int dialect;
+	const struct args_src *args;
 };
 
 struct out_json;

@@ -57,7 +57,8 @@ static void text_free(void *w)
 static void *json_new(const struct render_opts *o)
 {
 	return out_json__new(
-		&(struct out_json_opts){ o->out, o->funcs, o->flags & BG_O_RETVAL_HEX });
+		&(struct out_json_opts){ o->out, o->funcs, o->flags & BG_O_RETVAL_HEX, o->flags,
+					 o->dialect, o->args });
 }
 
 static int json_finish(void *w)
@@ -74,7 +75,8 @@ static void json_free(void *w)
 static void *chrome_new(const struct render_opts *o)
 {
 	return out_chrome__new(
-		&(struct out_chrome_opts){ o->out, o->funcs, o->flags & BG_O_RETVAL_HEX });
+		&(struct out_chrome_opts){ o->out, o->funcs, o->flags & BG_O_RETVAL_HEX, o->flags,
+					   o->dialect, o->args });
 }
 
 static void chrome_begin(void *w)
