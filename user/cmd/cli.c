@@ -119,7 +119,8 @@ const struct cli_opt cli_opts[] = {
 
 	{ "buffer-size", 'b', "SIZE", G_OTHER, cli_set_bufsize, 0,
 	  BG_MIN_BUFFER_SIZE, BG_MAX_BUFFER_SIZE,
-	  "ring buffer size: a power of two,\n64K..1G (default 8M)" },
+	  "ring buffer size: a power of two,\n64K..1G (default 8M; 64M when more\n"
+	  "than 16 functions start graphs)" },
 	{ "dry-run", K_DRY_RUN, NULL, G_OTHER, cli_set_flag, OFF(dry_run), 0, 0,
 	  "print the plan, attach nothing" },
 	{ "wait-detach", K_WAIT_DETACH, NULL, G_OTHER, cli_set_flag, OFF(wait_detach), 0, 0,

@@ -92,6 +92,7 @@ struct bg_opts {
 
 	/* Other */
 	uint32_t buffer_size; /* -b, bytes, power of two */
+	bool buffer_size_set; /* -b given: else the plan may ask for more */
 	int verbosity; /* number of -v */
 	bool dry_run;
 	bool wait_detach; /* --wait-detach: release the hooks in the foreground */

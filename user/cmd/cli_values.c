@@ -140,6 +140,7 @@ int cli_set_bufsize(struct cli_ctx *c, const struct cli_opt *d, char *arg)
 		return cli_usage_err(c->err, "invalid %s '%s': not a power of two",
 				     c->name, arg);
 	c->o->buffer_size = (uint32_t)v;
+	c->o->buffer_size_set = true;
 	return 0;
 }
 

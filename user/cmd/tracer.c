@@ -313,7 +313,29 @@ static void fill_self_ranges(struct graph_bpf *skel, const struct ksyms *ks)
 	}
 }
 
-static int configure_skel(struct graph_bpf *skel, const struct bg_opts *o)
+/*
+ * The ring buffer: -b, else 8M, or 64M for a broad plan: beyond
+ * BROAD_ENTRIES entry functions every call of them, from anywhere, starts
+ * a graph. Measured on 6.1 under emulation with vfs_* (--callee-depth=0)
+ * and a load: a live text trace in 8M lost 87% of its records, a
+ * recording in 64M none (docs/performance.md, "Stopping").
+ */
+#define BROAD_ENTRIES 16
+#define BROAD_BUFFER_SIZE (64U << 20)
+
+static uint32_t ring_size(const struct bg_opts *o, const struct plan *p)
+{
+	size_t entries = 0;
+
+	if (o->buffer_size_set)
+		return o->buffer_size;
+	for (size_t i = 0; i < p->funcs.n; i++)
+		entries += !!(p->funcs.f[i].flags & BG_FN_GRAPH);
+	return entries > BROAD_ENTRIES && o->buffer_size < BROAD_BUFFER_SIZE ?
+		       BROAD_BUFFER_SIZE : o->buffer_size;
+}
+
+static int configure_skel(struct graph_bpf *skel, const struct bg_opts *o, uint32_t ring)
 {
 	struct graph_bpf__rodata *ro = skel->rodata;
 
@@ -330,7 +352,7 @@ static int configure_skel(struct graph_bpf *skel, const struct bg_opts *o)
 	ro->bg_args = !!(o->flags & BG_O_ARGS);
 	ro->bg_nosleep = !(o->flags & BG_O_SLEEP_TIME);
 	/* bg_pause_tgid is set once the command exists (trace()). */
-	return bpf_map__set_max_entries(skel->maps.bg_events, o->buffer_size);
+	return bpf_map__set_max_entries(skel->maps.bg_events, ring);
 }
 
 static int fill_pids(struct graph_bpf *skel, const struct bg_opts *o, pid_t child)
@@ -518,8 +540,9 @@ int tracer__check_cpus(const struct bg_opts *o)
 
 /* The BPF object, opened and set up for this plan; attach__all() loads it. */
 static struct graph_bpf *open_skel(const struct bg_opts *o, const struct kernel_info *ki,
-				   size_t nfuncs)
+				   const struct plan *p)
 {
+	size_t nfuncs = p->funcs.n;
 	struct graph_bpf *skel = graph_bpf__open();
 	int err;
 
@@ -529,7 +552,7 @@ static struct graph_bpf *open_skel(const struct bg_opts *o, const struct kernel_
 		errno = err;
 		return NULL;
 	}
-	err = configure_skel(skel, o);
+	err = configure_skel(skel, o, ring_size(o, p));
 	/* The kprobe.multi pair only where it is used: older kernels may refuse its load. */
 	bpf_program__set_autoload(skel->progs.bg_mentry, ki->hook == BG_HOOK_KMULTI);
 	bpf_program__set_autoload(skel->progs.bg_mexit, ki->hook == BG_HOOK_KMULTI);
@@ -565,7 +588,7 @@ static int run_open(struct run *r, const struct bg_opts *o, struct plan *p,
 	ki->wide_list = NULL; /* live's from here */
 	r->no_fentry = ki->hook != BG_HOOK_FENTRY;
 	r->kprobes_how = lo.po.kprobes_how;
-	r->skel = open_skel(o, ki, p->funcs.n);
+	r->skel = open_skel(o, ki, p);
 	if (r->skel)
 		r->a = attach__new(&(struct attach_opts){
 			.skel = r->skel, .funcs = &p->funcs, .verbose = o->verbosity,
@@ -763,6 +786,9 @@ static int run_close(struct run *r, const struct plan *p, const struct tracer_si
 		     bool ran, bool wait)
 {
 	struct session *s = &r->s;
+	/* From when tracing stopped: session__run drained some already. */
+	double t0 = s->stop_ns ? s->stop_ns / 1e9 : links__now(), t_drain, t_out;
+	uint64_t records = s->st.records;
 	struct record_trailer t;
 	int cerr;
 
@@ -779,10 +805,19 @@ static int run_close(struct run *r, const struct plan *p, const struct tracer_si
 	} else if (r->skel && r->skel->bss) {
 		r->skel->bss->bg_stopped = 1;
 	}
+	t_drain = links__now();
 	if (r->stats_fd >= 0)
 		close(r->stats_fd);
 	cerr = output__close(r->out, ran ? &t : NULL, ts->record);
+	t_out = links__now();
 	release(r, wait);
+	/* Where a stop's time goes: the records left are the user's to keep. */
+	if (verbosity && ran)
+		fprintf(stderr, "bpfgraph: stopping took %.2f s: %.2f s for the graphs under way "
+			"and the records left (%llu after the last poll), %.2f s to close the "
+			"output, %.2f s on the hooks (%s)\n", links__now() - t0, t_drain - t0,
+			(unsigned long long)(s->st.records - records), t_out - t_drain, r->detach_s,
+			r->releaser > 0 ? "left to a background process" : "all released");
 	if (ran)
 		cerr = print_report(p, r) ?: cerr;
 	discover__free(s->discover);

@@ -470,7 +470,8 @@ int session__run(struct session *s)
 		if (had_child && child_done(s))
 			break;
 	}
-	/* Graphs under way run on until detached; no new one starts. */
+	s->stop_ns = mono_ns();
+	/* Graphs under way run on until session__finish; no new one starts. */
 	if (s->enabled)
 		*s->enabled = 0;
 	/* Keep the ring buffer from filling meanwhile (the rest: finish). */
