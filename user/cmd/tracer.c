@@ -788,7 +788,6 @@ static int run_close(struct run *r, const struct plan *p, const struct tracer_si
 	struct session *s = &r->s;
 	/* From when tracing stopped: session__run drained some already. */
 	double t0 = s->stop_ns ? s->stop_ns / 1e9 : links__now(), t_drain, t_out;
-	uint64_t records = s->st.records;
 	struct record_trailer t;
 	int cerr;
 
@@ -814,9 +813,10 @@ static int run_close(struct run *r, const struct plan *p, const struct tracer_si
 	/* Where a stop's time goes: the records left are the user's to keep. */
 	if (verbosity && ran)
 		fprintf(stderr, "bpfgraph: stopping took %.2f s: %.2f s for the graphs under way "
-			"and the records left (%llu after the last poll), %.2f s to close the "
+			"and the records left (%llu read after the end), %.2f s to close the "
 			"output, %.2f s on the hooks (%s)\n", links__now() - t0, t_drain - t0,
-			(unsigned long long)(s->st.records - records), t_out - t_drain, r->detach_s,
+			(unsigned long long)(s->st.records - s->stop_records), t_out - t_drain,
+			r->detach_s,
 			r->releaser > 0 ? "left to a background process" : "all released");
 	if (ran)
 		cerr = print_report(p, r) ?: cerr;

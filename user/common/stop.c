@@ -3,7 +3,9 @@
  * Stop requests by signal: see stop.h.
  */
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "handoff.h"
@@ -31,6 +33,27 @@ static void on_signal(int sig)
 		_exit(128 + sig);
 	}
 	stop_signal = sig;
+}
+
+/* The end of -d: a stop request, never the second signal that ends at once. */
+static void on_alarm(int sig)
+{
+	if (!stop_signal)
+		stop_signal = sig;
+}
+
+void stop__after_ms(uint64_t ms)
+{
+	struct itimerval it = { .it_value = { (time_t)(ms / 1000),
+					      (suseconds_t)(ms % 1000) * 1000 } };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigemptyset(&sa.sa_mask);
+	if (ms)
+		sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
 }
 
 void stop__catch(void)

@@ -12,10 +12,18 @@
 #ifndef BG_STOP_H
 #define BG_STOP_H
 
+#include <stdint.h>
+
 /* Installs the handlers; again is harmless. */
 void stop__catch(void);
 /* The signal that asked to stop, 0: none. */
 int stop__signal(void);
+/*
+ * A stop request of its own (SIGALRM) in ms milliseconds, as a first
+ * signal would make one: whatever honours stop__signal() ends with it.
+ * 0 cancels it.
+ */
+void stop__after_ms(uint64_t ms);
 /*
  * Once the trace is written: the next signal counts as a first one again
  * (it ends the wait for the hooks' release, handoff.h), the one after it

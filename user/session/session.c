@@ -432,6 +432,13 @@ int session__run(struct session *s)
 	if (!rb)
 		return -errno;
 	stop__catch();
+	/*
+	 * -d: the end comes as a stop request (SIGALRM), so that attaching
+	 * what was found, or a long read, gives up as for Ctrl-C instead of
+	 * carrying the trace past its end.
+	 */
+	if (s->duration_ms)
+		stop__after_ms(s->duration_ms);
 	for (int full = 0;;) {
 		/*
 		 * Records come without wake-ups (submit_flags() in the BPF
@@ -470,7 +477,9 @@ int session__run(struct session *s)
 		if (had_child && child_done(s))
 			break;
 	}
+	stop__after_ms(0);
 	s->stop_ns = mono_ns();
+	s->stop_records = s->st.records;
 	/* Graphs under way run on until session__finish; no new one starts. */
 	if (s->enabled)
 		*s->enabled = 0;

@@ -89,6 +89,7 @@ struct session {
 	size_t ntargets, targets_cap;
 	uint64_t duration_ms; /* 0: until a signal or the command ends */
 	uint64_t stop_ns; /* CLOCK_MONOTONIC when session__run stopped tracing */
+	uint64_t stop_records; /* st.records then */
 	pid_t child; /* started by session__spawn, released by session__go */
 	/*
 	 * Stop the child (SIGSTOP) while what was found is attached, then

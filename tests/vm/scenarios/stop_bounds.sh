@@ -10,9 +10,12 @@
 #   killrecord  the same for bpfgraph record
 #   killrel     SIGKILL to the process that releases the hooks after a
 #               trace (--hook=fentry: more than its 1.5 s of waiting)
-#   broad       -d 5 -G 'vfs_*' --callee-depth=0 under a load (every
-#               vfs call of the load is a graph): ends within a bound of
-#               5 s after tracing began; lost records reported per CPU
+#   dur         -d 5 --callee-depth=1 -G do_sys_openat2 under a load:
+#               ends within a bound of 5 s after tracing began
+#   broad       -d 5 -G 'vfs_*' --callee-depth=0 under the load (every
+#               vfs call of the load is a graph): the hooks take at most
+#               a bound; reading what was recorded takes what it takes;
+#               lost records reported per CPU
 #   broadrec    the same as a recording with -b 64M
 # Each: NAME.rc, NAME.err, NAME.time (guest seconds: start, the signal or
 # the end of tracing, exit), NAME.wl (state letters of wl processes 1 s
@@ -20,6 +23,7 @@
 # -1: still there after 120 s). killtrace.T and killrecord.T: whether the
 # command was seen stopped (T) before the kill.
 # bench-timeout: 900
+# bench-clock: icount
 set -u
 . /bench/lib/guest.sh
 
@@ -122,12 +126,12 @@ load &
 l1=$!
 load &
 l2=$!
-broad() { # NAME BPFGRAPH-ARGS...
+timed() { # NAME BPFGRAPH-ARGS...
 	name=$1
 	shift
-	progress "$name: bpfgraph $* -d 5 --callee-depth=0 -G 'vfs_*' under a load"
+	progress "$name: bpfgraph $* -d 5 under a load"
 	t0=$(up)
-	bpfgraph "$@" -v -d 5 --callee-depth=0 -G 'vfs_*' >$name.out 2>$name.err
+	bpfgraph "$@" -v -d 5 >$name.out 2>$name.err
 	echo $? >$name.rc
 	te=$(up)
 	# Tracing began once it was ready: -v says after how long.
@@ -135,10 +139,11 @@ broad() { # NAME BPFGRAPH-ARGS...
 	echo "$t0 $(awk -v a="$t0" -v r="${ready:-0}" 'BEGIN { printf "%.2f", a + r + 5 }') $te" >$name.time
 	leftovers $name
 }
-broad broad -o /tmp/broad.txt
-broad broadrec record -b 64M -o /tmp/broad.bgr
+timed dur -o /tmp/dur.txt --callee-depth=1 -G do_sys_openat2
+timed broad -o /tmp/broad.txt --callee-depth=0 -G 'vfs_*'
+timed broadrec record -b 64M -o /tmp/broad.bgr --callee-depth=0 -G 'vfs_*'
 kill $l1 $l2
 wait $l1 $l2 2>/dev/null
-rm -f /tmp/broad.txt /tmp/broad.bgr /tmp/killrecord.bgr
+rm -f /tmp/dur.txt /tmp/broad.txt /tmp/broad.bgr /tmp/killrecord.bgr
 # The next scenario starts from a kernel without our hooks.
 wait_released
