@@ -31,15 +31,50 @@ wait_stopped() {
 	return 1
 }
 
-# Until no program of bpfgraph is loaded, at most ~300 s: after a trace
-# it exits within seconds and leaves the hooks' release to a background
-# process (--wait-detach), whose idle hooks would still sit in the paths
-# that the kernel's tracer or the next timing runs through.
-wait_released() {
+# Guest uptime in seconds (two decimals).
+up() { cut -d' ' -f1 /proc/uptime; }
+
+# How many of bpfgraph's programs (bg_*) are loaded.
+bgprogs() { bpftool prog show 2>/dev/null | grep -c 'name bg_' || true; }
+
+# bpfgraph's skeleton is loaded: bg_switch stays for the whole trace
+# (bg_probe, the hook tier's probe while planning, is gone within
+# milliseconds).
+loaded() { [ "$(bpftool prog show 2>/dev/null | grep -c 'name bg_switch')" -gt 0 ]; }
+
+# State letter of every wl process (R, S, T...), on one line.
+wlstate() {
+	for _p in /proc/[0-9]*; do
+		[ "$(cat "$_p/comm" 2>/dev/null)" = wl ] && sed 's/.*) \(.\).*/\1/' "$_p/stat"
+	done | tr '\n' ' '
+}
+
+# released_after [LIMIT_S]: waits until no program of bpfgraph is loaded,
+# at most LIMIT_S seconds (300), and prints how long that took (-1: still
+# loaded at the limit). After a trace bpfgraph exits within seconds and
+# leaves the hooks' release to a background process (--wait-detach),
+# whose idle hooks would still sit in the paths that the kernel's tracer
+# or the next timing runs through.
+released_after() {
+	_t=$(up)
 	_i=0
-	while bpftool prog show 2>/dev/null | grep -q 'name bg_' && [ $_i -lt 3000 ]; do
-		usleep 100000
+	while [ "$(bgprogs)" -gt 0 ]; do
 		_i=$((_i + 1))
+		[ $_i -gt $((${1:-300} * 10)) ] && { echo -1; return; }
+		usleep 100000
+	done
+	awk -v a="$_t" -v b="$(up)" 'BEGIN { printf "%.1f\n", b - a }'
+}
+wait_released() { released_after >/dev/null; }
+
+# repeat N GAP_MS WL-CMD...: the wl arguments for N runs of WL-CMD, GAP_MS
+# apart (so that live discovery attaches between them).
+repeat() {
+	_n=$1 _gap=$2
+	shift 2
+	while [ "$_n" -gt 0 ]; do
+		printf '%s sleep %s ' "$*" "$_gap"
+		_n=$((_n - 1))
 	done
 }
 

@@ -15,21 +15,12 @@ set -u
 # callers it meets while tracing (one level per call), so the later calls
 # are the warm, complete ones; diff pairs each kernel invocation with the
 # best matching one of bpfgraph. 12 calls: tcp_sendmsg's loopback path
-# took 7 calls to converge in session 6 (4-5 since callers are read from
+# took 7 calls to converge (4-5 since callers are read from
 # the kernel stack), and other entry functions may reach deeper chains.
-repeat() { # N WL-CMD...
-	n=$1
-	shift
-	while [ "$n" -gt 0 ]; do
-		printf '%s sleep 300 ' "$*"
-		n=$((n - 1))
-	done
-}
-
 run_case() { # NAME FUNC WL-CMD...
 	name=$1 func=$2
 	shift 2
-	wl_args=$(repeat 12 "$@")
+	wl_args=$(repeat 12 300 "$@")
 	echo "$name" >>cases.txt
 	progress "$name: bpfgraph -G $func -- wl $wl_args"
 	bpfgraph --dry-run -G "$func" >"$name.plan.txt" 2>&1

@@ -24,7 +24,6 @@ tally() { # LABEL
 		"bg_progs=$(grep -c 'name bg_' "$1.progs")" \
 		"errors=$(cat "$1.progs" "$1.links" "$1.maps" | grep -c '^Error')"
 }
-now() { cut -d' ' -f1 /proc/uptime; }
 
 snap before
 tally before >before.tally
@@ -52,7 +51,7 @@ while kill -0 $pid 2>/dev/null; do
 done
 wait $pid
 echo $? >rc
-exited=$(now)
+exited=$(up)
 # Programs and links are freed after RCU grace periods, not at close(),
 # and bpfgraph leaves their release to a background process after 1.5 s
 # (per-function hooks on 6.1: about a minute for this plan): give the
@@ -63,7 +62,7 @@ while :; do
 	snap after
 	tally after >after.tally
 	if cmp -s before.tally after.tally; then
-		settled=$(now)
+		settled=$(up)
 		break
 	fi
 	[ "$(date +%s)" -lt $deadline ] || break

@@ -31,7 +31,6 @@ snap() {
 		"$(openfds)" \
 		"$(mem Slab) $(mem Percpu) $(mem VmallocUsed)"
 }
-bgprogs() { bpftool prog show 2>/dev/null | grep -c 'name bg_' || true; }
 
 load() {
 	while :; do
@@ -52,11 +51,7 @@ while [ $i -le "$cycles" ]; do
 	bpfgraph -d 1 --callee-depth=0 -G do_sys_openat2 >soak.out 2>soak.$i.err
 	echo $? >soak.$i.rc
 	# What is left is released in the background: measured once it is done.
-	n=0
-	while [ "$(bgprogs)" -gt 0 ] && [ $n -lt 600 ]; do
-		usleep 100000
-		n=$((n + 1))
-	done
+	released_after 60 >/dev/null
 	# Programs and maps are freed after RCU grace periods.
 	sleep 1
 	echo "$i $(snap)" >>soak.tsv

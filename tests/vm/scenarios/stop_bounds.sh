@@ -26,29 +26,10 @@
 set -u
 . /bench/lib/guest.sh
 
-up() { cut -d' ' -f1 /proc/uptime; }
-bgprogs() { bpftool prog show 2>/dev/null | grep -c 'name bg_' || true; }
-loaded() { [ "$(bpftool prog show 2>/dev/null | grep -c 'name bg_switch')" -gt 0 ]; }
-wlstate() {
-	for p in /proc/[0-9]*; do
-		[ "$(cat "$p/comm" 2>/dev/null)" = wl ] && sed 's/.*) \(.\).*/\1/' "$p/stat"
-	done | tr '\n' ' '
-}
-# Seconds from now until no bg_ program is left (-1: 120 s were not enough).
-clean_after() {
-	t=$(up)
-	i=0
-	while [ "$(bgprogs)" -gt 0 ]; do
-		i=$((i + 1))
-		[ $i -gt 1200 ] && { echo -1; return; }
-		usleep 100000
-	done
-	awk -v a="$t" -v b="$(up)" 'BEGIN { printf "%.1f\n", b - a }'
-}
 leftovers() { # NAME
 	sleep 1
 	wlstate >"$1.wl"
-	clean_after >"$1.clean"
+	released_after 120 >"$1.clean"
 }
 wait_loaded() { # PID
 	i=0

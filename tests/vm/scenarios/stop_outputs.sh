@@ -23,31 +23,10 @@
 set -u
 . /bench/lib/guest.sh
 
-up() { cut -d' ' -f1 /proc/uptime; }
-bgprogs() { bpftool prog show 2>/dev/null | grep -c 'name bg_' || true; }
-# The skeleton is loaded: bg_switch stays for the whole trace (bg_probe,
-# the hook tier's probe while planning, is gone within milliseconds).
-loaded() { [ "$(bpftool prog show 2>/dev/null | grep -c 'name bg_switch')" -gt 0 ]; }
-# State letter of every wl process (R, S, T...): none is expected after.
-wlstate() {
-	for p in /proc/[0-9]*; do
-		[ "$(cat "$p/comm" 2>/dev/null)" = wl ] && sed 's/.*) \(.\).*/\1/' "$p/stat"
-	done | tr '\n' ' '
-}
-clean_after() {
-	t=$(up)
-	i=0
-	while [ "$(bgprogs)" -gt 0 ]; do
-		i=$((i + 1))
-		[ $i -gt 2400 ] && { echo -1; return; }
-		usleep 100000
-	done
-	awk -v a="$t" -v b="$(up)" 'BEGIN { printf "%.1f\n", b - a }'
-}
 leftovers() { # NAME
 	sleep 1
 	wlstate >"$1.wl"
-	clean_after >"$1.bg"
+	released_after 240 >"$1.bg"
 }
 LONG="openmiss 1 sleep 200 openmiss 1 sleep 200 openmiss 1 sleep 200 openmiss 1 sleep 200"
 

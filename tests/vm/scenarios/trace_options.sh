@@ -23,7 +23,6 @@
 set -u
 . /bench/lib/guest.sh
 
-up() { cut -d' ' -f1 /proc/uptime; }
 G="-G do_sys_openat2"
 CHEAP="--callee-depth=1 -O nofuncgraph-irqs"
 DEEP="--callee-depth=2 -O nofuncgraph-irqs"
