@@ -788,6 +788,8 @@ static int run_close(struct run *r, const struct plan *p, const struct tracer_si
 	struct session *s = &r->s;
 	/* From when tracing stopped: session__run drained some already. */
 	double t0 = s->stop_ns ? s->stop_ns / 1e9 : links__now(), t_drain, t_out;
+	/* A stop request (Ctrl-C, -d) came before: the poll under way ended it. */
+	double t_req = s->stop_req_ns && s->stop_req_ns <= s->stop_ns ? s->stop_req_ns / 1e9 : t0;
 	struct record_trailer t;
 	int cerr;
 
@@ -812,9 +814,13 @@ static int run_close(struct run *r, const struct plan *p, const struct tracer_si
 	release(r, wait);
 	/* Where a stop's time goes: the records left are the user's to keep. */
 	if (verbosity && ran)
-		fprintf(stderr, "bpfgraph: stopping took %.2f s: %.2f s for the graphs under way "
-			"and the records left (%llu read after the end), %.2f s to close the "
-			"output, %.2f s on the hooks (%s)\n", links__now() - t0, t_drain - t0,
+		fprintf(stderr, "bpfgraph: stopping took %.2f s: %.2f s to end the poll under way "
+			"(reading %.2f s; formatting %.2f s; the wide net %.2f s; attaching what "
+			"was found %.2f s), %.2f s for the graphs under way and the records left "
+			"(%llu read after the end), %.2f s to close the output, %.2f s on the "
+			"hooks (%s)\n", links__now() - t_req, t0 - t_req, s->stop_step_ns[0] / 1e9,
+			s->stop_step_ns[1] / 1e9, s->stop_step_ns[2] / 1e9, s->stop_step_ns[3] / 1e9,
+			t_drain - t0,
 			(unsigned long long)(s->st.records - s->stop_records), t_out - t_drain,
 			r->detach_s,
 			r->releaser > 0 ? "left to a background process" : "all released");

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "handoff.h"
@@ -13,6 +14,16 @@
 
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t rearmed; /* the trace is written: stop__rearm */
+/* Written by the handlers only, before stop_signal (clock_gettime is async-signal-safe). */
+static volatile uint64_t requested_ns;
+
+static void note_request(void)
+{
+	struct timespec ts;
+
+	if (!clock_gettime(CLOCK_MONOTONIC, &ts))
+		requested_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 static void on_signal(int sig)
 {
@@ -32,14 +43,17 @@ static void on_signal(int sig)
 		handoff__at_exit();
 		_exit(128 + sig);
 	}
+	note_request();
 	stop_signal = sig;
 }
 
 /* The end of -d: a stop request, never the second signal that ends at once. */
 static void on_alarm(int sig)
 {
-	if (!stop_signal)
+	if (!stop_signal) {
+		note_request();
 		stop_signal = sig;
+	}
 }
 
 void stop__after_ms(uint64_t ms)
@@ -72,6 +86,11 @@ void stop__catch(void)
 int stop__signal(void)
 {
 	return stop_signal;
+}
+
+uint64_t stop__requested_ns(void)
+{
+	return stop_signal ? requested_ns : 0;
 }
 
 void stop__rearm(void)

@@ -18,6 +18,8 @@
 void stop__catch(void);
 /* The signal that asked to stop, 0: none. */
 int stop__signal(void);
+/* CLOCK_MONOTONIC ns when the first stop request came, 0: none yet. */
+uint64_t stop__requested_ns(void);
 /*
  * A stop request of its own (SIGALRM) in ms milliseconds, as a first
  * signal would make one: whatever honours stop__signal() ends with it.

@@ -262,7 +262,8 @@ int session__sample(void *ctx, void *data, size_t len)
 			return err;
 	}
 	s->batch += (unsigned int)n;
-	return s->batch >= BATCH_MAX ? -EAGAIN : 0;
+	/* Past a stop request, the poll under way ends here: finish reads on. */
+	return s->batch >= BATCH_MAX || (s->polling && stop__signal()) ? -EAGAIN : 0;
 }
 
 static int child_done(struct session *s)
@@ -290,14 +291,19 @@ static bool growing(const struct session *s)
 	return s->npending || s->nexpand || s->ntargets;
 }
 
-/* Takes up to GROW_PER_POLL of n queued items (each size bytes) at q. */
+/*
+ * Takes up to GROW_PER_POLL of n queued items (each size bytes) at q; none
+ * once the trace was asked to stop (each costs an attach: what is left
+ * would only hold the stop up, and the trace ends without it anyway).
+ */
 static unsigned int take(void *q, unsigned int *n, size_t size,
 			 void (*fn)(struct session *, const void *), struct session *s)
 {
-	unsigned int k = *n < GROW_PER_POLL ? *n : GROW_PER_POLL;
+	unsigned int k = *n < GROW_PER_POLL ? *n : GROW_PER_POLL, i;
 
-	for (unsigned int i = 0; i < k; i++)
+	for (i = 0; i < k && !stop__signal(); i++)
 		fn(s, (char *)q + i * size);
+	k = i;
 	memmove(q, (char *)q + k * size, (*n - k) * size);
 	*n -= k;
 	return k;
@@ -417,6 +423,8 @@ int session__run(struct session *s)
 	struct ring_buffer *rb;
 	uint64_t t_end = s->duration_ms ? mono_ns() + s->duration_ms * 1000000ULL : 0;
 	int err = 0, had_child = s->child > 0;
+	/* Where the last poll was when: read, formatted, on_poll, grown. */
+	uint64_t mark[SESSION_STOP_STEPS + 1] = { 0 };
 
 	s->st.cmd_status = -1;
 	/*
@@ -439,24 +447,34 @@ int session__run(struct session *s)
 	 */
 	if (s->duration_ms)
 		stop__after_ms(s->duration_ms);
+	s->polling = true;
 	for (int full = 0;;) {
 		/*
 		 * Records come without wake-ups (submit_flags() in the BPF
 		 * side): sleep a poll period, unless the last read stopped at
 		 * a full batch and more is waiting.
 		 */
-		int n = full ? 0 : read_batch(s, rb, POLL_MS);
+		int n;
 
-		if (n >= 0)
+		mark[0] = mono_ns();
+		n = full ? 0 : read_batch(s, rb, POLL_MS);
+
+		if (n >= 0 && !stop__signal())
 			n = read_batch(s, rb, -1);
 		full = n >= BATCH_MAX;
 		if (n < 0 && n != -EINTR) {
 			err = n;
 			break;
 		}
-		s->sink.drain(s->sink.ctx, mono_ns() - REORDER_NS);
+		mark[1] = mark[2] = mark[3] = mark[4] = mono_ns();
+		/* What is left is read once the programs stop (session__finish). */
+		if (stop__signal())
+			break;
+		s->sink.drain(s->sink.ctx, mark[1] - REORDER_NS);
+		mark[2] = mono_ns();
 		if (s->on_poll)
 			s->on_poll(s->caller_ctx, s->graphs_done);
+		mark[3] = mono_ns();
 		if (s->hold_growth) {
 			/* Kept for later: see session.hold_growth. */
 		} else if (s->pause_child && growing(s)) {
@@ -472,13 +490,22 @@ int session__run(struct session *s)
 		} else if (s->pause_child) {
 			resume_if_stopped(s);
 		}
+		mark[4] = mono_ns();
 		if (stop__signal() || (t_end && mono_ns() >= t_end))
 			break;
 		if (had_child && child_done(s))
 			break;
 	}
+	s->polling = false;
 	stop__after_ms(0);
 	s->stop_ns = mono_ns();
+	s->stop_req_ns = stop__requested_ns();
+	/* How much of each step of the last poll came after the request. */
+	for (int i = 0; i < SESSION_STOP_STEPS && s->stop_req_ns; i++) {
+		uint64_t from = mark[i] > s->stop_req_ns ? mark[i] : s->stop_req_ns;
+
+		s->stop_step_ns[i] = mark[i + 1] > from ? mark[i + 1] - from : 0;
+	}
 	s->stop_records = s->st.records;
 	/* Graphs under way run on until session__finish; no new one starts. */
 	if (s->enabled)

@@ -49,7 +49,13 @@ struct session {
 	volatile const long long *active;
 	struct ring_buffer *rb; /* from session__run to session__finish */
 	unsigned int batch; /* records taken in this poll or consume call */
-#define SESSION_BATCH_MAX 65536 /* ... at most (then -EAGAIN) */
+/*
+ * ... at most (then -EAGAIN). Each poll formats what it read before it
+ * looks at a stop request again: 2 x 16384 records are well under a second
+ * of formatting even under emulation, so that -d and Ctrl-C are not kept
+ * waiting behind a backlog.
+ */
+#define SESSION_BATCH_MAX 16384
 	int stats_fd; /* bg_stats per-CPU array */
 	struct rec_sink sink;
 	/*
@@ -89,6 +95,15 @@ struct session {
 	size_t ntargets, targets_cap;
 	uint64_t duration_ms; /* 0: until a signal or the command ends */
 	uint64_t stop_ns; /* CLOCK_MONOTONIC when session__run stopped tracing */
+	uint64_t stop_req_ns; /* when it was asked to (stop.h), 0: the trace ended by itself */
+	/*
+	 * The part of each step of the poll under way that came after the
+	 * request: reading records, formatting them, the caller's on_poll,
+	 * attaching what was found.
+	 */
+#define SESSION_STOP_STEPS 4
+	uint64_t stop_step_ns[SESSION_STOP_STEPS];
+	bool polling; /* in session__run's loop */
 	uint64_t stop_records; /* st.records then */
 	pid_t child; /* started by session__spawn, released by session__go */
 	/*
