@@ -429,6 +429,7 @@ enum bg_run {
 	BG_RUN_ENTRY, BG_RUN_EXIT, BG_RUN_KENTRY, BG_RUN_KEXIT, BG_RUN_ICALL,
 	BG_RUN_MENTRY, BG_RUN_MEXIT, /* kprobe.multi: as KENTRY/KEXIT, with generations */
 	BG_RUN_WENTRY, /* the wide net's entry (bg_wide); its return runs as MEXIT */
+	BG_RUN_TENTRY, /* fentry.multi (bg_tentry): as ENTRY, graph functions by cookie */
 };
 
 /*
@@ -452,7 +453,8 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 	 * and out; else one task storage lookup and out. Only an entry
 	 * function can start a graph (and create the state: on_entry).
 	 */
-	bool kentry = what == BG_RUN_KENTRY || what == BG_RUN_MENTRY || what == BG_RUN_WENTRY;
+	bool kentry = what == BG_RUN_KENTRY || what == BG_RUN_MENTRY || what == BG_RUN_WENTRY ||
+		      what == BG_RUN_TENTRY;
 
 	if (bg_stopped || (!graph && !kentry && !bg_active))
 		return false;
@@ -480,6 +482,7 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 	ran = st;
 	switch (what) {
 	case BG_RUN_ENTRY:
+	case BG_RUN_TENTRY:
 		ran = on_entry(ctx, st, ck, (__u64)ctx, tramp_caller_at(ctx, ck), BG_ARGS_TRAMP);
 		break;
 	case BG_RUN_EXIT:
@@ -559,6 +562,21 @@ SEC("fentry")
 int BPF_PROG(bg_entry_graph)
 {
 	guarded(ctx, BG_RUN_ENTRY, true);
+	return 0;
+}
+
+/*
+ * The tracing_multi tier (fentry.multi, attach type BPF_TRACE_FENTRY_MULTI):
+ * one program for every function of the plan, its instructions loaded
+ * again by user space with that attach type (user/hook/attach.c). Each
+ * function still gets a trampoline of its own, built for its prototype,
+ * so ctx is laid out as for bg_entry; the cookie's BG_CK_GRAPH says which
+ * functions may start a graph. Its exit twin is bg_exit's code.
+ */
+SEC("fentry")
+int BPF_PROG(bg_tentry)
+{
+	guarded(ctx, BG_RUN_TENTRY, false);
 	return 0;
 }
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The hook tiers side by side (issue #19), guest side, on the instruction
 # clock: for each tier the booted kernel has (fentry; kprobe-multi with and
-# without the wide net), and for the kernel's own function_graph, on one
+# without the wide net; fentry-multi), and for the kernel's own function_graph, on one
 # entry function: start (launch until "tracing"), stop (SIGINT until exit),
 # added time per traced call, unrelated work (a pipe loop in another task)
 # while the net is open and after the first call, and the first traced
@@ -38,6 +38,8 @@ res "func $F ncall $NCALL npipe $NPIPE"
 dry=$(bpfgraph --dry-run -G "$F" 2>/dev/null | head -n 2)
 tiers=fentry
 case "$dry" in *"# hooks: kprobe.multi"*) tiers="$tiers kmulti" ;; esac
+# tracing_multi (7.x): refused up front where the kernel lacks it.
+bpfgraph --dry-run --hook=fentry-multi -G "$F" >/dev/null 2>&1 && tiers="$tiers tmulti"
 case "$dry" in *"# wide net: every"*) tiers="$tiers wide" ;; esac
 # Only when asked (TIERS_ONLY): the wide net without __rcu_read_lock and
 # the like (--no-callsite-probes), which stay hooked after narrowing.
@@ -55,6 +57,7 @@ opts_of() {
 	case $1 in
 	fentry) echo "--hook=fentry" ;;
 	kmulti) echo "--hook=kprobe-multi --wide=off" ;;
+	tmulti) echo "--hook=fentry-multi" ;;
 	wide) echo "--hook=kprobe-multi --wide=first" ;;
 	wide-norcu) echo "--hook=kprobe-multi --wide=first --no-callsite-probes" ;;
 	esac

@@ -69,8 +69,10 @@ const struct cli_opt cli_opts[] = {
 	  "pointers are missing)" },
 	{ "hook", K_HOOK, "HOW", G_SELECT, cli_set_hook, 0, 0, 0,
 	  "how functions are hooked: auto (default:\nkprobe-multi where the kernel has it,\n"
-	  "else fentry), kprobe-multi (one link\nfor all), fentry (a trampoline per\n"
-	  "function) or kprobe (a kprobe and a\nkretprobe per function)" },
+	  "else fentry), kprobe-multi (one link\nfor all), fentry-multi (one fentry.multi\n"
+	  "link for all, a trampoline per function:\nkernels with tracing_multi), fentry (a\n"
+	  "trampoline and a link per function) or\nkprobe (a kprobe and a kretprobe per\n"
+	  "function)" },
 	{ "kprobes", K_KPROBES, NULL, G_SELECT, cli_set_kprobes, 0, 0, 0,
 	  "the same as --hook=kprobe" },
 	{ "wide", K_WIDE, "WHEN", G_SELECT, cli_set_wide, 0, 0, 0,

@@ -132,7 +132,7 @@ size_t cli__nr_trace_opts(void);
 const char *cli__trace_opt_name(size_t i);
 uint32_t cli__trace_opt_flag(size_t i);
 
-/* "auto", "kprobe-multi", "fentry" or "kprobe". */
+/* "auto", "kprobe-multi", "fentry-multi", "fentry" or "kprobe". */
 const char *cli__hook_name(enum bg_hook h);
 
 static inline bool cli__cpu_isset(const struct bg_opts *o, unsigned int cpu)

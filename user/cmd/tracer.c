@@ -122,6 +122,17 @@ static int choose_hook(struct kernel_info *ki, const struct bg_opts *o)
 
 	ki->hook = o->hook;
 	switch (o->hook) {
+	case BG_HOOK_TMULTI:
+		multi = attach__multi_supported();
+		if (multi > 0) {
+			ki->hook_why = "fentry.multi/fexit.multi, one link pair for all functions, "
+				       "a trampoline per function (--hook=fentry-multi)";
+			return 0;
+		}
+		fprintf(stderr, "bpfgraph: this kernel cannot attach fentry.multi links (%s): "
+			"it needs tracing_multi (7.x); use --hook=kprobe-multi or --hook=fentry\n",
+			multi < 0 ? strerror(-multi) : "no BPF_TRACE_FENTRY_MULTI");
+		return -EOPNOTSUPP;
 	case BG_HOOK_FENTRY:
 		ki->hook_why = "fentry/fexit, a trampoline per function (--hook=fentry)";
 		return 0;
@@ -586,14 +597,14 @@ static int run_open(struct run *r, const struct bg_opts *o, struct plan *p,
 	struct wide *w = ki->wide_list;
 
 	ki->wide_list = NULL; /* live's from here */
-	r->no_fentry = ki->hook != BG_HOOK_FENTRY;
+	r->no_fentry = ki->hook != BG_HOOK_FENTRY && ki->hook != BG_HOOK_TMULTI;
 	r->kprobes_how = lo.po.kprobes_how;
 	r->skel = open_skel(o, ki, p);
 	if (r->skel)
 		r->a = attach__new(&(struct attach_opts){
 			.skel = r->skel, .funcs = &p->funcs, .verbose = o->verbosity,
-			.progress = lo.progress, .no_fentry = ki->hook != BG_HOOK_FENTRY,
-			.err = stderr });
+			.progress = lo.progress, .no_fentry = r->no_fentry,
+			.multi = ki->hook == BG_HOOK_TMULTI, .err = stderr });
 	if (!r->a) {
 		wide__free(w);
 		return -errno;
@@ -938,8 +949,12 @@ static int check_nofile(const struct plan *p, enum bg_hook hook)
 	for (size_t i = 0; i < p->funcs.n && hook != BG_HOOK_KMULTI; i++) {
 		const struct bg_func *f = &p->funcs.f[i];
 
-		if (!(f->flags & BG_FN_CALLSITE))
-			need += hook == BG_HOOK_KPROBE || (f->flags & BG_FN_KPROBE) ? 4 : 2;
+		if (f->flags & BG_FN_CALLSITE)
+			continue;
+		if (hook == BG_HOOK_KPROBE || (f->flags & BG_FN_KPROBE))
+			need += 4;
+		else if (hook != BG_HOOK_TMULTI)
+			need += 2;
 	}
 	if (getrlimit(RLIMIT_NOFILE, &r) || r.rlim_cur >= need)
 		return 0;

@@ -31,6 +31,8 @@ enum bg_ret_kind {
 /* kprobes at its call sites in traced functions, not on itself (icall.h) */
 #define BG_FN_CALLSITE 0x20
 #define BG_FN_IRQ 0x40 /* an interrupt entry point (funcgraph-irqs) */
+/* Variadic, or a struct or union by value in or out: fentry.multi refuses it. */
+#define BG_FN_BYVAL 0x80
 
 struct bg_func {
 	char *name; /* kallsyms name, e.g. "getname_flags.part.0" */

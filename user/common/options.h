@@ -25,6 +25,7 @@ enum bg_hook {
 	BG_HOOK_KMULTI, /* kprobe.multi + kretprobe.multi, batched */
 	BG_HOOK_FENTRY, /* fentry/fexit clones, one trampoline per function */
 	BG_HOOK_KPROBE, /* kprobe + kretprobe per function (--kprobes) */
+	BG_HOOK_TMULTI, /* fentry.multi + fexit.multi (tracing_multi), batched */
 };
 
 /*

@@ -33,6 +33,12 @@ struct attach_opts {
 	int verbose;
 	bool progress; /* show progress on stderr */
 	bool no_fentry; /* kprobe tiers: the fentry/fexit templates are not even loaded */
+	/*
+	 * The tracing_multi tier: one fentry.multi and one fexit.multi
+	 * program for all functions, linked in batches (one link per batch
+	 * and direction); attach__one() queues, attach__flush() links.
+	 */
+	bool multi;
 	FILE *err;
 };
 
@@ -51,6 +57,18 @@ int attach__all(struct attach *a);
  * table after attach__all). 0 or -errno; a failure leaves nothing behind.
  */
 int attach__one(struct attach *a, uint32_t idx);
+/*
+ * Multi: links what attach__one() queued, one link pair for all of it.
+ * refused(ctx, idx) is called for each function the kernel would not
+ * take (after splitting the batch until it stands alone). Returns how
+ * many were refused.
+ */
+unsigned int attach__flush(struct attach *a, void (*refused)(void *ctx, uint32_t idx), void *ctx);
+/*
+ * Does this kernel have tracing_multi links (fentry.multi)? 1 yes, 0 no,
+ * -errno when even the probe could not be made. Touches no function.
+ */
+int attach__multi_supported(void);
 /*
  * "attaching DONE/N functions..." on a->err when a->progress, from one
  * second after t0, every half second (*last: when it last did, 0 first).

@@ -220,6 +220,30 @@ static uint8_t count_regs(const struct btf *btf, const struct btf_type *proto)
 	return regs > 255 ? 255 : (uint8_t)regs;
 }
 
+static bool is_aggregate(const struct btf *btf, uint32_t type_id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, btf__resolve_type(btf, type_id));
+
+	return t && (btf_is_struct(t) || btf_is_union(t));
+}
+
+/*
+ * What tracing_multi links refuse (EINVAL for the whole link, 7.3): a
+ * variadic function (its last parameter has type 0), a struct or union
+ * passed or returned by value. Per-function fentry takes the latter.
+ */
+static bool has_byval(const struct btf *btf, const struct btf_type *proto)
+{
+	const struct btf_param *p = btf_params(proto);
+
+	if (proto->type && is_aggregate(btf, proto->type))
+		return true;
+	for (int i = 0; i < btf_vlen(proto); i++)
+		if (!p[i].type || is_aggregate(btf, p[i].type))
+			return true;
+	return false;
+}
+
 int kbtf__func(struct kbtf *kb, const char *name, const char *module,
 	       struct kbtf_func *out)
 {
@@ -241,6 +265,7 @@ int kbtf__func(struct kbtf *kb, const char *name, const char *module,
 	if (proto && btf_is_func_proto(proto)) {
 		classify_ret(m->btf, proto->type, out);
 		out->nr_regs = count_regs(m->btf, proto);
+		out->byval = has_byval(m->btf, proto);
 	}
 	return 0;
 }

@@ -4,6 +4,7 @@
 #ifndef BG_KBTF_H
 #define BG_KBTF_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct btf;
@@ -14,6 +15,7 @@ struct kbtf_func {
 	uint8_t ret_kind; /* enum bg_ret_kind */
 	uint8_t ret_size;
 	uint8_t nr_regs; /* argument registers (BG_CK_NREGS) */
+	bool byval; /* variadic, or a struct/union by value in or out (BG_FN_BYVAL) */
 	char ret_type[96]; /* C spelling, "" for unknown */
 };
 

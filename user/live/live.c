@@ -177,10 +177,26 @@ static void attach_callees(struct live *l, const struct ksym *s, bool through)
  * stopped): with kprobe.multi, what it found goes in one link pair (a
  * function the kernel refused then counts as failed, not attached).
  */
+/* fentry.multi refused a live function (variadic...): a kprobe may take it. */
+static void multi_refused(void *ctx, uint32_t idx)
+{
+	struct live *l = ctx;
+
+	attach__disown(l->a, idx);
+	if (!l->kp || kprobes__attach(l->kp, idx, &l->p->funcs.f[idx])) {
+		l->failed++;
+		l->attached -= l->attached ? 1 : 0;
+	}
+}
+
 static void on_settled(void *ctx)
 {
 	struct live *l = ctx;
-	unsigned int n = l->kp ? kprobes__flush(l->kp) : 0;
+	unsigned int n;
+
+	/* fentry.multi: what the burst found, one link pair (before the kprobes it refused). */
+	attach__flush(l->a, multi_refused, l);
+	n = l->kp ? kprobes__flush(l->kp) : 0;
 
 	l->failed += n;
 	l->attached -= n < l->attached ? n : l->attached;

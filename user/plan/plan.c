@@ -326,6 +326,8 @@ static int add_func(struct plan *p, const struct plan_cand *c, const struct kbtf
 		f->flags |= BG_FN_KPROBE;
 	if (c->why == PW_IRQ)
 		f->flags |= BG_FN_IRQ;
+	if (bf->byval)
+		f->flags |= BG_FN_BYVAL;
 	if (c->why == PW_CALLSITE)
 		f->flags |= BG_FN_CALLSITE | BG_FN_EXPANDED;
 	if (c->notrace)
