@@ -100,6 +100,8 @@ struct kernel_info {
 	struct ktext *kt;
 	enum bg_hook hook; /* the tier chosen: never BG_HOOK_AUTO */
 	const char *hook_why; /* why, for -v and --dry-run */
+	/* fentry-multi: functions it cannot take go to kprobe.multi (the kernel has it) */
+	bool kmulti_rest;
 	bool wide; /* the wide net (user/hook/wide.h) is used */
 	const char *wide_why;
 	/* Its list, started before planning (NULL with --dry-run); trace() takes it. */
@@ -125,8 +127,13 @@ static int choose_hook(struct kernel_info *ki, const struct bg_opts *o)
 	case BG_HOOK_TMULTI:
 		multi = attach__multi_supported();
 		if (multi > 0) {
-			ki->hook_why = "fentry.multi/fexit.multi, one link pair for all functions, "
-				       "a trampoline per function (--hook=fentry-multi)";
+			ki->kmulti_rest = kprobes__multi_supported() > 0;
+			ki->hook_why = ki->kmulti_rest ?
+				"fentry.multi/fexit.multi, one link pair for all functions, a "
+				"trampoline per function (--hook=fentry-multi); what it cannot take "
+				"by kprobe.multi" :
+				"fentry.multi/fexit.multi, one link pair for all functions, a "
+				"trampoline per function (--hook=fentry-multi)";
 			return 0;
 		}
 		fprintf(stderr, "bpfgraph: this kernel cannot attach fentry.multi links (%s): "
@@ -555,6 +562,7 @@ static struct graph_bpf *open_skel(const struct bg_opts *o, const struct kernel_
 {
 	size_t nfuncs = p->funcs.n;
 	struct graph_bpf *skel = graph_bpf__open();
+	bool kmulti;
 	int err;
 
 	if (!skel) {
@@ -565,8 +573,9 @@ static struct graph_bpf *open_skel(const struct bg_opts *o, const struct kernel_
 	}
 	err = configure_skel(skel, o, ring_size(o, p));
 	/* The kprobe.multi pair only where it is used: older kernels may refuse its load. */
-	bpf_program__set_autoload(skel->progs.bg_mentry, ki->hook == BG_HOOK_KMULTI);
-	bpf_program__set_autoload(skel->progs.bg_mexit, ki->hook == BG_HOOK_KMULTI);
+	kmulti = ki->hook == BG_HOOK_KMULTI || ki->kmulti_rest;
+	bpf_program__set_autoload(skel->progs.bg_mentry, kmulti);
+	bpf_program__set_autoload(skel->progs.bg_mexit, kmulti);
 	bpf_program__set_autoload(skel->progs.bg_wide, ki->wide);
 	if (ki->wide)
 		bpf_program__set_expected_attach_type(skel->progs.bg_wide,
@@ -591,6 +600,7 @@ static int run_open(struct run *r, const struct bg_opts *o, struct plan *p,
 {
 	struct live_opts lo = {
 		.plan = p, .po = plan_opts_of(o, ki), .hook = ki->hook,
+		.kmulti_rest = ki->kmulti_rest,
 		.wide_always = o->wide == BG_WIDE_ALWAYS, .progress = isatty(STDERR_FILENO),
 		.verbose = o->verbosity,
 	};

@@ -32,6 +32,7 @@ struct live {
 	struct attach *a;
 	struct graph_bpf *skel;
 	enum bg_hook hook;
+	bool kmulti_rest; /* live_opts.kmulti_rest */
 	bool progress;
 	struct icall *ic; /* NULL: indirect calls are not probed */
 	struct kprobes *kp; /* functions fentry cannot attach to */
@@ -423,7 +424,7 @@ int live__attach_kprobes(struct live *l)
 	const struct functab *ft = &l->p->funcs;
 	double t0 = links__now(), last = 0;
 	unsigned int graphs = 0, graphs_ok = 0;
-	bool multi = l->hook == BG_HOOK_KMULTI;
+	bool multi = l->hook == BG_HOOK_KMULTI || l->kmulti_rest;
 	struct kprobes_opts ko = {
 		.entry = multi ? l->skel->progs.bg_mentry : l->skel->progs.bg_kentry,
 		.exit = multi ? l->skel->progs.bg_mexit : l->skel->progs.bg_kexit,
@@ -580,6 +581,7 @@ struct live *live__new(const struct live_opts *o)
 	l->a = o->attach;
 	l->skel = o->skel;
 	l->hook = o->hook;
+	l->kmulti_rest = o->kmulti_rest;
 	l->w = o->wide;
 	l->wide_always = o->wide_always;
 	l->progress = o->progress;

@@ -10,6 +10,9 @@
 # bench-clock: icount
 set -u
 . /bench/lib/guest.sh
+# A hook tier other than the default's (BG_FIDELITY_HOOK=fentry-multi...),
+# set by a scenario that is this one with the variable set first.
+hook_opt=${BG_FIDELITY_HOOK:+--hook=$BG_FIDELITY_HOOK}
 
 # The workload repeats its call with pauses: bpfgraph attaches untraced
 # callers it meets while tracing (one level per call), so the later calls
@@ -23,11 +26,12 @@ run_case() { # NAME FUNC WL-CMD...
 	wl_args=$(repeat 12 300 "$@")
 	echo "$name" >>cases.txt
 	progress "$name: bpfgraph -G $func -- wl $wl_args"
-	bpfgraph --dry-run -G "$func" >"$name.plan.txt" 2>&1
+	# shellcheck disable=SC2086
+	bpfgraph $hook_opt --dry-run -G "$func" >"$name.plan.txt" 2>&1
 	# A case whose run hangs (a workload that never returns) fails alone,
 	# the others are still scored: SIGTERM after 600 s, SIGKILL 120 s on.
 	# shellcheck disable=SC2086
-	timeout -k 120 600 bpfgraph -v -G "$func" -- /bin/wl $wl_args \
+	timeout -k 120 600 bpfgraph $hook_opt -v -G "$func" -- /bin/wl $wl_args \
 		>"$name.bpfgraph.txt" 2>"$name.bpfgraph.err"
 	echo $? >"$name.bpfgraph.rc"
 	progress "$name: oracle"
