@@ -1,14 +1,14 @@
 #!/bin/sh
 # The hook tiers side by side (issue #19), guest side, on the instruction
 # clock: for each tier the booted kernel has (fentry; kprobe-multi with and
-# without the wide net; fentry-multi), and for the kernel's own function_graph, on one
-# entry function: start (launch until "tracing"), stop (SIGINT until exit),
-# added time per traced call, unrelated work (a pipe loop in another task)
-# while the net is open and after the first call, and the first traced
-# call itself for tiers.check to score against function_graph's. Results as
-# "KEY value..." lines in results.txt. Needs /tmp/bb/bwl: tests/bench/run.sh
-# --tiers prepends it (as a payload), with TIERS_ONLY, TIERS_NCALL and
-# TIERS_NPIPE from its environment.
+# without the wide net; fentry-multi), and for the kernel's own
+# function_graph, on one entry function: start (launch until "tracing"),
+# stop (SIGINT until exit), added time per traced call, unrelated work (a
+# pipe loop in another task) while the net is open and after the first
+# call, and the first traced call itself for tiers.check to score against
+# function_graph's. Results as "KEY value..." lines in results.txt. Needs
+# /tmp/bb/bwl: tests/bench/run.sh --tiers prepends it (as a payload), with
+# TIERS_ONLY, TIERS_NCALL and TIERS_NPIPE from its environment.
 # bench-clock: icount
 # bench-timeout: 2400
 set -u
