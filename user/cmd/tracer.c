@@ -137,7 +137,7 @@ static int choose_hook(struct kernel_info *ki, const struct bg_opts *o)
 			return 0;
 		}
 		fprintf(stderr, "bpfgraph: this kernel cannot attach fentry.multi links (%s): "
-			"it needs tracing_multi (7.x); use --hook=kprobe-multi or --hook=fentry\n",
+			"it needs tracing_multi (7.x); --hook=auto takes the best this kernel has\n",
 			multi < 0 ? strerror(-multi) : "no BPF_TRACE_FENTRY_MULTI");
 		return -EOPNOTSUPP;
 	case BG_HOOK_FENTRY:
