@@ -56,8 +56,9 @@ struct attach {
  * { ids: __u32 BTF ids, cookies: __u64, cnt }. The kernel still builds a
  * trampoline per function, for its prototype, but updates ftrace for the
  * whole batch at once. A link is refused as a whole: EINVAL when one
- * function is variadic or named twice, ENOENT when one cannot be hooked,
- * EBUSY when the program is on one of them already.
+ * function is variadic, takes or returns a struct by value (BG_FN_BYVAL)
+ * or is named twice, ENOENT when one cannot be hooked, EBUSY when the
+ * program is on one of them already (docs/kernels.md).
  */
 #define BG_ATTACH_FENTRY_MULTI 59
 #define BG_ATTACH_FEXIT_MULTI 60
