@@ -464,8 +464,8 @@ static const struct {
 	  " 0)   0.301 us    |    rw_verify_area(read_write=0, file=0xffff8881030a2c00, ppos=0xffffc90001f3bf08, count=0x20000); /* ret=0x0 */\n"
 	  " 0)   0.100 us    |    f(x=(STRUCT)[0x1:0x2], ...); /* ret=0x0 */\n"
 	  " 0)   1.000 us    |  } /* vfs_read ret=0x10 */\n",
-	  5 },
-	/* funcgraph-args and funcgraph-retaddr (6.13, 6.15, 6.19): kept as read */
+	  0 },
+	/* funcgraph-args and funcgraph-retaddr (6.13, 6.15, 6.19): printed again */
 	{ "args 6.15",
 	  "# tracer: function_graph\n"
 	  "#\n"
@@ -482,7 +482,7 @@ static const struct {
 	  " 0)   0.080 us    |      nft_do_chain [nf_tables](pkt=0xffffc90000237b40, priv=0xffff888104d3e000);\n"
 	  " 0)   2.000 us    |    }\n"
 	  " 0)   4.000 us    |  }\n",
-	  8 },
+	  0 },
 	{ "retaddr 6.13",
 	  " 1)               |  vfs_read() { /* <-ksys_read+0x6d/0xf0 */\n"
 	  " 1)   0.301 us    |    rw_verify_area(); /* <-vfs_read+0x9a/0x1a0 */\n"
@@ -494,14 +494,14 @@ static const struct {
 	  " 1)   0.100 us    |    fsnotify_perm(); /* <-0xffffffffc0a01234 */\n"
 	  " 1)   0.100 us    |    security_file_permission(); /* <-[unknown/kretprobe'd] */\n"
 	  " 1) + 12.345 us   |  }\n",
-	  7 },
+	  0 },
 	{ "retaddr retval 6.13",
 	  " 0)               |  vfs_read() { /* <-ksys_read+0x6d/0xf0 */\n"
 	  " 0)   0.301 us    |    rw_verify_area(); /* <-vfs_read+0x9a/0x1a0 ret=0x0 */\n"
 	  " 0)   0.250 us    |    security_file_permission(); /* <-rw_verify_area+0x4b/0x110 ret=-13 */\n"
 	  " 0)   0.100 us    |    fsnotify_access(); /* ret=0x0 */\n"
 	  " 0) + 12.345 us   |  } /* vfs_read ret=-13 */\n",
-	  3 },
+	  0 },
 	{ "args retaddr 6.19",
 	  " 0)               |  do_sys_openat2(dfd=4294967196, filename=0x47a073, how=0xff46c0c0) { /* <-do_sys_open+0x6b/0xb0 */\n"
 	  " 0)   0.345 us    |    getname(filename=0x47a073); /* <-do_sys_openat2+0x71/0x140 ret=0xffff888103f1c000 */\n"
@@ -511,7 +511,7 @@ static const struct {
 	  " 0)   1.200 us    |    } /* do_filp_open ret=-2 */\n"
 	  " 0)   0.080 us    |    put_unused_fd(fd=3); /* <-do_sys_openat2+0x11f/0x140 ret=0x0 */\n"
 	  " 0)   3.000 us    |  } /* do_sys_openat2 ret=-2 */\n",
-	  6 },
+	  0 },
 	{ "args abstime proc",
 	  "# tracer: function_graph\n"
 	  "#\n"
@@ -520,12 +520,12 @@ static const struct {
 	  "  572.147385 |   0)     wl-102     |               |  vfs_read(file=0xffff888102c3e500, buf=0x7f0c2d1e4000, count=0x20000, pos=0xffffc90000327f08) { /* <-ksys_read+0x6d/0xf0 */\n"
 	  "  572.147388 |   0)     wl-102     |   0.301 us    |    rw_verify_area(read_write=0, file=0xffff888102c3e500, ppos=0xffffc90000327f08, count=0x20000); /* <-vfs_read+0x9a/0x1a0 */\n"
 	  "  572.147390 |   0)     wl-102     |   3.000 us    |  }\n",
-	  2 },
+	  0 },
 	{ "args nocpu noduration",
 	  "do_sys_openat2(dfd=-100, filename=0x47a073, how=0xff46c0c0) { /* <-do_sys_open+0x6b/0xb0 */\n"
 	  "  getname(filename=0x47a073); /* <-do_sys_openat2+0x71/0x140 */\n"
 	  "}\n",
-	  2 },
+	  0 },
 	{ "args latency",
 	  "#     TIME        CPU  TASK/PID       ||||     DURATION                  FUNCTION CALLS\n"
 	  "#      |          |     |    |        ||||      |   |                     |   |   |   |\n"
@@ -541,13 +541,13 @@ static const struct {
 	  " 2)   0.312 us    |      } /* current_time ret=0x69380649(trunc) */\n"
 	  " 2)   0.753 us    |    } /* atime_needs_update ret=false */\n"
 	  " 2)   0.899 us    |  } /* touch_atime */\n",
-	  5 },
+	  4 },
 	/* bpfgraph's own strings: quoted, C escapes; anything goes inside */
 	{ "args strings",
 	  " 0)               |  do_sys_openat2(dfd=-100, filename=\"/tmp/a) { b; /* c */\", how=0xff46c0c0) {\n"
 	  " 0)   0.345 us    |    getname(filename=\"q\\\"(\\\\\"); /* <-do_sys_openat2+0x71/0x140 ret=-2 */\n"
 	  " 0)   3.000 us    |  } /* do_sys_openat2 ret=-2 */\n",
-	  2 },
+	  0 },
 	{ "latency-format",
 	  "#     TIME        CPU  TASK/PID       ||||     DURATION                  FUNCTION CALLS\n"
 	  "#      |          |     |    |        ||||      |   |                     |   |   |   |\n"
@@ -638,8 +638,12 @@ static void test_retval_read(void **state)
 	assert_string_equal(fname(d, d->ev[5].ev.func), "f");
 	assert_int_equal(d->ev[1].ev.ret, 0);
 	assert_true(d->ev[1].has_ret);
+	/* the arguments and the caller are printed again, not kept as text */
 	assert_null(d->ev[2].text);
-	assert_non_null(d->ev[3].text);
+	assert_null(d->ev[3].text);
+	assert_string_equal(d->ev[0].retaddr, "ksys_read+0x6d/0xf0");
+	assert_string_equal(d->ev[3].args, "file=0xffff8881030a2c00, buf=0x7ffd5d3c1a70, "
+					   "count=0x20000, pos=0xffffc90001f3bf08");
 	fgtext__doc_free(d);
 }
 
@@ -1211,8 +1215,8 @@ static void test_args_read(void **state)
 	CHECK_CALLS(d, args_619);
 	assert_int_equal(d->layout->cols, FGT_L_ARGS | FGT_L_RETADDR);
 	assert_int_equal(d->layout->dialect, BG_DIALECT_6_13);
-	/* the text of each line with arguments is kept, the rest is printed */
-	assert_non_null(d->ev[0].text);
+	/* lines with arguments are printed again like the rest */
+	assert_null(d->ev[0].text);
 	assert_null(d->ev[5].text);
 	fgtext__doc_free(d);
 

@@ -22,6 +22,8 @@
 
 #define SEED_000 "seeds/000_552e225c0d5c94bb.txt"
 #define SEED_001 "seeds/001_42a8f16914de080a.txt"
+/* Debian's 7.3 with funcgraph-args: enums with names, "()" before it was on */
+#define SEED_005 "seeds/005_d0673469c12dbbf8.txt"
 
 static const char *const seeds[] = {
 	SEED_000,
@@ -289,6 +291,38 @@ static void test_text_as_read(void **state)
 	free(path);
 }
 
+/*
+ * The kernel's own funcgraph-args (and -retaddr) text comes back byte for
+ * byte: arguments and callers printed again as read, enum names included.
+ */
+static void test_args_text_as_read(void **state)
+{
+	static const char *const real[] = { SEED_005 };
+	static const struct fmt noargs = { "txt", { "-O", "nofuncgraph-args", NULL } };
+	size_t len, slen;
+	char *path, *seed, *out;
+
+	for (size_t i = 0; i < sizeof(real) / sizeof(real[0]); i++) {
+		path = golden_path(real[i]);
+		seed = slurp(path, &slen);
+		out = report_ok(real[i], &fmts[0], &len);
+		if (len != slen || memcmp(out, seed, len))
+			fail_msg("report -i %s: not the text read", real[i]);
+		free(out);
+		free(seed);
+		free(path);
+	}
+	/* the option still turns them off */
+	out = report_ok(SEED_005, &noargs, &len);
+	assert_non_null(strstr(out, "|  skb_release_data();\n"));
+	assert_null(strstr(out, "SKB_DROP_REASON"));
+	free(out);
+	/* JSON from text has no registers: no "args" member made up */
+	out = report_ok(SEED_005, &fmts[1], &len);
+	assert_null(strstr(out, "\"args\""));
+	free(out);
+}
+
 /* -O and --compat apply to text as to recordings. */
 static void test_text_options(void **state)
 {
@@ -387,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_seed001_golden),
 		cmocka_unit_test(test_seed_structure),
 		cmocka_unit_test(test_text_as_read),
+		cmocka_unit_test(test_args_text_as_read),
 		cmocka_unit_test(test_text_options),
 		cmocka_unit_test(test_text_errors),
 		cmocka_unit_test(test_svg_escape),

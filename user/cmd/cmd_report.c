@@ -294,7 +294,7 @@ static int text_emit(void *ctx, const struct fgtext_ev *e, const struct functab 
 	struct gev ev;
 
 	if (e->kind == FGT_EVENT) {
-		ev = e->ev;
+		ev = fgtext__gev(e);
 		if (sync_funcs(t, e, ft) || (t->clock && stamp(t->clock, &ev)))
 			return -ENOMEM;
 		t->events.emit(t->events.ctx, &ev);
@@ -357,6 +357,12 @@ static void text_opts(struct render_opts *ro, const struct fgtext_layout *l,
 	m.nr_cpu_ids = to.nr_cpu_ids;
 	m.header = l->header;
 	merge_opts(ro, &m, o);
+	/*
+	 * The text's arguments and callers are printed again as text; the
+	 * JSON writers want registers and symbols, which text has not.
+	 */
+	if (o->format != BG_FMT_TEXT)
+		ro->flags &= ~(BG_O_ARGS | BG_O_RETADDR);
 	/* no values to print where the text showed none, unless asked for */
 	if (!(l->flags & BG_O_RETVAL) && !(o->flags_set & BG_O_RETVAL & o->flags))
 		ro->flags &= ~(BG_O_RETVAL | BG_O_RETVAL_HEX);

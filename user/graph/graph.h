@@ -44,6 +44,14 @@ struct gev {
 	 */
 	uint64_t args[BG_ARGS_REGS];
 	uint8_t nargs;
+	/*
+	 * ENTER/LEAF read from function_graph text (report -i): what the
+	 * line had between its parentheses and after its "<-", printed again
+	 * as they were instead of args/caller ("" when the line had none);
+	 * NULL otherwise. Valid during emit only, like comm.
+	 */
+	const char *args_text;
+	const char *retaddr_text;
 	bool tail; /* GEV_EXIT: entry not seen on this cpu at this depth */
 	bool noret; /* LEAF/EXIT: its exit was missed (BG_RF_NOEXIT): no value */
 	/*

@@ -101,6 +101,9 @@ int args_fmt__args(struct args_fmt *af, const struct gev *ev, int version, uint3
 {
 	if (size)
 		buf[0] = '\0';
+	/* text the kernel printed: its dialect already decided what shows */
+	if (af && ev->args_text && (flags & BG_O_ARGS))
+		return snprintf(buf, size, "%s", ev->args_text);
 	if (!af || !ev->nargs ||
 	    !args__shown(version, flags & BG_O_ARGS, flags & BG_O_RETADDR))
 		return 0;
@@ -115,6 +118,9 @@ int args_fmt__retaddr(struct args_fmt *af, const struct gev *ev, int version, ui
 
 	if (size)
 		buf[0] = '\0';
+	/* "": a line of that text without one */
+	if (af && ev->retaddr_text && (flags & BG_O_RETADDR))
+		return *ev->retaddr_text ? snprintf(buf, size, "<-%s", ev->retaddr_text) : 0;
 	if (!af || !args__retaddr_shown(version, flags & BG_O_RETADDR))
 		return 0;
 	if (!ev->caller || !af->src.sym || af->src.sym(af->src.sym_ctx, ev->caller, &s))

@@ -64,8 +64,8 @@ struct fgtext_ev {
 	 * apart); NULL for "()". retaddr: the caller after "<-"
 	 * (funcgraph-retaddr, 6.13+), e.g. "do_sys_open+0x6b/0xb0", with
 	 * " [mod]" and " <ffffffff81234567>" when the kernel added them.
-	 * Valid during the callback (fgtext__load() keeps copies). out_text
-	 * prints neither: with keep_text, such lines carry their text.
+	 * Valid during the callback (fgtext__load() keeps copies).
+	 * fgtext__gev() hands both to out_text, which prints them again.
 	 */
 	const char *args;
 	const char *retaddr;
@@ -105,6 +105,13 @@ struct fgtext_arg {
  * double quotes do not split.
  */
 bool fgtext__next_arg(const char **pos, struct fgtext_arg *a);
+
+/*
+ * e's event with the arguments and the caller as the text had them
+ * (gev.args_text, .retaddr_text; "" for a call line without them), so
+ * that out_text prints them again; valid while e is.
+ */
+struct gev fgtext__gev(const struct fgtext_ev *e);
 
 /* fgtext_layout.cols: columns and traits that out_text has no flag for. */
 #define FGT_L_LATENCY 0x1 /* perf ftrace "verbose": lat-flags column */

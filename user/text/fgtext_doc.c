@@ -157,6 +157,7 @@ void fgtext__doc_free(struct fgtext_doc *d)
 static int write_one(struct out_text *w, FILE *mem, char **buf, const struct fgtext_ev *e,
 		     bool last_nl, FILE *out)
 {
+	struct gev ev;
 	long len;
 
 	if (e->text) {
@@ -166,7 +167,8 @@ static int write_one(struct out_text *w, FILE *mem, char **buf, const struct fgt
 		return ferror(out) ? -EIO : 0;
 	}
 	rewind(mem);
-	out_text__emit(w, &e->ev);
+	ev = fgtext__gev(e);
+	out_text__emit(w, &ev);
 	if (fflush(mem))
 		return -ENOMEM;
 	len = ftell(mem);

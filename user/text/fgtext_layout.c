@@ -145,6 +145,11 @@ void fgtext__out_opts(const struct fgtext_layout *l, struct out_text_opts *o)
 {
 	/* tail is per event: gev.tail is what the line showed */
 	o->flags = l->flags & ~BG_O_TAIL;
+	/* shown again from the text (gev.args_text, .retaddr_text) */
+	if (l->cols & FGT_L_ARGS)
+		o->flags |= BG_O_ARGS;
+	if (l->cols & FGT_L_RETADDR)
+		o->flags |= BG_O_RETADDR;
 	o->dialect = l->dialect;
 	o->nr_cpu_ids = nr_cpu_ids_for(l->cpu_width);
 	o->header = false;
@@ -166,17 +171,30 @@ static int writer_for_layout(struct fgtext *r)
 	return r->w ? 0 : -ENOMEM;
 }
 
+struct gev fgtext__gev(const struct fgtext_ev *e)
+{
+	struct gev ev = e->ev;
+
+	if (e->kind == FGT_EVENT && (ev.type == GEV_ENTER || ev.type == GEV_LEAF)) {
+		ev.args_text = e->args ?: "";
+		ev.retaddr_text = e->retaddr ?: "";
+	}
+	return ev;
+}
+
 /* Does out_text print exactly text (plus '\n') for e? */
 int fgtext_renders_same(struct fgtext *r, const struct fgtext_ev *e, bool *same)
 {
 	size_t n = strlen(e->text);
+	struct gev ev;
 	long len;
 	int err = writer_for_layout(r);
 
 	if (err)
 		return err;
 	rewind(r->mem);
-	out_text__emit(r->w, &e->ev);
+	ev = fgtext__gev(e);
+	out_text__emit(r->w, &ev);
 	if (fflush(r->mem))
 		return -ENOMEM;
 	len = ftell(r->mem);
