@@ -28,7 +28,7 @@
 struct types {
 	int s32, u32, s64, u64, boolean, chr, uchr, s16, u16, s128;
 	int vptr, cchr_ptr, u32_td, const_s32, vol_u64, restrict_ptr, tag_ptr;
-	int en, en64, st8, st12, st16, un8, flt;
+	int en, en64, st8, st12, st16, un8, flt, flags, sen;
 };
 
 struct fx {
@@ -85,6 +85,17 @@ static void add_derived(struct btf *b, struct types *t)
 	t->en = btf__add_enum(b, "pid_type", 4);
 	assert_int_equal(btf__add_enum_value(b, "PIDTYPE_PID", 0), 0);
 	assert_int_equal(btf__add_enum_value(b, "PIDTYPE_TGID", 1), 0);
+	/* hrtimer_mode's shape: flags, and names sharing a value */
+	t->flags = btf__add_enum(b, "hrtimer_mode", 4);
+	assert_int_equal(btf__add_enum_value(b, "HRTIMER_MODE_ABS", 0), 0);
+	assert_int_equal(btf__add_enum_value(b, "HRTIMER_MODE_HARD", 8), 0);
+	assert_int_equal(btf__add_enum_value(b, "HRTIMER_MODE_ABS_HARD", 8), 0);
+	assert_int_equal(btf__add_enum_value(b, "HRTIMER_MODE_REL_HARD", 9), 0);
+	assert_int_equal(btf__add_enum_value(b, "HRTIMER_MODE_HIGH", (int64_t)0x80000000), 0);
+	/* a signed enum (BTF kflag): a negative enumerator */
+	t->sen = btf__add_enum(b, "ctx_state", 4);
+	assert_int_equal(btf__add_enum_value(b, "CT_STATE_DISABLED", -1), 0);
+	assert_int_equal(btf__add_enum_value(b, "CT_STATE_KERNEL", 0), 0);
 	t->en64 = btf__add_enum64(b, "big", 8, false);
 	assert_int_equal(btf__add_enum64_value(b, "BIG", 1ULL << 40), 0);
 	t->flt = btf__add_float(b, "double", 8);
@@ -135,8 +146,8 @@ static void check(struct fx *fx, int func_id, int version, const char *want,
 	int n = args__snprintf(buf, sizeof(buf), fx->btf, (uint32_t)func_id,
 			       args, BG_ARGS_MAX, version);
 
-	assert_int_equal(n, (int)strlen(want));
 	assert_string_equal(buf, want);
+	assert_int_equal(n, (int)strlen(want));
 }
 
 #define CHECK(fx, id, ver, want, ...) \
@@ -255,11 +266,40 @@ static void test_enums_are_numbers(void **state)
 	struct fx *fx = F(state);
 	int f = FUNC(fx, "enums", fx->t.en, fx->t.en64);
 
-	/* ENUM: signed decimal of the register, never a name; ENUM64 is
-	 * not an ENUM to print_function_args(): raw, with its kind name */
+	/* ENUM: signed decimal of the register, no name before 6.19; ENUM64
+	 * is not an ENUM to print_function_args(): raw, with its kind name */
 	CHECK(fx, f, V6_15, "a=1, b=(ENUM64)[0x10000000000]", 1, 1ULL << 40);
-	CHECK(fx, f, V6_17, "a=4294967295, b=(ENUM64)[0x1]", 0xffffffff, 1);
+	CHECK(fx, f, V6_17, "a=1, b=(ENUM64)[0x1]", 1, 1);
+	CHECK(fx, f, V6_18, "a=4294967295, b=(ENUM64)[0x1]", 0xffffffff, 1);
 	CHECK(fx, f, V6_19, "a=-1, b=(ENUM64)[0x0]", (uint64_t)-1, 0);
+	CHECK(fx, f, V7_3, "a=-1, b=(ENUM64)[0x10000000000]", (uint64_t)-1, 1ULL << 40);
+}
+
+/* 7.3: "reason=2 [SKB_DROP_REASON_NOT_SPECIFIED]", decimal even when unsigned */
+static void test_enum_names(void **state)
+{
+	struct fx *fx = F(state);
+	int f = FUNC(fx, "enum_names", fx->t.en, fx->t.flags, fx->t.sen);
+
+	CHECK(fx, f, V6_19, "a=1 [PIDTYPE_TGID], b=9 [HRTIMER_MODE_REL_HARD], c=0 [CT_STATE_KERNEL]",
+	      1, 9, 0);
+	/* the first of the names sharing a value; flags are not split up */
+	CHECK(fx, f, V7_3, "a=0 [PIDTYPE_PID], b=8 [HRTIMER_MODE_HARD], c=0 [CT_STATE_KERNEL]",
+	      0, 8, 0);
+	CHECK(fx, f, V7_3, "a=0 [PIDTYPE_PID], b=0 [HRTIMER_MODE_ABS], c=0 [CT_STATE_KERNEL]",
+	      0, 0, 0);
+	/* no enumerator of that value: the number alone (7.3: bpf(999, ...)) */
+	CHECK(fx, f, V7_3, "a=999, b=12, c=1", 999, 12, 1);
+	/* the whole register is compared: upper bits left by the caller miss */
+	CHECK(fx, f, V7_3, "a=4294967297, b=9 [HRTIMER_MODE_REL_HARD], c=0 [CT_STATE_KERNEL]",
+	      0x100000001, 9, 0);
+	/* 32-bit values widened by the enum's signedness */
+	CHECK(fx, f, V7_3, "a=0 [PIDTYPE_PID], b=2147483648 [HRTIMER_MODE_HIGH], c=-1 [CT_STATE_DISABLED]",
+	      0, 0x80000000, (uint64_t)-1);
+	CHECK(fx, f, V7_3, "a=0 [PIDTYPE_PID], b=-2147483648, c=4294967295", 0,
+	      0xffffffff80000000, 0xffffffff);
+	/* 6.17 and before: the number only */
+	CHECK(fx, f, V6_17, "a=1, b=8, c=-1", 1, 8, (uint64_t)-1);
 }
 
 /* --- by value: struct, union, float --------------------------------------- */
@@ -423,8 +463,8 @@ static void check_ret(uint64_t addr, const char *name, const char *mod,
 	char buf[128];
 	int n = args__retaddr_snprintf(buf, sizeof(buf), addr, name, mod, off, size);
 
-	assert_int_equal(n, (int)strlen(want));
 	assert_string_equal(buf, want);
+	assert_int_equal(n, (int)strlen(want));
 }
 
 static void test_retaddr(void **state)
@@ -500,6 +540,10 @@ static void test_matrix_golden(void **state)
 		  NAMED(fx, "by_value", L("kuid", "pair", "either", "type", "big"),
 			t->st8, t->st16, t->un8, t->en, t->en64),
 		  { 0x3e8, 0x1, 0x2, 0x3, 0xffffffff, 0x5 } },
+		{ "enum_names",
+		  NAMED(fx, "enum_names", L("type", "mode", "state", "missing"), t->en,
+			t->flags, t->sen, t->flags),
+		  { 1, 8, (uint64_t)-1, 12 } },
 		{ "seven",
 		  NAMED(fx, "seven", L("a", "b", "c", "d", "e", "f", "g"), t->s64,
 			t->s64, t->s64, t->s64, t->s64, t->u64, t->u64),
@@ -532,6 +576,7 @@ int main(void)
 		T(test_modifiers_skipped),
 		T(test_pointers),
 		T(test_enums_are_numbers),
+		T(test_enum_names),
 		T(test_struct_by_value),
 		T(test_union_and_float),
 		T(test_struct_cut_by_last_register),

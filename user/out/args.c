@@ -168,14 +168,37 @@ static int put_blob(struct abuf *b, const struct btf_type *t,
 }
 
 /*
+ * The name the kernel puts after an enum's number: the first enumerator,
+ * in BTF order, whose value is the register's (HRTIMER_MODE_HARD, not
+ * HRTIMER_MODE_ABS_HARD, for 8). The 32-bit value is widened by the
+ * enum's signedness (BTF_KIND_ENUM's kflag); NULL when none matches.
+ */
+static const char *enum_name(const struct btf *btf, const struct btf_type *t, uint64_t reg)
+{
+	const struct btf_enum *e = btf_enum(t);
+	bool is_signed = btf_kflag(t);
+	uint16_t i, n = btf_vlen(t);
+
+	for (i = 0; i < n; i++) {
+		uint64_t v = is_signed ? (uint64_t)(int64_t)e[i].val : (uint64_t)(uint32_t)e[i].val;
+
+		if (v == reg)
+			return btf__name_by_offset(btf, e[i].name_off);
+	}
+	return NULL;
+}
+
+/*
  * One value from register a on. Integers of any size print the whole
  * register, upper bits included (what the caller left there), never cut
  * to the type's width. Returns the last register used, or -1 to stop.
  */
-static int put_value(struct abuf *b, const struct btf_type *t,
+static int put_value(struct abuf *b, const struct btf *btf, const struct btf_type *t,
 		     const uint64_t *args, int nr_args, int a,
 		     enum bg_args_rules rules)
 {
+	const char *name;
+
 	switch (t ? btf_kind(t) : BTF_KIND_UNKN) {
 	case BTF_KIND_UNKN:
 		/* void (a "..." parameter) or an id BTF does not have */
@@ -193,8 +216,14 @@ static int put_value(struct abuf *b, const struct btf_type *t,
 			put_dec(b, args[a]);
 		return a;
 	case BTF_KIND_ENUM:
-		/* a number, never the enumerator's name, in every version */
+		/* "%ld" in every version; " [NAME]" after it in 7.3 (6.19 here) */
 		put_dec(b, args[a]);
+		name = rules >= BG_ARGS_6_19 ? enum_name(btf, t, args[a]) : NULL;
+		if (name && *name) {
+			put(b, " [", 2);
+			put_str(b, name);
+			put(b, "]", 1);
+		}
 		return a;
 	default:
 		return put_blob(b, t, args, nr_args, a);
@@ -228,7 +257,7 @@ static void put_params(struct abuf *b, const struct btf *btf,
 			put_str(b, name);
 			put(b, "=", 1);
 		}
-		a = put_value(b, skip_modifiers(btf, p[i].type), args, nr_args,
+		a = put_value(b, btf, skip_modifiers(btf, p[i].type), args, nr_args,
 			      a, rules);
 		if (a < 0)
 			return;

@@ -33,7 +33,7 @@ enum bg_args_rules {
 	BG_ARGS_NONE = 0, /* before 6.15: no funcgraph-args, always "()" */
 	BG_ARGS_6_15 = 615, /* every integer signed decimal; retaddr drops the args */
 	BG_ARGS_6_17 = 617, /* unsigned integers (and bool) in hex */
-	BG_ARGS_6_19 = 619, /* args and retaddr recorded together */
+	BG_ARGS_6_19 = 619, /* args and retaddr together; enum names (seen on 7.3) */
 };
 
 /* First version with funcgraph-retaddr (CONFIG_FUNCTION_GRAPH_RETADDR). */
