@@ -883,6 +883,80 @@ static void test_report_args(void **state)
 	functab__free(&a.ft);
 }
 
+/*
+ * Enum names (7.3's "reason=2 [SKB_DROP_REASON_NOT_SPECIFIED]") come from
+ * the enumerators the file keeps (version 3): a signed enum's negative
+ * value and an unsigned one's value of 2^31 as the writer's BTF had them.
+ */
+static void test_report_enum_names(void **state)
+{
+	static const char want[] =
+		" 0)   0.100 us    |  skb_release_data(skb=0xffff888104a1e300, reason=2 [SKB_DROP_REASON_NOT_SPECIFIED], state=-1 [CT_STATE_DISABLED], high=2147483648 [HIGH], other=7); /* ret=0x0 */\n";
+	struct record_meta m = { .flags = BG_O_DEFAULTS | BG_O_ARGS, .dialect = BG_DIALECT_6_19,
+				 .nr_cpu_ids = 1 };
+	static const struct bg_rec recs[] = {
+		{ .ts = 1000, .pid = 7, .func = 0, .type = BG_REC_ENTRY },
+		{ .ts = 0xffff888104a1e300ULL, .val = 2, .dur = 0xffffffff, .pid = 0xffffffff,
+		  .func = 0, .type = BG_REC_ARGS },
+		{ .ts = 0x80000000, .val = 7, .func = 0, .depth = 1, .type = BG_REC_ARGS },
+		{ .ts = 1100, .dur = 100, .pid = 7, .func = 0, .type = BG_REC_EXIT },
+	};
+	struct record_writer *rw;
+	struct args_src src;
+	struct functab ft;
+	struct rec_sink s;
+	int ptr, u, sg, hi, proto;
+	struct btf *btf;
+	char out[200], *rep;
+	size_t rlen;
+	struct tmp t;
+
+	(void)state;
+	functab__init(&ft);
+	assert_int_equal(functab__add(&ft, "skb_release_data", NULL, 0xffffffff81300000ULL, 0x100), 0);
+	btf = btf__new_empty();
+	ptr = btf__add_ptr(btf, 0);
+	u = btf__add_enum(btf, "skb_drop_reason", 4);
+	btf__add_enum_value(btf, "SKB_CONSUMED", 1);
+	btf__add_enum_value(btf, "SKB_DROP_REASON_NOT_SPECIFIED", 2);
+	sg = btf__add_enum(btf, "ctx_state", 4);
+	btf__add_enum_value(btf, "CT_STATE_DISABLED", -1);
+	hi = btf__add_enum(btf, "high", 4);
+	btf__add_enum_value(btf, "HIGH", (int64_t)0x80000000);
+	/* libbpf marked it signed for its negative s32: it is not */
+	((struct btf_type *)btf__type_by_id(btf, (uint32_t)hi))->info &= ~(1U << 31);
+	proto = btf__add_func_proto(btf, 0);
+	btf__add_func_param(btf, "skb", ptr);
+	btf__add_func_param(btf, "reason", u);
+	btf__add_func_param(btf, "state", sg);
+	btf__add_func_param(btf, "high", hi);
+	btf__add_func_param(btf, "other", u);
+	btf__add_func(btf, "skb_release_data", BTF_FUNC_GLOBAL, proto);
+	src = (struct args_src){ .btf = btf };
+	tmp_make(&t, "enums.bgr");
+	snprintf(out, sizeof(out), "%s/out.txt", t.dir);
+	rw = record__create(t.path, &m, &ft, stderr);
+	assert_non_null(rw);
+	assert_int_equal(record__set_args(rw, &src), 0);
+	s = record__sink(rw);
+	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++)
+		assert_int_equal(s.feed(s.ctx, &recs[i]), 0);
+	s.flush(s.ctx);
+	assert_int_equal(record__write_trailer(rw, &(struct record_trailer){}), 0);
+	assert_int_equal(record__close(rw), 0);
+	rep = run_report(t.path, out, (const char *const[]){ "--no-header", NULL }, &rlen);
+	assert_string_equal(rep, want);
+	free(rep);
+	/* 6.17 had no names */
+	rep = run_report(t.path, out, (const char *const[]){ "--no-header", "--compat=6.17", NULL },
+			 &rlen);
+	assert_non_null(strstr(rep, "reason=2, state=-1, high=2147483648, other=7);"));
+	free(rep);
+	tmp_clean(&t);
+	btf__free(btf);
+	functab__free(&ft);
+}
+
 /* A recording without those options stays version 1, readable by older bpfgraph. */
 static void test_record_version(void **state)
 {
@@ -912,7 +986,8 @@ static void test_record_version(void **state)
 	assert_non_null(f);
 	assert_int_equal(fread(h, 1, sizeof(h), f), sizeof(h));
 	fclose(f);
-	assert_int_equal(h[8], 2);
+	/* version 3: with enumerators (version 2 files are still read) */
+	assert_int_equal(h[8], 3);
 	tmp_clean(&t);
 	functab__free(&ft);
 }
@@ -943,6 +1018,7 @@ int main(void)
 		cmocka_unit_test(test_memory_bounded),
 		cmocka_unit_test(test_report_equals_live),
 		cmocka_unit_test(test_report_args),
+		cmocka_unit_test(test_report_enum_names),
 		cmocka_unit_test(test_record_version),
 		cmocka_unit_test(test_report_errors),
 	};

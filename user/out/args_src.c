@@ -213,8 +213,29 @@ bool args_fmt__param(struct args_fmt *af, uint32_t func, unsigned int i,
 					 pt->size : 0;
 		if (btf_is_int(pt))
 			out->enc = (uint8_t)btf_int_encoding(pt);
+		else if (btf_is_enum(pt) && btf_kflag(pt))
+			out->enc = BTF_INT_SIGNED;
 	}
 	return true;
+}
+
+const char *args_fmt__enumerator(struct args_fmt *af, uint32_t func, unsigned int i,
+				 unsigned int k, int32_t *val)
+{
+	struct fcache *c = af ? cache_of(af, func) : NULL;
+	const struct btf_type *t;
+	const struct btf_enum *e;
+
+	if (!c || !c->id || i >= c->nparams)
+		return NULL;
+	t = btf__type_by_id(af->src.btf, c->id);
+	t = btf__type_by_id(af->src.btf, t->type);
+	t = skip_mods(af->src.btf, btf_params(t)[i].type);
+	if (!t || !btf_is_enum(t) || k >= btf_vlen(t))
+		return NULL;
+	e = btf_enum(t) + k;
+	*val = e->val;
+	return btf__name_by_offset(af->src.btf, e->name_off) ?: "";
 }
 
 /* An snprintf-style sink, as args.c's. */

@@ -56,7 +56,8 @@ int args_fmt__retaddr(struct args_fmt *af, const struct gev *ev, int version, ui
  * A parameter as the printer sees it: name ("" when BTF has none), C
  * spelling, and its type with typedefs and modifiers skipped: kind
  * (BTF_KIND_*, 0 for void or a type BTF does not have), size in bytes,
- * encoding (BTF_INT_SIGNED, BTF_INT_BOOL; ints only).
+ * encoding (BTF_INT_SIGNED, BTF_INT_BOOL; ints, and BTF_INT_SIGNED for
+ * a signed enum).
  */
 struct args_param {
 	const char *name;
@@ -66,6 +67,14 @@ struct args_param {
 	uint32_t size;
 };
 
+/*
+ * Enumerator k of parameter i of function func when that parameter is an
+ * enum (args_param.kind BTF_KIND_ENUM; its enc then has BTF_INT_SIGNED
+ * for a signed one): its name, and its 32-bit value in *val; NULL past
+ * the last. The record file keeps them for the names 7.3 prints.
+ */
+const char *args_fmt__enumerator(struct args_fmt *af, uint32_t func, unsigned int i,
+				 unsigned int k, int32_t *val);
 /*
  * The number of parameters of function func (functab index), or -1 when
  * it has no prototype.

@@ -227,6 +227,21 @@ static void put_func(struct bbuf *b, const struct bg_func *f)
 	b_str(b, f->ret_type);
 }
 
+/* An enum parameter's enumerators: a count, then value and name of each. */
+static void put_enumerators(struct bbuf *b, struct args_fmt *af, uint32_t func, unsigned int i)
+{
+	unsigned int n = 0;
+	int32_t v;
+
+	while (n < RECORD_MAX_ENUMS && args_fmt__enumerator(af, func, i, n, &v))
+		n++;
+	b_le(b, n, 2);
+	for (unsigned int k = 0; k < n; k++) {
+		b_str(b, args_fmt__enumerator(af, func, i, k, &v));
+		b_le(b, (uint32_t)v, 4);
+	}
+}
+
 /* The ARGS block of functions [first, end): their prototypes. */
 static int w_args(struct record_writer *w, size_t first, size_t end)
 {
@@ -248,6 +263,8 @@ static int w_args(struct record_writer *w, size_t first, size_t end)
 			b_le(&b, p.size, 4);
 			b_str(&b, p.name);
 			b_str(&b, p.type);
+			if (p.kind == BTF_KIND_ENUM)
+				put_enumerators(&b, w->af, (uint32_t)i, (unsigned int)k);
 		}
 	}
 	err = b.nomem ? w_fail(w, -ENOMEM) : w_block(w, RECORD_BLK_ARGS, b.p, b.len);
@@ -514,7 +531,7 @@ struct record_writer *record__create(const char *path, const struct record_meta 
 	w->err = err;
 	w->funcs = funcs;
 	/* Older readers refuse what they do not know: version 2 only when needed. */
-	w->version = m->flags & (BG_O_ARGS | BG_O_RETADDR) ? RECORD_VERSION_ARGS : 1;
+	w->version = m->flags & (BG_O_ARGS | BG_O_RETADDR) ? RECORD_VERSION_ENUMS : 1;
 	w->zcap = compressBound(BLOCK_RAW > RECORD_MAX_RAW ? BLOCK_RAW : RECORD_MAX_RAW);
 	w->z = malloc(w->zcap);
 	w->path = strdup(path);
@@ -811,6 +828,34 @@ static int r_type(struct btf *btf, unsigned int kind, unsigned int enc, uint32_t
 }
 
 /*
+ * The enumerators after an enum parameter (version 3) onto enum id of
+ * r->btf, or only read past when id is not above 0. BTF's kflag says
+ * what the writer's enum was, whatever the sign of its values.
+ */
+static int r_enumerators(struct record_reader *r, struct cur *c, int id, bool is_signed)
+{
+	unsigned int n = (unsigned int)c_le(c, 2);
+	struct btf_type *t;
+	int err = 0;
+
+	if (n > RECORD_MAX_ENUMS)
+		return r_bad(r, "enum of %u values", n);
+	for (unsigned int k = 0; k < n && !err && !c->bad; k++) {
+		char *name = c_str(c, &err);
+		int32_t v = (int32_t)(uint32_t)c_le(c, 4);
+
+		if (!err && !c->bad && id > 0 && btf__add_enum_value(r->btf, name ?: "", v))
+			err = -ENOMEM;
+		free(name);
+	}
+	if (id > 0 && !err) {
+		t = (struct btf_type *)btf__type_by_id(r->btf, (uint32_t)id);
+		t->info = (t->info & ~(1U << 31)) | (is_signed ? 1U << 31 : 0);
+	}
+	return err;
+}
+
+/*
  * One function's prototype from an ARGS block into r->btf: the types by
  * what the printer looks at, under typedefs named with the recorded C
  * spelling (JSON's "type"), a FUNC named as the function.
@@ -834,8 +879,13 @@ static int r_proto(struct record_reader *r, struct cur *c, const char *fname)
 
 		names[k] = c_str(c, &err);
 		type = c_str(c, &err);
-		if (!err && !c->bad && ok) {
+		types[k] = -1;
+		if (!err && !c->bad && ok)
 			types[k] = r_type(r->btf, kind, enc, size);
+		/* the values must follow their enum in BTF, before the typedef */
+		if (!err && !c->bad && kind == BTF_KIND_ENUM && r->version >= RECORD_VERSION_ENUMS)
+			err = r_enumerators(r, c, ok ? types[k] : 0, enc & BTF_INT_SIGNED);
+		if (!err && !c->bad && ok) {
 			if (types[k] > 0 && type)
 				types[k] = btf__add_typedef(r->btf, type, types[k]);
 			ok = types[k] >= 0;

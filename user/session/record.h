@@ -41,8 +41,9 @@
 #include "sink.h"
 
 #define RECORD_MAGIC "BGRECORD"
-#define RECORD_VERSION 2 /* the newest this bpfgraph reads and writes */
+#define RECORD_VERSION 3 /* the newest this bpfgraph reads and writes */
 #define RECORD_VERSION_ARGS 2 /* funcgraph-args/-retaddr: ARGS, SYMS, BG_REC_ARGS */
+#define RECORD_VERSION_ENUMS 3 /* ARGS: an enum parameter's enumerators */
 #define RECORD_BLK_HEADER 1
 #define RECORD_BLK_FUNCS 2
 #define RECORD_BLK_RECORDS 3
@@ -50,6 +51,7 @@
 #define RECORD_BLK_ARGS 5
 #define RECORD_BLK_SYMS 6
 #define RECORD_NO_PROTO 0xffff
+#define RECORD_MAX_ENUMS 4096 /* enumerators kept of an enum parameter */
 /* Limits a reader enforces before it allocates anything. */
 #define RECORD_MAX_RAW (1U << 20) /* payload of one block */
 #define RECORD_MAX_FUNCS (1U << 21)
