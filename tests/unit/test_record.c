@@ -22,6 +22,7 @@
 #include "canned.h"
 #include "cli.h"
 #include "cmd.h"
+#include "args_src.h"
 #include "graph.h"
 #include "out_text.h"
 #include "record.h"
@@ -957,6 +958,96 @@ static void test_report_enum_names(void **state)
 	functab__free(&ft);
 }
 
+static const struct btf *one_module(void *ctx, const char *module)
+{
+	return !strcmp(module, "binfmt_misc") ? ctx : NULL;
+}
+
+/*
+ * A module's function gets its prototype from the module's BTF (split on
+ * vmlinux's), where the kernel finds it too; a name vmlinux has wins, as
+ * the kernel looks there first. The record file keeps what was found.
+ */
+static void test_args_module_btf(void **state)
+{
+	struct record_meta m = { .flags = BG_O_DEFAULTS | BG_O_ARGS, .dialect = BG_DIALECT_6_19,
+				 .nr_cpu_ids = 1 };
+	static const struct bg_rec recs[] = {
+		{ .ts = 1000, .pid = 7, .func = 0, .type = BG_REC_ENTRY },
+		{ .ts = 0xffff888104a1e300ULL, .val = 0x7ffd2c3e1000, .dur = 0x1000, .func = 0,
+		  .type = BG_REC_ARGS },
+		{ .ts = 1100, .dur = 100, .pid = 7, .func = 0, .type = BG_REC_EXIT },
+		{ .ts = 1200, .pid = 7, .func = 1, .type = BG_REC_ENTRY },
+		{ .ts = 5, .func = 1, .type = BG_REC_ARGS },
+		{ .ts = 1300, .dur = 100, .pid = 7, .func = 1, .type = BG_REC_EXIT },
+	};
+	struct btf *base = btf__new_empty(), *mod;
+	struct gev ev = { .type = GEV_LEAF, .nargs = 3, .args = { 0xffff888104a1e300ULL, 0x7ffd2c3e1000, 0x1000 } };
+	struct record_writer *rw;
+	struct args_src src;
+	struct args_fmt *af;
+	struct functab ft;
+	struct rec_sink s;
+	int i32, ptr, sz, proto;
+	char buf[256], out[200], *rep;
+	size_t rlen;
+	struct tmp t;
+
+	(void)state;
+	functab__init(&ft);
+	assert_int_equal(functab__add(&ft, "bm_status_read", "binfmt_misc", 0xffffffffc0001000ULL, 0x100), 0);
+	assert_int_equal(functab__add(&ft, "shared", "binfmt_misc", 0xffffffffc0002000ULL, 0x100), 1);
+	i32 = btf__add_int(base, "int", 4, BTF_INT_SIGNED);
+	ptr = btf__add_ptr(base, 0);
+	sz = btf__add_int(base, "unsigned long", 8, 0);
+	proto = btf__add_func_proto(base, i32);
+	btf__add_func_param(base, "vmlinux_arg", i32);
+	btf__add_func(base, "shared", BTF_FUNC_GLOBAL, proto);
+	mod = btf__new_empty_split(base);
+	proto = btf__add_func_proto(mod, i32);
+	btf__add_func_param(mod, "file", ptr);
+	btf__add_func_param(mod, "buf", ptr);
+	btf__add_func_param(mod, "nbytes", sz);
+	btf__add_func(mod, "bm_status_read", BTF_FUNC_GLOBAL, proto);
+	proto = btf__add_func_proto(mod, i32);
+	btf__add_func_param(mod, "module_arg", i32);
+	btf__add_func(mod, "shared", BTF_FUNC_GLOBAL, proto);
+
+	/* without the module's BTF: "()", as before */
+	src = (struct args_src){ .btf = base };
+	af = args_fmt__new(&src, &ft);
+	assert_int_equal(args_fmt__args(af, &ev, 619, BG_O_ARGS, buf, sizeof(buf)), 0);
+	args_fmt__free(af);
+	src = (struct args_src){ .btf = base, .module_btf = one_module, .module_ctx = mod };
+	af = args_fmt__new(&src, &ft);
+	args_fmt__args(af, &ev, 619, BG_O_ARGS, buf, sizeof(buf));
+	assert_string_equal(buf, "file=0xffff888104a1e300, buf=0x7ffd2c3e1000, nbytes=0x1000");
+	ev.func = 1;
+	args_fmt__args(af, &ev, 619, BG_O_ARGS, buf, sizeof(buf));
+	assert_string_equal(buf, "vmlinux_arg=-131387266833664");
+	args_fmt__free(af);
+
+	tmp_make(&t, "mod.bgr");
+	snprintf(out, sizeof(out), "%s/out.txt", t.dir);
+	rw = record__create(t.path, &m, &ft, stderr);
+	assert_non_null(rw);
+	assert_int_equal(record__set_args(rw, &src), 0);
+	s = record__sink(rw);
+	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++)
+		assert_int_equal(s.feed(s.ctx, &recs[i]), 0);
+	s.flush(s.ctx);
+	assert_int_equal(record__write_trailer(rw, &(struct record_trailer){}), 0);
+	assert_int_equal(record__close(rw), 0);
+	rep = run_report(t.path, out, (const char *const[]){ "--no-header", "-O", "nofuncgraph-retval", NULL }, &rlen);
+	assert_non_null(strstr(rep, "bm_status_read [binfmt_misc](file=0xffff888104a1e300, buf=0x7ffd2c3e1000, nbytes=0x1000);\n"));
+	assert_non_null(strstr(rep, "shared [binfmt_misc](vmlinux_arg=5);\n"));
+	free(rep);
+	tmp_clean(&t);
+	btf__free(mod);
+	btf__free(base);
+	functab__free(&ft);
+}
+
 /* A recording without those options stays version 1, readable by older bpfgraph. */
 static void test_record_version(void **state)
 {
@@ -1019,6 +1110,7 @@ int main(void)
 		cmocka_unit_test(test_report_equals_live),
 		cmocka_unit_test(test_report_args),
 		cmocka_unit_test(test_report_enum_names),
+		cmocka_unit_test(test_args_module_btf),
 		cmocka_unit_test(test_record_version),
 		cmocka_unit_test(test_report_errors),
 	};

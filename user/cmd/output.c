@@ -12,6 +12,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "kbtf.h"
 #include "ksyms.h"
 #include "output.h"
 #include "render.h"
@@ -158,9 +159,16 @@ static int ksyms_sym(void *ctx, uint64_t addr, struct args_sym *out)
 	return 0;
 }
 
-struct args_src output__kernel_args(const struct btf *btf, const struct ksyms *ks)
+static const struct btf *kbtf_module(void *ctx, const char *module)
 {
-	return (struct args_src){ .btf = btf, .sym = ksyms_sym, .sym_ctx = (void *)ks };
+	return ctx ? kbtf__btf(ctx, module) : NULL;
+}
+
+struct args_src output__kernel_args(struct kbtf *kb, const struct ksyms *ks)
+{
+	return (struct args_src){ .btf = kb ? kbtf__btf(kb, NULL) : NULL,
+				  .module_btf = kbtf_module, .module_ctx = kb,
+				  .sym = ksyms_sym, .sym_ctx = (void *)ks };
 }
 
 struct output *output__open(const struct bg_opts *o, const struct tracer_sinks *ts,

@@ -35,9 +35,10 @@ struct output;
  */
 struct output *output__open(const struct bg_opts *o, const struct tracer_sinks *ts,
 			    const struct functab *funcs, const struct args_src *args);
+struct kbtf;
 struct ksyms;
-/* An args_src over the running kernel: its BTF and kallsyms. */
-struct args_src output__kernel_args(const struct btf *btf, const struct ksyms *ks);
+/* An args_src over the running kernel: its BTF (vmlinux, modules) and kallsyms. */
+struct args_src output__kernel_args(struct kbtf *kb, const struct ksyms *ks);
 /* Where the session feeds records. */
 struct rec_sink output__sink(struct output *out);
 /*

@@ -693,7 +693,7 @@ static int run_setup(struct run *r, const struct bg_opts *o, struct plan *p,
 	 * attaching: check_writable.)
 	 */
 	{
-		struct args_src as = output__kernel_args(kbtf__btf(ki->kb, NULL), ki->ks);
+		struct args_src as = output__kernel_args(ki->kb, ki->ks);
 
 		r->out = output__open(o, ts, &p->funcs, &as);
 	}

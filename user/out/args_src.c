@@ -23,6 +23,7 @@
 struct fcache {
 	bool looked;
 	uint32_t id; /* BTF FUNC, 0: none */
+	const struct btf *btf; /* where id is: src.btf or a module's */
 	char **types; /* C spelling per parameter, made on first use */
 	unsigned int nparams;
 };
@@ -78,12 +79,22 @@ static struct fcache *cache_of(struct args_fmt *af, uint32_t func)
 	}
 	c = &af->fc[func];
 	if (!c->looked) {
+		const struct bg_func *f = &af->funcs->f[func];
 		const struct btf_type *t;
 
 		c->looked = true;
-		c->id = args__find_func(af->src.btf, af->funcs->f[func].name);
-		t = c->id ? btf__type_by_id(af->src.btf, c->id) : NULL;
-		t = t ? btf__type_by_id(af->src.btf, t->type) : NULL;
+		c->btf = af->src.btf;
+		c->id = args__find_func(c->btf, f->name);
+		/*
+		 * The kernel looks in vmlinux, then in every module's BTF; the
+		 * function's own module is where a module function's FUNC is.
+		 */
+		if (!c->id && f->module && af->src.module_btf) {
+			c->btf = af->src.module_btf(af->src.module_ctx, f->module);
+			c->id = args__find_func(c->btf, f->name);
+		}
+		t = c->id ? btf__type_by_id(c->btf, c->id) : NULL;
+		t = t ? btf__type_by_id(c->btf, t->type) : NULL;
 		c->nparams = t && btf_is_func_proto(t) ? btf_vlen(t) : 0;
 	}
 	return c;
@@ -94,6 +105,13 @@ uint32_t args_fmt__func_id(struct args_fmt *af, uint32_t func)
 	struct fcache *c = af ? cache_of(af, func) : NULL;
 
 	return c ? c->id : 0;
+}
+
+const struct btf *args_fmt__btf(struct args_fmt *af, uint32_t func)
+{
+	struct fcache *c = af ? cache_of(af, func) : NULL;
+
+	return c && c->id ? c->btf : NULL;
 }
 
 int args_fmt__args(struct args_fmt *af, const struct gev *ev, int version, uint32_t flags,
@@ -107,8 +125,8 @@ int args_fmt__args(struct args_fmt *af, const struct gev *ev, int version, uint3
 	if (!af || !ev->nargs ||
 	    !args__shown(version, flags & BG_O_ARGS, flags & BG_O_RETADDR))
 		return 0;
-	return args__snprintf(buf, size, af->src.btf, args_fmt__func_id(af, ev->func), ev->args,
-			      ev->nargs, version);
+	return args__snprintf(buf, size, args_fmt__btf(af, ev->func),
+			      args_fmt__func_id(af, ev->func), ev->args, ev->nargs, version);
 }
 
 int args_fmt__retaddr(struct args_fmt *af, const struct gev *ev, int version, uint32_t flags,
@@ -188,11 +206,13 @@ bool args_fmt__param(struct args_fmt *af, uint32_t func, unsigned int i,
 	struct fcache *c = af ? cache_of(af, func) : NULL;
 	const struct btf_type *t, *pt;
 	const struct btf_param *p;
+	const struct btf *btf;
 
 	if (!c || !c->id || i >= c->nparams)
 		return false;
-	t = btf__type_by_id(af->src.btf, c->id);
-	t = btf__type_by_id(af->src.btf, t->type);
+	btf = c->btf;
+	t = btf__type_by_id(btf, c->id);
+	t = btf__type_by_id(btf, t->type);
 	p = btf_params(t) + i;
 	if (!c->types) {
 		c->types = calloc(c->nparams, sizeof(*c->types));
@@ -200,12 +220,12 @@ bool args_fmt__param(struct args_fmt *af, uint32_t func, unsigned int i,
 			return false;
 	}
 	if (!c->types[i])
-		c->types[i] = type_name(af->src.btf, p->type);
-	*out = (struct args_param){ .name = btf__name_by_offset(af->src.btf, p->name_off),
+		c->types[i] = type_name(btf, p->type);
+	*out = (struct args_param){ .name = btf__name_by_offset(btf, p->name_off),
 				    .type = c->types[i] ? c->types[i] : "?" };
 	if (!out->name)
 		out->name = "";
-	pt = skip_mods(af->src.btf, p->type);
+	pt = skip_mods(btf, p->type);
 	if (pt) {
 		out->kind = (uint8_t)btf_kind(pt);
 		out->size = btf_is_ptr(pt) ? 8 : btf_is_int(pt) || btf_is_composite(pt) ||
@@ -228,14 +248,14 @@ const char *args_fmt__enumerator(struct args_fmt *af, uint32_t func, unsigned in
 
 	if (!c || !c->id || i >= c->nparams)
 		return NULL;
-	t = btf__type_by_id(af->src.btf, c->id);
-	t = btf__type_by_id(af->src.btf, t->type);
-	t = skip_mods(af->src.btf, btf_params(t)[i].type);
+	t = btf__type_by_id(c->btf, c->id);
+	t = btf__type_by_id(c->btf, t->type);
+	t = skip_mods(c->btf, btf_params(t)[i].type);
 	if (!t || !btf_is_enum(t) || k >= btf_vlen(t))
 		return NULL;
 	e = btf_enum(t) + k;
 	*val = e->val;
-	return btf__name_by_offset(af->src.btf, e->name_off) ?: "";
+	return btf__name_by_offset(c->btf, e->name_off) ?: "";
 }
 
 /* An snprintf-style sink, as args.c's. */
@@ -277,7 +297,7 @@ static void json_args(struct args_fmt *af, struct jbuf *b, uint32_t func,
 	const char *at = text;
 	int n = args_fmt__nparams(af, func);
 
-	if (n < 0 || !nargs || args__snprintf(text, sizeof(text), af->src.btf,
+	if (n < 0 || !nargs || args__snprintf(text, sizeof(text), args_fmt__btf(af, func),
 					      args_fmt__func_id(af, func), args, nargs,
 					      version < BG_ARGS_6_15 ? BG_ARGS_6_15 : version) < 0) {
 		jput(b, "null", 4);

@@ -29,6 +29,12 @@ struct args_sym {
 struct args_src {
 	/* Prototypes, found by the function's kallsyms name; NULL: none. */
 	const struct btf *btf;
+	/*
+	 * A module's BTF (split on btf), looked in for a function of that
+	 * module that btf has no FUNC for; NULL (or returning NULL): none.
+	 */
+	const struct btf *(*module_btf)(void *ctx, const char *module);
+	void *module_ctx;
 	/* The symbol at addr: 0, or -ENOENT (printed as a bare address). */
 	int (*sym)(void *ctx, uint64_t addr, struct args_sym *out);
 	void *sym_ctx;
@@ -98,5 +104,7 @@ int args_fmt__json(struct args_fmt *af, uint32_t func, uint64_t caller, const ui
 		   int nargs, int version, uint32_t flags, char *buf, size_t size);
 /* The BTF FUNC id of function func in src's BTF, 0 if none. */
 uint32_t args_fmt__func_id(struct args_fmt *af, uint32_t func);
+/* The BTF that id is in (src.btf, or its module's), NULL if none. */
+const struct btf *args_fmt__btf(struct args_fmt *af, uint32_t func);
 
 #endif
