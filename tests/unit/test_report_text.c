@@ -24,6 +24,8 @@
 #define SEED_001 "seeds/001_42a8f16914de080a.txt"
 /* Debian's 7.3 with funcgraph-args: enums with names, "()" before it was on */
 #define SEED_005 "seeds/005_d0673469c12dbbf8.txt"
+/* 7.3, funcgraph-args under a module's function (binfmt_misc's bm_status_read) */
+#define SEED_006 "seeds/006_8ce3eb5febf35e9a.txt"
 
 static const char *const seeds[] = {
 	SEED_000,
@@ -297,7 +299,7 @@ static void test_text_as_read(void **state)
  */
 static void test_args_text_as_read(void **state)
 {
-	static const char *const real[] = { SEED_005 };
+	static const char *const real[] = { SEED_005, SEED_006 };
 	static const struct fmt noargs = { "txt", { "-O", "nofuncgraph-args", NULL } };
 	size_t len, slen;
 	char *path, *seed, *out;
