@@ -20,7 +20,8 @@ fi
 
 res() { echo "$*" >>"$R"; }
 
-# BENCH_SKIP="STEP...": steps left out (unrel-bg: bpfgraph on tcp_sendmsg).
+# BENCH_SKIP="STEP...": steps left out (unrel-bg: bpfgraph on tcp_sendmsg;
+# sub-args, sub-kprobes, sub-work: in-subtree runs, see run.sh).
 skipped() { case " ${BENCH_SKIP:-} " in *" $1 "*) return 0 ;; esac; return 1; }
 # BENCH_ONLY="STEP...": only these of getpid openat unrel tp ss (default all).
 wanted() {
@@ -38,7 +39,8 @@ count_calls() {
 	{
 		i = index($0, "|  "); if (!i) next
 		t = substr($0, i + 3)
-		if (t !~ /\(\) \{$/ && t !~ /\(\);/) next
+		# "f() {", "f();", and with funcgraph-args "f(a=1) {", "f(a=1);"
+		if (t ~ /^}/ || (t !~ /\) \{$/ && t !~ /\);/)) next
 		calls++
 		if (t ~ /^[A-Za-z_]/) d0++
 	}
@@ -89,14 +91,22 @@ in_subtree() { # CASE FUNC OP N
 	fg_pid "$f" "$c.fg.txt" bwl --stop -o "$c.fg" "$op" "$n"
 	progress "in-subtree $c: bpfgraph"
 	bpfgraph -v --wait-detach -o "$c.bg.txt" -G "$f" -- bwl -o "$c.bg" "$op" "$n" 2>"$c.bg.err"
-	progress "in-subtree $c: bpfgraph --kprobes"
-	bpfgraph --kprobes -v --wait-detach -o "$c.bgk.txt" -G "$f" -- bwl -o "$c.bgk" "$op" "$n" 2>"$c.bgk.err"
+	# The same with the argument registers recorded (issue #20): what
+	# funcgraph-args adds per traced call, side by side with bg.
+	if ! skipped sub-args; then
+		progress "in-subtree $c: bpfgraph -O funcgraph-args"
+		bpfgraph -O funcgraph-args -v --wait-detach -o "$c.bga.txt" -G "$f" -- bwl -o "$c.bga" "$op" "$n" 2>"$c.bga.err"
+	fi
+	if ! skipped sub-kprobes; then
+		progress "in-subtree $c: bpfgraph --kprobes"
+		bpfgraph --kprobes -v --wait-detach -o "$c.bgk.txt" -G "$f" -- bwl -o "$c.bgk" "$op" "$n" 2>"$c.bgk.err"
+	fi
 	progress "in-subtree $c: bare trampolines (ldlink both)"
 	plan_names -G "$f" >"$c.names"
 	ldlink -m both -o "$c.ldl" "$c.names" -- bwl -o "$c.floor" "$op" "$n"
 	# Where bpfgraph's in-context time goes: the same trampolines with
 	# one kind of its work in each program (ldlink.bpf.c).
-	if [ "$c" = getpid ]; then
+	if [ "$c" = getpid ] && ! skipped sub-work; then
 		for w in ktime storage ring all; do
 			progress "in-subtree $c: trampolines with $w work"
 			ldlink -m both -p $w -o "$c.ldl.$w" "$c.names" -- bwl -o "$c.work.$w" "$op" "$n"
@@ -107,11 +117,15 @@ in_subtree() { # CASE FUNC OP N
 	res "sub $c none $(sed -n 's/.* ns=\([0-9]*\).*/\1/p' "$c.none" | sort -n | head -n1) $n"
 	res "sub $c fg $(sed -n 's/.* ns=\([0-9]*\).*/\1/p' "$c.fg") $(count_calls "$c.fg.txt")"
 	res "sub $c bg $(sed -n 's/.* ns=\([0-9]*\) self_ticks=[0-9-]* parent_ticks=\([0-9-]*\)/\1 \2/p' "$c.bg") $(count_calls "$c.bg.txt") $(summary "$c.bg.err")"
-	res "sub $c bgk $(sed -n 's/.* ns=\([0-9]*\) self_ticks=[0-9-]* parent_ticks=\([0-9-]*\)/\1 \2/p' "$c.bgk") $(count_calls "$c.bgk.txt") $(summary "$c.bgk.err")"
+	[ -f "$c.bgk" ] &&
+		res "sub $c bgk $(sed -n 's/.* ns=\([0-9]*\) self_ticks=[0-9-]* parent_ticks=\([0-9-]*\)/\1 \2/p' "$c.bgk") $(count_calls "$c.bgk.txt") $(summary "$c.bgk.err")"
+	[ -f "$c.bga" ] &&
+		res "sub $c bga $(sed -n 's/.* ns=\([0-9]*\) self_ticks=[0-9-]* parent_ticks=\([0-9-]*\)/\1 \2/p' "$c.bga") $(count_calls "$c.bga.txt") $(summary "$c.bga.err")"
 	res "sub $c floor $(sed -n 's/.* ns=\([0-9]*\).*/\1/p' "$c.floor") $(wc -l <"$c.names")"
 	res "sub $c bgfds $(sed -n 's/.* parent_fds=\([0-9-]*\)\/\([0-9-]*\) .*/\1 \2/p' "$c.bg")"
 	# Keep the head of the traces only: they cross a serial line.
-	for x in fg bg bgk; do
+	for x in fg bg bgk bga; do
+		[ -f "$c.$x.txt" ] || continue
 		head -n 200 "$c.$x.txt" >"$c.$x.head"
 		rm -f "$c.$x.txt"
 	done

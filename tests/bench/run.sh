@@ -8,7 +8,9 @@
 # 1000-function set (about 10 minutes). --tiers: the hook tiers the
 # booted kernel has side by side instead (tests/bench/tiers.sh and
 # tiers.check; BG_VM_KERNEL picks the kernel, TIERS_GUARD the limits).
-# Environment: OUTPUT, BENCH_SKIP="unrel-bg" (steps to leave out),
+# Environment: OUTPUT, BENCH_SKIP="unrel-bg sub-args sub-kprobes sub-work"
+# (steps to leave out: bpfgraph on the unrelated workload; the in-subtree
+# runs with -O funcgraph-args, with --kprobes, the per-work trampolines),
 # BENCH_ONLY="getpid openat unrel tp ss" (steps to run; default all),
 # BENCH_STRICT=1 (exit 1 when a target is missed),
 # and tests/vm/run.sh's BG_VM_* variables.
