@@ -197,6 +197,8 @@ static void make_types(struct run *r)
 	t[5] = btf__add_int(r->btf, "_Bool", 1, BTF_INT_BOOL);
 	t[6] = e = btf__add_enum(r->btf, "mode", 4);
 	assert_int_equal(btf__add_enum_value(r->btf, "MODE_A", 1), 0);
+	/* 7.3 names an enum's value: "f=2 [MODE_B]" from 6.19 on */
+	assert_int_equal(btf__add_enum_value(r->btf, "MODE_B", 2), 0);
 	t[7] = btf__add_struct(r->btf, "pair", 16);
 	assert_int_equal(btf__add_field(r->btf, "a", t[3], 0, 0), 0);
 	assert_int_equal(btf__add_field(r->btf, "b", t[3], 64, 0), 0);
