@@ -53,6 +53,22 @@ fi
 # the trampoline tier too, where auto did not pick it
 run_case openat_fentry do_sys_openat2 fentry openmiss 1
 
+# A module's function (binfmt_misc.ko, loaded by the bench's /init): its
+# prototype is in the module's BTF, where the kernel finds it too.
+if [ "$(cat kernel_args.txt)" = yes ] && grep -q '^binfmt_misc ' /proc/modules; then
+	STATUS=/proc/sys/fs/binfmt_misc/status
+	mount -t binfmt_misc none /proc/sys/fs/binfmt_misc
+	echo module >>cases.txt
+	progress "module: bpfgraph -O funcgraph-args -G bm_status_read -- cat $STATUS"
+	timeout -k 60 300 bpfgraph -O funcgraph-args --callee-depth=1 -G bm_status_read \
+		-o module.bpfgraph.txt -- cat $STATUS >module.bpfgraph.out 2>module.bpfgraph.err
+	echo $? >module.bpfgraph.rc
+	progress "module: oracle with funcgraph-args"
+	oracle_capture -o module.oracle.txt -O funcgraph-args bm_status_read -- \
+		sh -c "kill -STOP \$\$; exec cat $STATUS"
+	umount /proc/sys/fs/binfmt_misc
+fi
+
 # Both options, in the newest dialect and in 6.15's (the return address
 # replaces the arguments there).
 progress "retaddr: bpfgraph -O funcgraph-args,funcgraph-retaddr"
