@@ -149,6 +149,8 @@ static void probe_untraced_calls(struct icall *ic, const struct ksym *s)
  * Attach the direct callees of s; through a callee that cannot be
  * attached (no fentry site; no BTF where kprobes are not available), one
  * level further, since function_graph shows its callees in its place.
+ * Dozens of attaches (tens of ms each per trampoline): a stop request
+ * ends them, the trace is over.
  */
 static void attach_callees(struct live *l, const struct ksym *s, bool through)
 {
@@ -156,7 +158,7 @@ static void attach_callees(struct live *l, const struct ksym *s, bool through)
 	enum plan_skip why;
 	int n = plan__callees(&l->po, s, callees, LIVE_CALLEES);
 
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n && !stop__signal(); i++) {
 		attach_live(l, callees[i], false, &why);
 		/* Not only when looking through: it is considered once. */
 		if (why == PS_NOT_TRACEABLE)
