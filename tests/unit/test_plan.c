@@ -73,7 +73,7 @@ static void test_kcode_scan(void **state)
 	uint64_t t[8];
 	struct kcode_info ci;
 
-	assert_int_equal(kcode__scan(code, sizeof(code), 0x1000, t, 8, &ci), 0);
+	assert_int_equal(kcode__scan(code, sizeof(code), 0x1000, NULL, t, 8, &ci), 0);
 	assert_true(ci.fentry_site);
 	assert_int_equal(ci.ncalls, 2);
 	assert_int_equal(t[0], 0x1000 + 14 + 0x20);
@@ -85,7 +85,7 @@ static void test_kcode_no_fentry(void **state)
 	const uint8_t plain[] = { 0x55, 0x48, 0x89, 0xe5, 0x5d, 0xc3 };
 	struct kcode_info ci;
 
-	assert_int_equal(kcode__scan(plain, sizeof(plain), 0x2000, NULL, 0, &ci), 0);
+	assert_int_equal(kcode__scan(plain, sizeof(plain), 0x2000, NULL, NULL, 0, &ci), 0);
 	assert_false(ci.fentry_site);
 	assert_int_equal(ci.ncalls, 0);
 }
@@ -97,7 +97,7 @@ static void test_kcode_traced_site(void **state)
 	struct kcode_info ci;
 	uint64_t t[2];
 
-	assert_int_equal(kcode__scan(traced, sizeof(traced), 0x3000, t, 2, &ci), 0);
+	assert_int_equal(kcode__scan(traced, sizeof(traced), 0x3000, NULL, t, 2, &ci), 0);
 	assert_true(ci.fentry_site);
 	assert_int_equal(ci.ncalls, 0);
 }
@@ -114,14 +114,146 @@ static void test_kcode_sealed_endbr(void **state)
 	struct kcode_info ci;
 
 	const uint8_t sealed_old[] = { 0x66, 0x0f, 0x1f, 0x00, 0x0f, 0x1f, 0x44, 0x00, 0x00, 0xc3 };
-	assert_int_equal(kcode__scan(sealed, sizeof(sealed), 0x4000, NULL, 0, &ci), 0);
+	assert_int_equal(kcode__scan(sealed, sizeof(sealed), 0x4000, NULL, NULL, 0, &ci), 0);
 	assert_true(ci.fentry_site);
 	/* Until 6.12 the seal was osp nopl (%rax). */
-	assert_int_equal(kcode__scan(sealed_old, sizeof(sealed_old), 0x4000, NULL, 0, &ci), 0);
+	assert_int_equal(kcode__scan(sealed_old, sizeof(sealed_old), 0x4000, NULL, NULL, 0, &ci), 0);
 	assert_true(ci.fentry_site);
 	/* Any other 4-byte NOP is code, not a sealed endbr64. */
-	assert_int_equal(kcode__scan(nop4, sizeof(nop4), 0x5000, NULL, 0, &ci), 0);
+	assert_int_equal(kcode__scan(nop4, sizeof(nop4), 0x5000, NULL, NULL, 0, &ci), 0);
 	assert_false(ci.fentry_site);
+}
+
+/*
+ * A kernel with trampolines in kallsyms: ftrace's callers, its per-ops
+ * copy, a BPF trampoline, and code that is none of them (a function, a
+ * BPF program, a module's function).
+ */
+#define HOOKED_FN 0xffffffff81002000ULL
+#define ORDINARY 0xffffffff81001000ULL
+#define FTRACE_CALLER 0xffffffff81003000ULL
+#define FTRACE_REGS_CALLER 0xffffffff81003100ULL
+#define BPF_TRAMP 0xffffffffa0001000ULL
+#define BPF_PROG 0xffffffffa0002000ULL
+#define FTRACE_TRAMP 0xffffffffa0003000ULL
+#define MOD_FN 0xffffffffa0004000ULL
+
+static struct ksyms *tramp_ksyms(void)
+{
+	char path[] = "/tmp/bg_tramp_ksyms.XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	struct ksyms *ks;
+
+	assert_non_null(f);
+	fputs("ffffffff81000000 T _stext\n"
+	      "ffffffff81001000 T ordinary\n"
+	      "ffffffff81002000 T hooked_fn\n"
+	      "ffffffff81003000 T ftrace_caller\n"
+	      "ffffffff81003100 T ftrace_regs_caller\n"
+	      "ffffffff81003200 T ftrace_stub\n"
+	      "ffffffffa0001000 t bpf_trampoline_6442455327\t[bpf]\n"
+	      "ffffffffa0002000 t bpf_prog_6deef7357e7b4530_sd_fw_egress\t[bpf]\n"
+	      "ffffffffa0003000 t ftrace_trampoline\t[__builtin__ftrace]\n"
+	      "ffffffffa0004000 t other_fn\t[some_mod]\n"
+	      "ffffffffa0005000 t other_fn_end\t[some_mod]\n", f);
+	fclose(f);
+	ks = ksyms__load(path);
+	unlink(path);
+	assert_non_null(ks);
+	return ks;
+}
+
+/* HOOKED_FN's code: prefix (an endbr64, sealed or not, or nothing), then
+ * op (0: a NOP) to target at the fentry site, then ret. Its length. */
+static size_t hooked_code(uint8_t *c, const uint8_t *prefix, size_t plen, uint8_t op,
+			  uint64_t target)
+{
+	int32_t rel = (int32_t)(int64_t)(target - (HOOKED_FN + plen + 5));
+
+	memcpy(c, prefix, plen);
+	if (op) {
+		c[plen] = op;
+		memcpy(c + plen + 1, &rel, 4);
+	} else {
+		memcpy(c + plen, "\x0f\x1f\x44\x00\x00", 5);
+	}
+	c[plen + 5] = 0xc3;
+	return plen + 6;
+}
+
+/*
+ * What a hooked fentry site holds: a call to ftrace's callers or to a
+ * direct trampoline (6.1 to 6.18), or a jmp to a BPF trampoline (6.19+);
+ * a jmp anywhere else is the function's own tail jump.
+ */
+static void test_kcode_hooked_site(void **state)
+{
+	static const struct {
+		const uint8_t *bytes;
+		size_t len;
+	} prefixes[] = {
+		{ (const uint8_t *)"", 0 },
+		{ (const uint8_t *)"\xf3\x0f\x1e\xfa", 4 }, /* endbr64 */
+		{ (const uint8_t *)"\x0f\x1f\x40\xd6", 4 }, /* sealed, 6.13+ */
+		{ (const uint8_t *)"\x66\x0f\x1f\x00", 4 }, /* sealed, up to 6.12 */
+	};
+	static const struct {
+		uint8_t op;
+		uint64_t target;
+		int site;
+	} cases[] = {
+		{ 0, 0, 1 },
+		{ 0xe8, FTRACE_CALLER, 1 },
+		{ 0xe8, FTRACE_REGS_CALLER, 1 },
+		{ 0xe8, FTRACE_TRAMP, 1 },
+		{ 0xe8, BPF_TRAMP, 1 },
+		{ 0xe9, BPF_TRAMP, 1 },
+		{ 0xe9, FTRACE_TRAMP, 1 },
+		/* not a trampoline, or not its start: the function's own code */
+		{ 0xe9, ORDINARY, 0 },
+		{ 0xe9, BPF_TRAMP + 4, 0 },
+		{ 0xe9, BPF_PROG, 0 },
+		{ 0xe9, MOD_FN, 0 },
+		{ 0xe8, ORDINARY, 0 },
+		{ 0xe8, MOD_FN, 0 },
+	};
+	struct ksyms *ks = tramp_ksyms();
+	uint8_t c[32];
+	uint64_t t[4];
+	struct kcode_info ci;
+
+	for (size_t p = 0; p < sizeof(prefixes) / sizeof(prefixes[0]); p++) {
+		for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+			size_t len = hooked_code(c, prefixes[p].bytes, prefixes[p].len,
+						 cases[k].op, cases[k].target);
+
+			assert_int_equal(kcode__scan(c, len, HOOKED_FN, ks, t, 4, &ci), 0);
+			assert_int_equal(ci.fentry_site, cases[k].site);
+			if (cases[k].site) {
+				/* The trampoline is no callee of the function. */
+				assert_int_equal(ci.ncalls, 0);
+				assert_int_equal(ci.site_op, cases[k].op);
+				assert_true(ci.site_target == (cases[k].op ? cases[k].target : 0));
+			} else {
+				/* A tail jump or call into other code: a callee. */
+				assert_int_equal(ci.ncalls, 1);
+				assert_true(t[0] == cases[k].target);
+				assert_int_equal(ci.site_op, 0);
+			}
+		}
+	}
+	/* Symbols unknown: any call is a site (an unpatched image), no jmp. */
+	hooked_code(c, (const uint8_t *)"", 0, 0xe8, ORDINARY);
+	assert_int_equal(kcode__scan(c, 6, HOOKED_FN, NULL, t, 4, &ci), 0);
+	assert_true(ci.fentry_site);
+	hooked_code(c, (const uint8_t *)"", 0, 0xe9, BPF_TRAMP);
+	assert_int_equal(kcode__scan(c, 6, HOOKED_FN, NULL, t, 4, &ci), 0);
+	assert_false(ci.fentry_site);
+	assert_true(kcode__is_tramp(ks, BPF_TRAMP));
+	assert_false(kcode__is_tramp(ks, HOOKED_FN));
+	assert_false(kcode__is_tramp(NULL, BPF_TRAMP));
+	ksyms__free(ks);
 }
 
 /* Calls to a wrapped function: a plain call or tail jump is probeable, a
@@ -532,6 +664,7 @@ int main(void)
 		cmocka_unit_test(test_kcode_no_fentry),
 		cmocka_unit_test(test_kcode_traced_site),
 		cmocka_unit_test(test_kcode_sealed_endbr),
+		cmocka_unit_test(test_kcode_hooked_site),
 		cmocka_unit_test(test_kcode_calls_to),
 		cmocka_unit_test(test_deny_list),
 		cmocka_unit_test(test_plan_duplicate_names),

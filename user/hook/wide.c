@@ -142,7 +142,7 @@ static int from_text(struct wide *w)
 		if ((s->type != 't' && s->type != 'T') || s->size < sizeof(code) ||
 		    ktext__read(w->o.kt, s->addr, code, sizeof(code)))
 			continue;
-		if (!kcode__scan(code, sizeof(code), s->addr, NULL, 0, &ci) && ci.fentry_site)
+		if (!kcode__scan(code, sizeof(code), s->addr, w->o.ks, NULL, 0, &ci) && ci.fentry_site)
 			err = add(w, s);
 	}
 	return err;

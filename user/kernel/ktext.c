@@ -11,6 +11,7 @@
 #include <capstone/capstone.h>
 
 #include "bpfgraph.h"
+#include "ksyms.h"
 #include "ktext.h"
 
 struct kseg {
@@ -120,17 +121,70 @@ static bool is_endbr(const uint8_t *code)
 	       !memcmp(code, endbr_poison_old, 4);
 }
 
-/* Offset of the fentry site (after an optional endbr64, sealed or not), or -1. */
-static int fentry_site(const uint8_t *code, size_t len)
+/*
+ * Where ftrace and BPF put the code a patched fentry site enters:
+ * - ftrace's own callers, ftrace_caller and ftrace_regs_caller, and the
+ *   per-ops copies it makes of them, "ftrace_trampoline [__builtin__ftrace]"
+ *   (arch_ftrace_update_trampoline());
+ * - BPF trampolines, "bpf_trampoline_<key> [bpf]" (bpf_image_ksym_add()),
+ *   which ftrace's direct calls enter by a call, and since 6.19 (x86
+ *   DYNAMIC_FTRACE_WITH_JMP, ftrace_call_replace()) by a jmp;
+ * - __fentry__ itself in an unpatched image (a vmlinux file).
+ * Each is entered at its start.
+ */
+static bool tramp_name(const struct ksym *s)
+{
+	if (!s->module)
+		return !strcmp(s->name, "ftrace_caller") ||
+		       !strcmp(s->name, "ftrace_regs_caller") || !strcmp(s->name, "__fentry__");
+	if (!strcmp(s->module, "bpf"))
+		return !strncmp(s->name, "bpf_trampoline_", 15);
+	return !strcmp(s->module, "__builtin__ftrace") && !strcmp(s->name, "ftrace_trampoline");
+}
+
+bool kcode__is_tramp(const struct ksyms *ks, uint64_t t)
+{
+	const struct ksym *s = ks ? ksyms__find_addr(ks, t) : NULL;
+	size_t i;
+
+	if (!s || s->addr != t)
+		return false;
+	/* Any of the names at t (ksyms__find_addr() gives the first). */
+	for (i = (size_t)(s - ksyms__at(ks, 0)); (s = ksyms__at(ks, i)) && s->addr == t; i++)
+		if (tramp_name(s))
+			return true;
+	return false;
+}
+
+/*
+ * The fentry site (after an optional endbr64, sealed or not) into info:
+ * its offset, or -1. A 5-byte NOP, or what the kernel patched in while
+ * something hooks the function: a call, or since 6.19 a jmp, to one of
+ * its trampolines. Without ks (symbols unknown) any call is taken, as
+ * the site's own in an unpatched image, and no jmp: a function may well
+ * begin with a tail jump.
+ */
+static int fentry_site(const uint8_t *code, size_t len, uint64_t addr,
+		       const struct ksyms *ks, struct kcode_info *info)
 {
 	size_t off = 0;
+	int32_t rel;
 
 	if (len >= 4 && is_endbr(code))
 		off = 4;
 	if (len < off + 5)
 		return -1;
-	if (!memcmp(code + off, nop5, 5) || code[off] == 0xe8)
+	if (!memcmp(code + off, nop5, 5))
 		return (int)off;
+	if (code[off] != 0xe8 && code[off] != 0xe9)
+		return -1;
+	memcpy(&rel, code + off + 1, 4);
+	info->site_op = code[off];
+	info->site_target = addr + off + 5 + (uint64_t)(int64_t)rel;
+	if (ks ? kcode__is_tramp(ks, info->site_target) : code[off] == 0xe8)
+		return (int)off;
+	info->site_op = 0;
+	info->site_target = 0;
 	return -1;
 }
 
@@ -169,18 +223,19 @@ static void decoder_close(csh *h, cs_insn *insn)
 	cs_close(h);
 }
 
-int kcode__scan(const uint8_t *code, size_t len, uint64_t addr, uint64_t *targets,
-		size_t max, struct kcode_info *info)
+int kcode__scan(const uint8_t *code, size_t len, uint64_t addr, const struct ksyms *ks,
+		uint64_t *targets, size_t max, struct kcode_info *info)
 {
 	const uint8_t *p = code;
 	uint64_t pc = addr;
 	size_t left = len;
-	int site = fentry_site(code, len), err;
+	int site, err;
 	csh h;
 	cs_insn *insn;
 	uint64_t t;
 
 	memset(info, 0, sizeof(*info));
+	site = fentry_site(code, len, addr, ks, info);
 	info->fentry_site = site >= 0;
 	err = decoder_open(&h, &insn);
 	if (err)

@@ -9,6 +9,7 @@
 #ifndef BG_KTEXT_H
 #define BG_KTEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,18 +21,26 @@ void ktext__close(struct ktext *kt);
 /* Reads len bytes at kernel address addr: 0 or -errno (-ERANGE: unmapped). */
 int ktext__read(struct ktext *kt, uint64_t addr, void *buf, size_t len);
 
+struct ksyms;
+
 struct kcode_info {
-	int fentry_site; /* 1: starts with a patchable fentry site (nop5/call) */
+	int fentry_site; /* 1: starts with a fentry site (nop5, or hooked: see below) */
+	uint8_t site_op; /* 0xe8 call, 0xe9 jmp: the site is hooked; 0: a NOP */
+	uint64_t site_target; /* with site_op: the trampoline it enters */
 	size_t ncalls; /* direct call/jmp targets outside the function */
 };
 
 /*
  * Decodes code (len bytes, loaded at addr) and stores the targets of direct
  * calls and of jumps that leave [addr, addr+len) into targets (up to max).
- * The fentry site's own call is not reported. 0 or -errno.
+ * A fentry site is a 5-byte NOP, or a call or jmp to a trampoline, which
+ * ks tells (kcode__is_tramp(); ks NULL: any call, no jmp); its call or
+ * jmp is not reported. 0 or -errno.
  */
-int kcode__scan(const uint8_t *code, size_t len, uint64_t addr, uint64_t *targets,
-		size_t max, struct kcode_info *info);
+int kcode__scan(const uint8_t *code, size_t len, uint64_t addr, const struct ksyms *ks,
+		uint64_t *targets, size_t max, struct kcode_info *info);
+/* Whether t is the start of code that ftrace or BPF patch fentry sites to enter. */
+bool kcode__is_tramp(const struct ksyms *ks, uint64_t t);
 
 /*
  * Where to read the target of an indirect call or jump. A kprobe on the

@@ -291,7 +291,7 @@ static enum plan_skip classify(const struct plan_opts *o, const struct ksym *s,
 	memset(bf, 0, sizeof(*bf));
 	btf = fentry_blocker(o, s, bf);
 	if (o->kt && !read_code(o, s, code, &len)) {
-		kcode__scan(code, len < 16 ? len : 16, s->addr, NULL, 0, &ci);
+		kcode__scan(code, len < 16 ? len : 16, s->addr, o->ks, NULL, 0, &ci);
 		if (!ci.fentry_site)
 			return PS_NOT_TRACEABLE;
 	} else if (btf != PS_NONE) {
@@ -397,7 +397,7 @@ static int callees_of(const struct plan_opts *o, const struct ksym *s, uint8_t *
 
 	if (!o->kt || read_code(o, s, code, &len))
 		return 0;
-	err = kcode__scan(code, len, s->addr, targets, MAX_TARGETS, &ci);
+	err = kcode__scan(code, len, s->addr, o->ks, targets, MAX_TARGETS, &ci);
 	if (err)
 		return err;
 	for (size_t k = 0; k < ci.ncalls && k < MAX_TARGETS && n < max; k++) {
