@@ -67,6 +67,50 @@ released_after() {
 }
 wait_released() { released_after >/dev/null; }
 
+# ksite FUNC: the first 16 bytes of vmlinux function FUNC as the kernel
+# runs them (hex, one line), read from /proc/kcore: its fentry site, a
+# NOP or what ftrace patched in while something hooks it. "unmapped"
+# when no PT_LOAD segment holds it. Busybox arithmetic is signed 64-bit:
+# kernel addresses are negative, their differences right.
+_kcore_i64() { od -An -td8 -j "$1" -N8 /proc/kcore | tr -d ' '; }
+ksite() {
+	_a=$(grep " $1\$" /proc/kallsyms | head -1 | cut -d' ' -f1)
+	[ -n "$_a" ] || { echo "unmapped"; return; }
+	_a=$((0x$_a))
+	_phoff=$(_kcore_i64 32)
+	_phnum=$(od -An -tu2 -j 56 -N2 /proc/kcore | tr -d ' ')
+	_i=0
+	while [ $_i -lt "$_phnum" ]; do
+		_ph=$((_phoff + _i * 56))
+		_d=$((_a - $(_kcore_i64 $((_ph + 16)))))
+		if [ "$(od -An -tu4 -j $_ph -N4 /proc/kcore | tr -d ' ')" = 1 ] &&
+			[ $_d -ge 0 ] && [ $_d -lt "$(_kcore_i64 $((_ph + 32)))" ]; then
+			od -An -tx1 -j $(($(_kcore_i64 $((_ph + 8))) + _d)) -N16 /proc/kcore |
+				sed 's/^ *//'
+			return
+		fi
+		_i=$((_i + 1))
+	done
+	echo "unmapped"
+}
+
+# ksite_hooked FUNC [LIMIT_S]: waits until FUNC's fentry site (at its
+# start or after a 4-byte endbr64) is no longer the 5-byte NOP, at most
+# LIMIT_S seconds (120), and prints its first bytes (ksite).
+ksite_hooked() {
+	_j=0
+	while [ $_j -lt $((${2:-120} * 5)) ]; do
+		_k=$(ksite "$1")
+		case $_k in
+		"0f 1f 44 00 00 "* | ????????????"0f 1f 44 00 00 "*) ;;
+		*) break ;;
+		esac
+		usleep 200000
+		_j=$((_j + 1))
+	done
+	echo "$_k"
+}
+
 # repeat N GAP_MS WL-CMD...: the wl arguments for N runs of WL-CMD, GAP_MS
 # apart (so that live discovery attaches between them).
 repeat() {

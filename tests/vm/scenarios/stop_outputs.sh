@@ -10,8 +10,12 @@
 #            before anything is attached
 #   nocmd    a COMMAND that does not exist: refused before attaching
 #   nopid    -p of a pid that does not exist: refused
-#   two      a second bpfgraph while one is loaded: refused (two.*), the
-#            first one unaffected (two1.*)
+#   two      a second bpfgraph while one (--hook=fentry) is loaded:
+#            refused (two.*), the first one unaffected (two1.*); planning
+#            beside it still finds do_sys_openat2's fentry site under the
+#            first one's trampoline (twodry.*, twodry.site: its first
+#            bytes then), and so does a trace started as soon as the first
+#            exits, its hooks still being released (twonext.*)
 #   nofile   fs.nr_open and ulimit -n at 256, --hook=fentry: refused up
 #            front with the number of file descriptors needed
 # Each run: NAME.rc, NAME.err (NAME.out), NAME.time (guest seconds from
@@ -96,7 +100,9 @@ bpfgraph -G do_sys_openat2 -p 4000000 -d 1 >nopid.out 2>nopid.err
 echo $? >nopid.rc
 
 progress "two: a second bpfgraph while one is loaded"
-bpfgraph -d 60 -G do_sys_openat2 >two1.out 2>two1.err &
+# --hook=fentry: a BPF trampoline at the fentry site, entered by a call
+# up to 6.18 and by a jmp since, that the next planner must see through.
+bpfgraph --hook=fentry -d 120 -G do_sys_openat2 >two1.out 2>two1.err &
 p1=$!
 i=0
 while ! loaded && [ $i -lt 600 ] && kill -0 $p1 2>/dev/null; do
@@ -107,9 +113,14 @@ t0=$(up)
 bpfgraph -d 1 -G do_sys_openat2 >two.out 2>two.err
 echo $? >two.rc
 echo "$t0 $t0 $(up)" >two.time
+# --dry-run attaches nothing: not refused, it plans beside the first.
+ksite_hooked do_sys_openat2 120 >twodry.site
+run_cmd twodry bpfgraph --dry-run -G do_sys_openat2
 kill -INT $p1 2>/dev/null
 wait $p1
 echo $? >two1.rc
+progress "two: the next bpfgraph as soon as the first exits"
+run_cmd twonext bpfgraph -G do_sys_openat2 -- /bin/wl openmiss 1
 leftovers two
 
 progress "nofile: fs.nr_open and ulimit -n 256, --hook=fentry"
