@@ -301,7 +301,7 @@ static void test_args_text_as_read(void **state)
 {
 	static const char *const real[] = { SEED_005, SEED_006 };
 	static const struct fmt noargs = { "txt", { "-O", "nofuncgraph-args", NULL } };
-	size_t len, slen;
+	size_t len = 0, slen = 0;
 	char *path, *seed, *out;
 
 	for (size_t i = 0; i < sizeof(real) / sizeof(real[0]); i++) {
