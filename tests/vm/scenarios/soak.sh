@@ -9,11 +9,7 @@
 # what live discovery adds in a second; every kind of object a trace
 # makes, in a cycle short enough for 20 of them on 6.1 (a plan of
 # --callee-depth=1 took 72 s a cycle there).
-# On the instruction clock: what it checks does not depend on the clock,
-# and the 6.1 stage's two boots are balanced that way (this boot took
-# about 1980 s beside the other's 1310).
 # bench-timeout: 900
-# bench-clock: icount
 set -u
 . /bench/lib/guest.sh
 
