@@ -189,10 +189,11 @@ run_vm() {
 	section "QEMU bench (${#names[@]} scenarios)"
 	[ ${#names[@]} -gt 0 ] || return 0
 	rm -f "$results"
-	# Room beyond run.sh's own 900 s: the two boots take ~1030 s side by
-	# side (two host CPUs), ~1960 s one after the other (one CPU, session
-	# 10); a hung guest is still caught within a minute by the heartbeat.
-	BG_VM_TIMEOUT=${BG_VM_TIMEOUT:-2700} tests/vm/run.sh --label bench "${names[@]}" || rc=$?
+	# Room beyond run.sh's own 900 s: the two boots took 1400-2000 s side
+	# by side (two host CPUs), the instruction clock's up to about 2400 s
+	# when fidelity's waits for the hooks' release grew; a hung guest is
+	# still caught within a minute by the heartbeat.
+	BG_VM_TIMEOUT=${BG_VM_TIMEOUT:-3300} tests/vm/run.sh --label bench "${names[@]}" || rc=$?
 	count_vm_results "$results" "vm" "${names[@]}"
 	[ $rc -ne 3 ] || echo "check: the guest did not finish; see the messages above"
 }
