@@ -889,6 +889,23 @@ static void test_report_args(void **state)
  * the enumerators the file keeps (version 3): a signed enum's negative
  * value and an unsigned one's value of 2^31 as the writer's BTF had them.
  */
+/* A recording of recs with their functions' prototypes from src. */
+static void record_recs(const char *path, const struct record_meta *m, const struct functab *ft,
+			const struct args_src *src, const struct bg_rec *recs, size_t n)
+{
+	struct record_writer *rw = record__create(path, m, ft, stderr);
+	struct rec_sink s;
+
+	assert_non_null(rw);
+	assert_int_equal(record__set_args(rw, src), 0);
+	s = record__sink(rw);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(s.feed(s.ctx, &recs[i]), 0);
+	s.flush(s.ctx);
+	assert_int_equal(record__write_trailer(rw, &(struct record_trailer){}), 0);
+	assert_int_equal(record__close(rw), 0);
+}
+
 static void test_report_enum_names(void **state)
 {
 	static const char want[] =
@@ -902,10 +919,8 @@ static void test_report_enum_names(void **state)
 		{ .ts = 0x80000000, .val = 7, .func = 0, .depth = 1, .type = BG_REC_ARGS },
 		{ .ts = 1100, .dur = 100, .pid = 7, .func = 0, .type = BG_REC_EXIT },
 	};
-	struct record_writer *rw;
 	struct args_src src;
 	struct functab ft;
-	struct rec_sink s;
 	int ptr, u, sg, hi, proto;
 	struct btf *btf;
 	char out[200], *rep;
@@ -936,15 +951,7 @@ static void test_report_enum_names(void **state)
 	src = (struct args_src){ .btf = btf };
 	tmp_make(&t, "enums.bgr");
 	snprintf(out, sizeof(out), "%s/out.txt", t.dir);
-	rw = record__create(t.path, &m, &ft, stderr);
-	assert_non_null(rw);
-	assert_int_equal(record__set_args(rw, &src), 0);
-	s = record__sink(rw);
-	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++)
-		assert_int_equal(s.feed(s.ctx, &recs[i]), 0);
-	s.flush(s.ctx);
-	assert_int_equal(record__write_trailer(rw, &(struct record_trailer){}), 0);
-	assert_int_equal(record__close(rw), 0);
+	record_recs(t.path, &m, &ft, &src, recs, sizeof(recs) / sizeof(recs[0]));
 	rep = run_report(t.path, out, (const char *const[]){ "--no-header", NULL }, &rlen);
 	assert_string_equal(rep, want);
 	free(rep);
@@ -983,11 +990,9 @@ static void test_args_module_btf(void **state)
 	};
 	struct btf *base = btf__new_empty(), *mod;
 	struct gev ev = { .type = GEV_LEAF, .nargs = 3, .args = { 0xffff888104a1e300ULL, 0x7ffd2c3e1000, 0x1000 } };
-	struct record_writer *rw;
 	struct args_src src;
 	struct args_fmt *af;
 	struct functab ft;
-	struct rec_sink s;
 	int i32, ptr, sz, proto;
 	char buf[256], out[200], *rep;
 	size_t rlen;
@@ -1029,15 +1034,7 @@ static void test_args_module_btf(void **state)
 
 	tmp_make(&t, "mod.bgr");
 	snprintf(out, sizeof(out), "%s/out.txt", t.dir);
-	rw = record__create(t.path, &m, &ft, stderr);
-	assert_non_null(rw);
-	assert_int_equal(record__set_args(rw, &src), 0);
-	s = record__sink(rw);
-	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++)
-		assert_int_equal(s.feed(s.ctx, &recs[i]), 0);
-	s.flush(s.ctx);
-	assert_int_equal(record__write_trailer(rw, &(struct record_trailer){}), 0);
-	assert_int_equal(record__close(rw), 0);
+	record_recs(t.path, &m, &ft, &src, recs, sizeof(recs) / sizeof(recs[0]));
 	rep = run_report(t.path, out, (const char *const[]){ "--no-header", "-O", "nofuncgraph-retval", NULL }, &rlen);
 	assert_non_null(strstr(rep, "bm_status_read [binfmt_misc](file=0xffff888104a1e300, buf=0x7ffd2c3e1000, nbytes=0x1000);\n"));
 	assert_non_null(strstr(rep, "shared [binfmt_misc](vmlinux_arg=5);\n"));
