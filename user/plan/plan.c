@@ -538,10 +538,32 @@ static int add_glob(struct plan *p, const struct plan_opts *o, struct symset *se
 		return -ENOENT;
 	}
 	/* Over --max-funcs: plan__build says so, once. */
+	/* A line per name and reason (five copies of a static function
+	 * refused for one reason are one line), at most five lines. */
 	if (!usable && why == PW_ENTRY && !p->over_limit) {
-		for (size_t i = first; i < p->ncands && i < first + 5; i++)
-			fprintf(o->err, "bpfgraph: cannot trace '%s': %s\n",
-				p->cands[i].sym->name, plan__skip_text(p->cands[i].skip));
+		size_t lines = 0;
+
+		for (size_t i = first; i < p->ncands && lines < 5; i++) {
+			const struct plan_cand *c = &p->cands[i];
+			size_t copies = 0, j;
+
+			for (j = first; j < i; j++)
+				if (p->cands[j].skip == c->skip &&
+				    !strcmp(p->cands[j].sym->name, c->sym->name))
+					break;
+			if (j < i)
+				continue;
+			for (j = i; j < p->ncands; j++)
+				copies += p->cands[j].skip == c->skip &&
+					  !strcmp(p->cands[j].sym->name, c->sym->name);
+			if (copies > 1)
+				fprintf(o->err, "bpfgraph: cannot trace '%s' (%zu functions of that name): %s\n",
+					c->sym->name, copies, plan__skip_text(c->skip));
+			else
+				fprintf(o->err, "bpfgraph: cannot trace '%s': %s\n", c->sym->name,
+					plan__skip_text(c->skip));
+			lines++;
+		}
 		return -EINVAL;
 	}
 	return 0;
