@@ -16,7 +16,8 @@
 #      BG_VM_KERNEL_ONLY (one test each; BG_SCENARIOS="a b" picks some),
 #      then the scenarios of BG_VM_KERNEL_SCENARIOS on each newer kernel
 #      of BG_VM_KERNELS (default "6.12 7.3"; "" for none) and those of
-#      BG_VM_KERNEL_ONLY on theirs, those boots side by side, and
+#      BG_VM_KERNEL_ONLY and BG_VM_KERNEL_ALSO (6.1's too) on theirs,
+#      those boots side by side, and
 #      one fidelity table with a column per kernel; beside those boots,
 #      the hook-tier bench's default tier on BG_TIERS_KERNEL (6.12; "" for
 #      none) against TIERS_GUARD (one test)
@@ -156,6 +157,10 @@ vm_dir() {
 # look at bpfgraph's text, which the unit tests' goldens cover, and its
 # ten minutes on the instruction clock go where the comparison is.
 BG_VM_KERNEL_ONLY=${BG_VM_KERNEL_ONLY-7.3:trace_args}
+# Scenarios that run on 6.1 and also on one newer kernel, KERNEL:SCENARIO:
+# stop_bounds on 6.12, where the default tier's wide net is what a stop
+# under a load has to get past (6.1 has no net; 7.3's tier is 6.12's).
+BG_VM_KERNEL_ALSO=${BG_VM_KERNEL_ALSO-6.12:stop_bounds}
 
 vm_scenarios() {
 	local s n
@@ -170,10 +175,10 @@ vm_scenarios() {
 	fi
 }
 
-# The BG_VM_KERNEL_ONLY scenarios of kernel $1.
+# The BG_VM_KERNEL_ONLY and BG_VM_KERNEL_ALSO scenarios of kernel $1.
 kernel_only() {
 	local e
-	for e in $BG_VM_KERNEL_ONLY; do
+	for e in $BG_VM_KERNEL_ONLY $BG_VM_KERNEL_ALSO; do
 		[ "${e%%:*}" = "$1" ] && echo "${e#*:}"
 	done
 	return 0

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/bpf.h>
@@ -33,6 +35,8 @@ struct wide {
 	int link_fd; /* the net, less its hot functions */
 	int hot_fd; /* its hot functions (hot()) */
 	int keep_fd; /* what stays of the net once narrowed (wide__narrow) */
+	pid_t closer; /* the child closing the net (wide__detach_async), 0: none */
+	double closer_t0; /* when it was started */
 	struct wide_stats st;
 };
 
@@ -355,19 +359,99 @@ const struct ksym *wide__sym(const struct wide *w, uint32_t i)
 	return w && i < w->n ? w->sym[i] : NULL;
 }
 
-void wide__detach(struct wide *w)
+static void close_links(struct wide *w)
 {
-	double t0 = links__now();
-
-	if (!wide__attached(w))
-		return;
 	/* Hot first: see hot(). */
 	if (w->hot_fd >= 0)
 		close(w->hot_fd);
 	if (w->link_fd >= 0)
 		close(w->link_fd);
 	w->link_fd = w->hot_fd = -1;
+}
+
+/* Reaps the closing child: true once it is gone (or not ours to wait for). */
+static bool reap_closer(struct wide *w, bool block)
+{
+	pid_t r;
+
+	if (!w->closer)
+		return true;
+	do
+		r = waitpid(w->closer, NULL, block ? 0 : WNOHANG);
+	while (r < 0 && errno == EINTR);
+	if (r == 0)
+		return false;
+	/* ECHILD: the process releasing all hooks (handoff.h) is not its parent. */
+	if (r == w->closer)
+		w->st.detach_s += links__now() - w->closer_t0;
+	w->closer = 0;
+	return true;
+}
+
+void wide__detach(struct wide *w)
+{
+	double t0 = links__now();
+
+	if (!w)
+		return;
+	reap_closer(w, true);
+	if (!wide__attached(w))
+		return;
+	close_links(w);
 	w->st.detach_s += links__now() - t0;
+}
+
+/*
+ * The child: only the net's descriptors (any other would keep its hook or
+ * a pipe open), stdio on /dev/null, a session of its own (Ctrl-C is for
+ * bpfgraph), close and exit. Only async-signal-safe calls after fork().
+ */
+static void closer_child(struct wide *w)
+{
+	int lo = w->hot_fd < w->link_fd ? w->hot_fd : w->link_fd;
+	int hi = w->hot_fd < w->link_fd ? w->link_fd : w->hot_fd;
+	int null = open("/dev/null", O_RDWR);
+
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+	}
+	setsid();
+	if (lo < 0)
+		lo = hi;
+	if (lo > 3)
+		syscall(__NR_close_range, 3U, (unsigned int)lo - 1, 0U);
+	if (hi > lo + 1)
+		syscall(__NR_close_range, (unsigned int)lo + 1, (unsigned int)hi - 1, 0U);
+	syscall(__NR_close_range, (unsigned int)hi + 1, ~0U, 0U);
+	close_links(w);
+	_exit(0);
+}
+
+int wide__detach_async(struct wide *w)
+{
+	pid_t pid;
+
+	if (!wide__attached(w))
+		return 0;
+	w->closer_t0 = links__now();
+	pid = fork();
+	if (pid < 0) {
+		wide__detach(w);
+		return 0;
+	}
+	if (pid == 0)
+		closer_child(w);
+	w->closer = pid;
+	/* Cheap: the child holds the last references. */
+	close_links(w);
+	return 1;
+}
+
+bool wide__detached(struct wide *w)
+{
+	return !wide__attached(w) && reap_closer(w, false);
 }
 
 const struct wide_stats *wide__stats(const struct wide *w)
@@ -381,6 +465,9 @@ void wide__free(struct wide *w)
 		return;
 	if (w->listing)
 		pthread_join(w->lister, NULL);
+	/* A child still closing the net goes on alone (its own session). */
+	reap_closer(w, false);
+	w->closer = 0;
 	wide__detach(w);
 	if (w->keep_fd >= 0)
 		close(w->keep_fd);

@@ -82,8 +82,22 @@ bool wide__attached(const struct wide *w);
 int wide__narrow(struct wide *w, const int32_t *met, int entry_fd);
 /* The function at position i of the table, or NULL. */
 const struct ksym *wide__sym(const struct wide *w, uint32_t i);
-/* Closes the net's link (the table stays): calls under way in it lose their exits. */
+/*
+ * Closes the net's link (the table stays): calls under way in it lose their
+ * exits. Waits for a child of wide__detach_async() first.
+ */
 void wide__detach(struct wide *w);
+/*
+ * The same in a child process: under a load, closing a link over 40 000
+ * functions took 7-10 s (6.12, emulated), all of it in the kernel, where
+ * the closing thread hears neither the -d alarm nor Ctrl-C and reads no
+ * records. This process closes its copies at once and goes on;
+ * wide__detached() says when the hooks are gone. 1: a child closes them,
+ * 0: closed here (no child could be made, or nothing was attached).
+ */
+int wide__detach_async(struct wide *w);
+/* No link of the net is left (a child of wide__detach_async is reaped). */
+bool wide__detached(struct wide *w);
 const struct wide_stats *wide__stats(const struct wide *w);
 void wide__free(struct wide *w);
 

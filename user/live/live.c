@@ -47,6 +47,7 @@ struct live {
 	bool wide_always; /* --wide=always: never narrowed */
 	unsigned int wide_met; /* functions it found */
 	double wide_narrowed_at; /* when it was narrowed, 0: not yet */
+	bool narrowing; /* from then until what the net met is linked */
 	struct session *s;
 	bool pause_after; /* session.pause_child once narrowed */
 };
@@ -320,11 +321,13 @@ static void link_met(struct live *l)
 /*
  * The first traced call is over: the net stops recording and the command
  * is paused. Once no task is inside a graph (calls under way get their
- * returns) the net is closed, and only then does what it met get links of
- * its own: on kernels where fprobe runs on the function graph tracer
- * (6.14+), closing a link over addresses another link hooks too unhooked
- * them for both (seen on 7.3). A graph that does not end within
- * WIDE_DRAIN_S loses its open calls' exits.
+ * returns) the net is closed, by a child process (wide__detach_async: the
+ * reader goes on meanwhile, and a stop is not held up), and only once it
+ * is gone does what it met get links of its own: on kernels where fprobe
+ * runs on the function graph tracer (6.14+), closing a link over
+ * addresses another link hooks too unhooked them for both (seen on 7.3).
+ * A graph that does not end within WIDE_DRAIN_S loses its open calls'
+ * exits.
  */
 #define WIDE_DRAIN_S 2.0
 
@@ -338,6 +341,7 @@ static void narrow_wide(struct live *l)
 		__atomic_store_n(&l->skel->bss->bg_wide_on, 0, __ATOMIC_RELEASE);
 		l->wide_on = false;
 		l->wide_narrowed_at = t0;
+		l->narrowing = true;
 		/* --no-pause: the command runs on, its calls meanwhile partly drawn. */
 		if (l->pause_after)
 			session__pause(l->s, true);
@@ -345,7 +349,10 @@ static void narrow_wide(struct live *l)
 	if (__atomic_load_n(&l->skel->bss->bg_active, __ATOMIC_ACQUIRE) &&
 	    t0 - l->wide_narrowed_at < WIDE_DRAIN_S)
 		return;
-	wide__detach(l->w);
+	wide__detach_async(l->w);
+	if (!wide__detached(l->w))
+		return; /* the next poll looks again */
+	l->narrowing = false;
 	link_met(l);
 	failed = l->kp ? kprobes__flush(l->kp) : 0;
 	err = wide__narrow(l->w, l->wmap, bpf_program__fd(l->skel->progs.bg_mentry));
@@ -373,11 +380,11 @@ static void on_poll(void *ctx, uint64_t graphs_done)
 	if (l->wide_on && !l->wide_always && (graphs_done || off) &&
 	    !session__child_exited(l->s))
 		narrow_wide(l);
-	else if (!l->wide_on && wide__attached(l->w))
+	else if (!l->wide_on && l->narrowing)
 		narrow_wide(l);
 }
 
-static void free_wide(struct live *l);
+static void free_wide(struct live *l, bool wait);
 
 int live__attach_wide(struct live *l)
 {
@@ -393,7 +400,7 @@ int live__attach_wide(struct live *l)
 	if (!err && !l->wmap)
 		err = -ENOMEM;
 	if (err) {
-		free_wide(l);
+		free_wide(l, true);
 		return err;
 	}
 	memset(l->wmap, 0xff, (ws->funcs + 1) * sizeof(*l->wmap));
@@ -407,12 +414,14 @@ int live__attach_wide(struct live *l)
 	return 0;
 }
 
-static void free_wide(struct live *l)
+/* wait: for a child still closing the net too (releasing the hooks here). */
+static void free_wide(struct live *l, bool wait)
 {
 	if (!l->w)
 		return;
-	wide__detach(l->w);
-	if (l->verbose && wide__stats(l->w)->funcs)
+	if (wait)
+		wide__detach(l->w);
+	if (l->verbose && wait && wide__stats(l->w)->funcs)
 		fprintf(stderr, "bpfgraph: wide net: %u functions met, closed in %.2f s\n",
 			l->wide_met, wide__stats(l->w)->detach_s);
 	wide__free(l->w);
@@ -641,7 +650,7 @@ const struct kprobe_stats *live__kprobe_stats(const struct live *l)
 void live__detach(struct live *l)
 {
 	icall__detach(l->ic);
-	free_wide(l);
+	free_wide(l, true);
 	kprobes__detach(l->kp);
 }
 
@@ -649,7 +658,7 @@ void live__free(struct live *l)
 {
 	if (!l)
 		return;
-	free_wide(l);
+	free_wide(l, false);
 	icall__free(l->ic);
 	kprobes__free(l->kp);
 	free(l);
