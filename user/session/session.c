@@ -575,6 +575,8 @@ void session__finish(struct session *s)
 
 		*s->stopped = 1;
 		nanosleep(&grace, NULL);
+		if (s->on_stopped)
+			s->on_stopped(s->caller_ctx);
 	}
 	if (s->rb) {
 		/* Bounded: nothing writes to it any more. */

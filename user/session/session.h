@@ -82,6 +82,12 @@ struct session {
 	int (*map_func)(void *ctx, uint32_t func);
 	/* Optional: called after each poll with the graphs ended so far. */
 	void (*on_poll)(void *ctx, uint64_t graphs_done);
+	/*
+	 * Optional: at the end, once the programs record nothing more and
+	 * before what is left in the ring buffer is read (hooks that slow the
+	 * whole machine down, the reader too, may start to go).
+	 */
+	void (*on_stopped)(void *ctx);
 	void *caller_ctx;
 	uint64_t graphs_done; /* exits at depth 0 read */
 	/* Found functions wait in their queues (the wide net is on). */
