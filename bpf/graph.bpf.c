@@ -156,6 +156,15 @@ static __always_inline void emit_entry_args(const struct task_state *st, void *c
 		r[2].dur = (__u32)a;
 		r[2].pid = a >> 32;
 	}
+	if (bg_detail_on) {
+		__u32 idx = BG_CK_INDEX(ck);
+		struct bg_detail_plan *p = bpf_map_lookup_elem(&bg_detail, &idx);
+
+		if (p) {
+			put_entry_detail(st, r, n, p, now);
+			return;
+		}
+	}
 	put_entry_args(st, r, n, now);
 }
 

@@ -178,6 +178,151 @@ static __always_inline void put_entry_args(const struct task_state *st, struct b
 	b->writing = 0;
 }
 
+/* Register reg (0..5) of the entry's ARGS records r[1] and r[2]. */
+static __always_inline __u64 entry_reg(const struct bg_rec *r, __u32 reg)
+{
+	const struct bg_rec *a = reg < BG_ARGS_PER_REC ? &r[1] : &r[2];
+
+	switch (reg % BG_ARGS_PER_REC) {
+	case 0:
+		return a->ts;
+	case 1:
+		return a->val;
+	default:
+		return (__u64)a->pid << 32 | a->dur;
+	}
+}
+
+/* A detail record of the entry r[0]: part of register arg, 24 data bytes from d. */
+static __always_inline void stage_part(struct bg_batch *b, const struct bg_rec *r, __u8 flags,
+				       __u32 arg, __u32 part, const __u64 *d, __u64 now)
+{
+	struct bg_rec x = r[0];
+
+	x.type = BG_REC_DETAIL | flags;
+	x.depth = (arg & 0x0f) | (part << 4);
+	x.ts = d[0];
+	x.val = d[1];
+	x.dur = (__u32)d[2];
+	x.pid = d[2] >> 32;
+	stage(b, &x, now);
+}
+
+/*
+ * A string at ptr: kernel, user, or kernel then user memory (BG_DK_*),
+ * BG_DETAIL_STR bytes at most and one more to tell a longer one. In as
+ * many parts as it needs.
+ */
+static __always_inline void stage_str(struct bg_batch *b, const struct bg_rec *r,
+				      const struct bg_detail_op *op, __u64 ptr, __u64 now)
+{
+	struct bg_dscratch *sc;
+	__u32 zero = 0, arg = op->arg;
+	long n = -1;
+	__u8 flags = 0;
+
+	sc = bpf_map_lookup_elem(&bg_dscratch, &zero);
+	if (!sc)
+		return;
+	if (op->kind != BG_DK_STR_USER)
+		n = bpf_probe_read_kernel_str(sc->s, BG_DETAIL_STR + 2, (const void *)ptr);
+	if (n < 0 && op->kind != BG_DK_STR_KERNEL)
+		n = bpf_probe_read_user_str(sc->s, BG_DETAIL_STR + 2, (const void *)ptr);
+	if (n < 0) {
+		__builtin_memset(sc->s, 0, BG_DETAIL_PART);
+		stage_part(b, r, BG_RF_D_FAULT, arg, 0, (const __u64 *)sc->s, now);
+		return;
+	}
+	/* n counts the NUL: 66 is a string of 65 bytes or more */
+	if (n > BG_DETAIL_STR + 1)
+		flags = BG_RF_D_TRUNC;
+	for (__u32 k = 0; k < BG_DETAIL_STR_PARTS; k++) {
+		if (k && k * BG_DETAIL_PART >= n)
+			break;
+		stage_part(b, r, flags, arg, k, (const __u64 *)(sc->s + k * BG_DETAIL_PART), now);
+	}
+}
+
+/* One member of size bytes at p: kernel memory, then user memory. */
+static __always_inline int read_field(__u64 *v, __u8 size, const void *p)
+{
+	switch (size) {
+	case 1:
+		return bpf_probe_read_kernel(v, 1, p) && bpf_probe_read_user(v, 1, p);
+	case 2:
+		return bpf_probe_read_kernel(v, 2, p) && bpf_probe_read_user(v, 2, p);
+	case 4:
+		return bpf_probe_read_kernel(v, 4, p) && bpf_probe_read_user(v, 4, p);
+	default:
+		return bpf_probe_read_kernel(v, 8, p) && bpf_probe_read_user(v, 8, p);
+	}
+}
+
+/* Up to BG_DETAIL_FIELDS members of the struct at ptr, one u64 each, in two parts. */
+static __always_inline void stage_fields(struct bg_batch *b, const struct bg_rec *r,
+					 const struct bg_detail_op *op, __u64 ptr, __u64 now)
+{
+	__u64 v[6] = {};
+	__u8 flags = BG_RF_D_FIELDS;
+
+	for (__u32 j = 0; j < BG_DETAIL_FIELDS; j++) {
+		if (j >= op->nfields)
+			break;
+		if (read_field(&v[j], op->size[j], (const void *)(ptr + op->off[j]))) {
+			flags |= BG_RF_D_FAULT;
+			break;
+		}
+	}
+	stage_part(b, r, flags, op->arg, 0, v, now);
+	if (!(flags & BG_RF_D_FAULT) && op->nfields > BG_ARGS_PER_REC)
+		stage_part(b, r, flags, op->arg, 1, &v[3], now);
+}
+
+/*
+ * put_entry_args() for a function with a bg_detail plan p: what the plan
+ * reads through the entry's argument registers follows its ARGS records,
+ * in the same piece. A busy batch (a preempted writer) leaves the details
+ * out, counted.
+ */
+static __always_inline void put_entry_detail(const struct task_state *st, struct bg_rec *r,
+					     int n, const struct bg_detail_plan *p, __u64 now)
+{
+	struct bg_batch *b = batch_get();
+
+	if (!b) {
+		stat_inc(BG_ST_DETAIL_LOST, 1);
+		put_entry_args(st, r, n, now);
+		return;
+	}
+	b->writing = 1;
+	if (b->n > BG_BATCH - 3 - BG_DETAIL_OPS * BG_DETAIL_PARTS)
+		flush(b, BPF_RB_NO_WAKEUP);
+	stage(b, &r[0], now);
+	stage(b, &r[1], now);
+	if (n == 3)
+		stage(b, &r[2], now);
+	for (__u32 i = 0; i < BG_DETAIL_OPS; i++) {
+		const struct bg_detail_op *op = &p->op[i];
+		__u32 arg = op->arg;
+		__u64 ptr;
+
+		if (i >= p->nops)
+			break;
+		if (arg >= BG_ARGS_REGS || (n < 3 && arg >= BG_ARGS_PER_REC))
+			continue;
+		ptr = entry_reg(r, arg);
+		if (!ptr)
+			continue;
+		if (op->kind == BG_DK_FIELDS)
+			stage_fields(b, r, op, ptr, now);
+		else
+			stage_str(b, r, op, ptr, now);
+	}
+	if (st->switching || b->n >= BG_BATCH || now - b->first_ts >= BG_BATCH_AGE_NS)
+		flush(b, BPF_RB_NO_WAKEUP);
+	b->writing = 0;
+}
+
 static __always_inline void emit_comm(const struct task_state *st)
 {
 	struct bg_rec r;

@@ -30,6 +30,11 @@ const volatile __u32 bg_pause_tgid = 0;
 const volatile __u8 bg_wide_once = 0;
 /* funcgraph-args: each ENTRY is followed by its argument registers (BG_REC_ARGS). */
 const volatile __u8 bg_args = 0;
+/*
+ * --args-detail: an ENTRY with a bg_detail plan gets its BG_REC_DETAIL
+ * records after the BG_REC_ARGS ones. Off, the verifier drops that path.
+ */
+const volatile __u8 bg_detail_on = 0;
 /* Report indirect targets met inside interrupt work too (see BG_RF_IRQ). */
 const volatile __u8 bg_discover_irqs = 0;
 /* [start, end) of the trampoline's helpers; see BG_SELF_RANGES. */
@@ -154,6 +159,29 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } bg_pids SEC(".maps");
+
+/* --args-detail: the read plan per function index (struct bg_detail_plan). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1); /* sized by user space */
+	__type(key, __u32);
+	__type(value, struct bg_detail_plan);
+} bg_detail SEC(".maps");
+
+/*
+ * A string is read here before it is split over records: the CPU's batch
+ * is held (writing) meanwhile, and only a program holding it reads.
+ */
+struct bg_dscratch {
+	__u8 s[BG_DETAIL_PARTS * BG_DETAIL_PART];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bg_dscratch);
+} bg_dscratch SEC(".maps");
 
 static __always_inline void stat_inc(__u32 idx, __u64 n)
 {

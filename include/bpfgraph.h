@@ -61,6 +61,53 @@
 #define BG_ARGS_REGS 6
 #define BG_ARGS_PER_REC 3
 
+/*
+ * What --args-detail read at entry through a pointer argument: a string
+ * (up to BG_DETAIL_STR bytes) or up to BG_DETAIL_FIELDS scalar members of
+ * the struct it points to, per the function's bg_detail plan. Follows the
+ * entry's BG_REC_ARGS records, staged with them in one piece; made only
+ * with --args-detail. 24 bytes of data per record in ts, val and dur|pid
+ * as in BG_REC_ARGS (a string's bytes in order, fields as one u64 each);
+ * depth: the register index of the argument (low nibble) and the part
+ * (high nibble, 0..BG_DETAIL_PARTS-1). Flags above the type nibble say
+ * what it is (BG_RF_D_*).
+ */
+#define BG_REC_DETAIL 8
+#define BG_DETAIL_OPS 3 /* pointer arguments read per function at most */
+#define BG_DETAIL_STR 64 /* string bytes kept; a longer one is truncated */
+#define BG_DETAIL_FIELDS 4 /* struct members read per argument at most */
+#define BG_DETAIL_PART 24 /* data bytes per record */
+#define BG_DETAIL_PARTS 3 /* records per argument at most: 72 bytes */
+#define BG_DETAIL_STR_PARTS 3 /* 64 bytes and the one that tells truncation */
+#define BG_DETAIL_FIELD_PARTS 2 /* 4 u64 */
+#define BG_RF_D_FIELDS 0x10 /* fields, not a string */
+#define BG_RF_D_TRUNC 0x20 /* the string went on past BG_DETAIL_STR bytes */
+#define BG_RF_D_FAULT 0x40 /* the read failed (no data follows this part) */
+#define BG_DETAIL_ARG(d) ((d) & 0x0f)
+#define BG_DETAIL_PART_OF(d) ((d) >> 4)
+
+/* How a plan's operation reads (struct bg_detail_op.kind). */
+#define BG_DK_STR_KERNEL 1 /* a kernel string */
+#define BG_DK_STR_USER 2 /* a user string (BTF type tag __user) */
+#define BG_DK_STR_ANY 3 /* kernel, and user when that fails (no type tags) */
+#define BG_DK_FIELDS 4 /* members: size[i] bytes at off[i] */
+
+struct bg_detail_op {
+	__u8 arg; /* register index */
+	__u8 kind; /* BG_DK_* */
+	__u8 nfields;
+	__u8 pad;
+	__u8 size[BG_DETAIL_FIELDS]; /* 1, 2, 4 or 8 */
+	__u16 off[BG_DETAIL_FIELDS]; /* byte offset in the struct */
+};
+
+/* Value of the bg_detail map, keyed by function index (the cookie's). */
+struct bg_detail_plan {
+	__u32 nops;
+	__u32 pad;
+	struct bg_detail_op op[BG_DETAIL_OPS];
+};
+
 /* Flags share the type byte: type in the low nibble, flags above. */
 #define BG_REC_TYPE_MASK 0x0f
 #define BG_RF_DUR_US 0x10 /* dur is in microseconds (it did not fit in ns) */
@@ -276,6 +323,8 @@ enum bg_reg {
  * when the innermost recorded call returned (see on_exit())
  */
 #define BG_ST_HIDDEN_LOST 10
-#define BG_ST_NR 11
+/* --args-detail reads left out: the batch was busy (a preempted writer) */
+#define BG_ST_DETAIL_LOST 11
+#define BG_ST_NR 12
 
 #endif /* BPFGRAPH_H */

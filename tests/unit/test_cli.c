@@ -683,6 +683,39 @@ static void test_compat_retval(void **state __maybe_unused)
  * funcgraph-args and -retaddr: the newest dialect unless --compat says,
  * and an error before the version that has them.
  */
+/* --args-detail: strings, fields or both, only with funcgraph-args. */
+static void test_args_detail(void **state __maybe_unused)
+{
+	static const char *const bad[] = { "", "bad", "strings,", ",fields", "strings,strings",
+					   "strings,fields,strings", "Strings", "strings fields" };
+	struct bg_opts o;
+
+	PARSE_OK(&o, "-G", "f", "-O", "funcgraph-args", "--args-detail=strings");
+	assert_int_equal(o.flags & BG_O_DETAIL, BG_O_DETAIL_STR);
+	cli__free(&o);
+	PARSE_OK(&o, "-G", "f", "--graph-opts=args", "--args-detail", "fields");
+	assert_int_equal(o.flags & BG_O_DETAIL, BG_O_DETAIL_FIELDS);
+	cli__free(&o);
+	PARSE_OK(&o, "-G", "f", "-O", "funcgraph-args", "--args-detail=fields,strings");
+	assert_int_equal(o.flags & BG_O_DETAIL, BG_O_DETAIL);
+	cli__free(&o);
+	/* the last one counts */
+	PARSE_OK(&o, "-G", "f", "-O", "funcgraph-args", "--args-detail=strings,fields",
+		 "--args-detail=strings");
+	assert_int_equal(o.flags & BG_O_DETAIL, BG_O_DETAIL_STR);
+	cli__free(&o);
+	PARSE_OK(&o, "-G", "f");
+	assert_int_equal(o.flags & BG_O_DETAIL, 0);
+	cli__free(&o);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		EXPECT_USAGE("expected strings, fields or strings,fields", "-G", "f", "-O",
+			     "funcgraph-args", "--args-detail", (char *)bad[i]);
+	EXPECT_USAGE("--args-detail needs the arguments: add -O funcgraph-args", "-G", "f",
+		     "--args-detail=strings");
+	EXPECT_USAGE("--args-detail needs the arguments", "-G", "f", "-O",
+		     "funcgraph-args,nofuncgraph-args", "--args-detail=fields");
+}
+
 static void test_compat_args(void **state __maybe_unused)
 {
 	struct bg_opts o;
@@ -1032,6 +1065,7 @@ int main(void)
 		cmocka_unit_test(test_compat),
 		cmocka_unit_test(test_compat_retval),
 		cmocka_unit_test(test_compat_args),
+		cmocka_unit_test(test_args_detail),
 		cmocka_unit_test(test_output_other),
 		cmocka_unit_test(test_hook),
 		cmocka_unit_test(test_getopt_forms),

@@ -465,6 +465,13 @@ static const struct {
 	  " 0)   0.100 us    |    f(x=(STRUCT)[0x1:0x2], ...); /* ret=0x0 */\n"
 	  " 0)   1.000 us    |  } /* vfs_read ret=0x10 */\n",
 	  0 },
+	/* bpfgraph's --args-detail: strings and members after the values */
+	{ "args detail",
+	  " 0)               |  do_sys_openat2(dfd=-100, filename=0x47a073 \"/nonexistent/bpfgraph-wl\", how=0xffffc90000013e58 {flags=0x8000 mode=0 resolve=0}) {\n"
+	  " 0)   0.345 us    |    getname(filename=0x47a073 \"a\\\"b\\x2c c) {x};\"...);\n"
+	  " 0)   0.345 us    |    f(p=0x1 <fault>);\n"
+	  " 0)   4.000 us    |  }\n",
+	  0 },
 	/* funcgraph-args and funcgraph-retaddr (6.13, 6.15, 6.19): printed again */
 	{ "args 6.15",
 	  "# tracer: function_graph\n"
@@ -1383,6 +1390,11 @@ static void test_args_malformed(void **state)
 	EXPECT_ERROR(" 0)   1.000 us    |  f(a=(1);\n", 0, -EINVAL, 1);
 	EXPECT_ERROR(" 0)   1.000 us    |  f(a=1));\n", 0, -EINVAL, 1);
 	EXPECT_ERROR(" 0)   1.000 us    |  f(a={1});\n", 0, -EINVAL, 1);
+	/* --args-detail's members: " {...}" closing an argument, unnested */
+	EXPECT_ERROR(" 0)   1.000 us    |  f(a=1 {x);\n", 0, -EINVAL, 1);
+	EXPECT_ERROR(" 0)   1.000 us    |  f(a=1 {x}y);\n", 0, -EINVAL, 1);
+	EXPECT_ERROR(" 0)   1.000 us    |  f(a=1 {x {y}});\n", 0, -EINVAL, 1);
+	EXPECT_ERROR(" 0)   1.000 us    |  f(a=1 } {x});\n", 0, -EINVAL, 1);
 	EXPECT_ERROR(" 0)   1.000 us    |  f(a=\"1);\n", 0, -EINVAL, 1);
 	EXPECT_ERROR(" 0)   1.000 us    |  f(a=\"1\\\");\n", 0, -EINVAL, 1);
 	EXPECT_ERROR(" 0)               |  f(a=1) { /* <-g+0x1/0x2 */ x\n", 0, -EINVAL, 1);
@@ -1408,6 +1420,18 @@ static void assert_arg(const char **pos, const char *name, const char *value,
 	assert_int_equal(a.num, num);
 }
 
+/* The next argument has a detail, detail. */
+static void assert_detail(const char **pos, const char *detail)
+{
+	struct fgtext_arg a;
+
+	assert_true(fgtext__next_arg(pos, &a));
+	assert_non_null(a.detail);
+	assert_int_equal(a.detail_len, strlen(detail));
+	assert_memory_equal(a.detail, detail, a.detail_len);
+	assert_int_equal(a.kind, FGT_ARG_HEX);
+}
+
 static void test_next_arg(void **state)
 {
 	const char *p = "dfd=4294967196, filename=0x47a073, how=0xff46c0c0, dfd2=-100, x=?0x5,"
@@ -1427,6 +1451,14 @@ static void test_next_arg(void **state)
 	assert_arg(&p, "f", "1.5", FGT_ARG_OTHER, 0);
 	assert_arg(&p, NULL, "...", FGT_ARG_MORE, 0);
 	assert_false(fgtext__next_arg(&p, &a));
+	/* --args-detail: the value alone, what follows it apart */
+	p = "filename=0x47a073 \"/tmp/a\\x2c b, c\"..., how=0xff46 {flags=0x8000 mode=0}, "
+	    "x=0x1 <fault>, e=0 [PIDTYPE_PID], y=0x2 z";
+	assert_detail(&p, "\"/tmp/a\\x2c b, c\"...");
+	assert_detail(&p, "{flags=0x8000 mode=0}");
+	assert_detail(&p, "<fault>");
+	assert_arg(&p, "e", "0 [PIDTYPE_PID]", FGT_ARG_OTHER, 0);
+	assert_arg(&p, "y", "0x2 z", FGT_ARG_OTHER, 0);
 	p = "";
 	assert_false(fgtext__next_arg(&p, &a));
 	p = NULL;

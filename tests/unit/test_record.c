@@ -965,6 +965,97 @@ static void test_report_enum_names(void **state)
 	functab__free(&ft);
 }
 
+/* An open_how-shaped struct pointer and a string, as do_sys_openat2 has them. */
+static struct btf *openat2_btf(void)
+{
+	struct btf *btf = btf__new_empty();
+	int i32 = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	int u64 = btf__add_int(btf, "long long unsigned int", 8, 0);
+	int chr = btf__add_int(btf, "char", 1, BTF_INT_SIGNED);
+	int cstr = btf__add_ptr(btf, btf__add_const(btf, chr));
+	int how = btf__add_struct(btf, "open_how", 24), proto;
+
+	btf__add_field(btf, "flags", u64, 0, 0);
+	btf__add_field(btf, "mode", u64, 64, 0);
+	btf__add_field(btf, "resolve", u64, 128, 0);
+	how = btf__add_ptr(btf, how);
+	proto = btf__add_func_proto(btf, i32);
+	btf__add_func_param(btf, "dfd", i32);
+	btf__add_func_param(btf, "filename", cstr);
+	btf__add_func_param(btf, "how", how);
+	btf__add_func(btf, "do_sys_openat2", BTF_FUNC_GLOBAL, proto);
+	return btf;
+}
+
+/*
+ * --args-detail: the file (version 4) keeps the detail records and the
+ * members of each struct pointer parameter, so report prints the same
+ * text without the kernel's BTF; JSON has them as "str" and "fields". A
+ * version 3 file with such records is refused, as an older reader would.
+ */
+static void test_report_detail(void **state)
+{
+	static const char want[] =
+		" 0)   0.100 us    |  do_sys_openat2(dfd=-100, filename=0x47a073 \"/nonexistent/bpfgraph-wl\", how=0xffffc90000013e58 {flags=0x8000 mode=0 resolve=0}); /* ret=-2 */\n";
+	struct record_meta m = { .flags = BG_O_DEFAULTS | BG_O_ARGS | BG_O_DETAIL,
+				 .dialect = BG_DIALECT_6_19, .nr_cpu_ids = 1 };
+	struct bg_rec recs[] = {
+		{ .ts = 1000, .pid = 7, .type = BG_REC_ENTRY },
+		{ .ts = (uint64_t)-100, .val = 0x47a073, .dur = 0x00013e58, .pid = 0xffffc900,
+		  .type = BG_REC_ARGS },
+		{ .depth = 1, .type = BG_REC_ARGS },
+		{ .depth = 0x01, .type = BG_REC_DETAIL },
+		{ .depth = 0x11, .type = BG_REC_DETAIL },
+		{ .ts = 0x8000, .depth = 0x02, .type = BG_REC_DETAIL | BG_RF_D_FIELDS },
+		{ .ts = 1100, .val = (uint64_t)-2, .dur = 100, .pid = 7, .type = BG_REC_EXIT },
+	};
+	const char *path = "/nonexistent/bpfgraph-wl"; /* 24 bytes and its NUL: two parts */
+	struct args_src src;
+	struct functab ft;
+	struct btf *btf = openat2_btf();
+	char out[200], *rep;
+	size_t rlen;
+	struct tmp t;
+
+	(void)state;
+	memcpy(&recs[3].ts, path, 8);
+	memcpy(&recs[3].val, path + 8, 8);
+	memcpy(&recs[3].dur, path + 16, 4);
+	memcpy(&recs[3].pid, path + 20, 4);
+	functab__init(&ft);
+	assert_int_equal(functab__add(&ft, "do_sys_openat2", NULL, 0xffffffff81300000ULL, 0x100), 0);
+	src = (struct args_src){ .btf = btf };
+	tmp_make(&t, "detail.bgr");
+	snprintf(out, sizeof(out), "%s/out.txt", t.dir);
+	record_recs(t.path, &m, &ft, &src, recs, sizeof(recs) / sizeof(recs[0]));
+	btf__free(btf); /* the file's own prototypes from here */
+	rep = run_report(t.path, out, (const char *const[]){ "--no-header", NULL }, &rlen);
+	assert_string_equal(rep, want);
+	free(rep);
+	rep = run_report(t.path, out, (const char *const[]){ "--format=json", NULL }, &rlen);
+	assert_non_null(strstr(rep, "\"value\":\"0x47a073\",\"str\":\"/nonexistent/bpfgraph-wl\"}"));
+	assert_non_null(strstr(rep, "\"fields\":{\"flags\":\"0x8000\",\"mode\":\"0\",\"resolve\":\"0\"}"));
+	free(rep);
+	/* the ftrace text without the option: the same line without the detail */
+	rep = run_report(t.path, out, (const char *const[]){ "--no-header", "-O", "nofuncgraph-args", NULL },
+			 &rlen);
+	assert_null(strstr(rep, "bpfgraph-wl"));
+	free(rep);
+	/* without the flag the writer makes version 3, which has no such records */
+	m.flags &= ~BG_O_DETAIL;
+	btf = openat2_btf();
+	src.btf = btf;
+	record_recs(t.path, &m, &ft, &src, recs, sizeof(recs) / sizeof(recs[0]));
+	{
+		char *argv[] = { "report", "-i", t.path, "-o", out };
+
+		assert_int_equal(cmd_report(5, argv), BG_EXIT_FAILURE);
+	}
+	tmp_clean(&t);
+	btf__free(btf);
+	functab__free(&ft);
+}
+
 static const struct btf *one_module(void *ctx, const char *module)
 {
 	return !strcmp(module, "binfmt_misc") ? ctx : NULL;
@@ -1107,6 +1198,7 @@ int main(void)
 		cmocka_unit_test(test_report_equals_live),
 		cmocka_unit_test(test_report_args),
 		cmocka_unit_test(test_report_enum_names),
+		cmocka_unit_test(test_report_detail),
 		cmocka_unit_test(test_args_module_btf),
 		cmocka_unit_test(test_record_version),
 		cmocka_unit_test(test_report_errors),

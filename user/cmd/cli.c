@@ -37,6 +37,7 @@ enum {
 	K_HOOK,
 	K_WIDE,
 	K_WAIT_DETACH,
+	K_ARGS_DETAIL,
 };
 
 #define OFF(field) offsetof(struct bg_opts, field)
@@ -100,6 +101,10 @@ const struct cli_opt cli_opts[] = {
 	{ "graph-opts", K_GRAPH_OPTS, "LIST", G_OUTPUT, cli_set_graph_opts, 0, 0, 0,
 	  "perf ftrace's: nosleep-time, noirqs,\n"
 	  "verbose, thresh=USEC, depth=N, tail,\nretval, retval-hex, args, retaddr", CM_ALL },
+	{ "args-detail", K_ARGS_DETAIL, "WHAT", G_OUTPUT, cli_set_args_detail, 0, 0, 0,
+	  "with funcgraph-args, bpfgraph's own (not\nftrace's): strings, fields or\n"
+	  "strings,fields: read char * arguments\n(64 bytes) and up to 4 members of a\n"
+	  "struct an argument points to" },
 	{ "compat", K_COMPAT, "VERSION", G_OUTPUT, cli_set_compat, 0, 0, 0,
 	  "print as kernel VERSION does: 6.1,\n6.5 (default), 6.13, 6.15, 6.17 or 6.19\n"
 	  "(default 6.19 with funcgraph-args/-retaddr)", CM_ALL },
@@ -396,10 +401,21 @@ static int check_args_dialect(struct cli_ctx *c)
 	return 0;
 }
 
+/* --args-detail adds to the arguments: nothing to add to without them. */
+static int check_args_detail(struct cli_ctx *c)
+{
+	if ((c->o->flags & BG_O_DETAIL) && !(c->o->flags & BG_O_ARGS))
+		return cli_usage_err(c->err, "--args-detail needs the arguments: add -O funcgraph-args "
+				     "(or --graph-opts args)");
+	return 0;
+}
+
 static int check_dialect(struct cli_ctx *c)
 {
 	int err = check_retval_dialect(c);
 
+	if (!err)
+		err = check_args_detail(c);
 	return err ? err : check_args_dialect(c);
 }
 

@@ -469,6 +469,32 @@ int cli_set_folded_weight(struct cli_ctx *c,
 	return 0;
 }
 
+/* strings, fields, or both joined by ',' (either order, each once). */
+int cli_set_args_detail(struct cli_ctx *c,
+			const struct cli_opt *d __maybe_unused, char *arg)
+{
+	uint32_t flags = 0;
+	const char *p = arg;
+
+	for (;;) {
+		size_t n = strcspn(p, ",");
+		uint32_t f = n == 7 && !strncmp(p, "strings", 7) ? BG_O_DETAIL_STR :
+			     n == 6 && !strncmp(p, "fields", 6)	 ? BG_O_DETAIL_FIELDS :
+									   0;
+
+		if (!f || (flags & f))
+			return cli_usage_err(c->err, "invalid %s '%s': expected strings, fields "
+					     "or strings,fields", c->name, arg);
+		flags |= f;
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+	c->o->flags = (c->o->flags & ~BG_O_DETAIL) | flags;
+	c->o->flags_set |= BG_O_DETAIL;
+	return 0;
+}
+
 int cli_set_input(struct cli_ctx *c,
 		  const struct cli_opt *d __maybe_unused, char *arg)
 {

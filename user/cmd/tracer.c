@@ -24,6 +24,8 @@
 #include "cli.h"
 #include "graph.skel.h"
 #include "kbtf.h"
+#include "detail.h"
+#include "args.h"
 #include "ksyms.h"
 #include "ktext.h"
 #include "plan.h"
@@ -368,9 +370,53 @@ static int configure_skel(struct graph_bpf *skel, const struct bg_opts *o, uint3
 	memcpy((void *)ro->bg_comm, o->comm, sizeof(ro->bg_comm));
 	ro->bg_noirqs = !(o->flags & BG_O_IRQS);
 	ro->bg_args = !!(o->flags & BG_O_ARGS);
+	ro->bg_detail_on = (o->flags & BG_O_ARGS) && (o->flags & BG_O_DETAIL);
 	ro->bg_nosleep = !(o->flags & BG_O_SLEEP_TIME);
 	/* bg_pause_tgid is set once the command exists (trace()). */
 	return bpf_map__set_max_entries(skel->maps.bg_events, ring);
+}
+
+/*
+ * --args-detail: the read plan of each planned function with something to
+ * read, found in its prototype as the argument printer finds it (vmlinux
+ * first, then its module's BTF). Functions found while tracing get none.
+ */
+static int fill_detail(struct graph_bpf *skel, const struct bg_opts *o, const struct plan *p,
+		       struct kbtf *kb)
+{
+	unsigned int what = (o->flags & BG_O_DETAIL_STR ? DETAIL_STRINGS : 0) |
+			    (o->flags & BG_O_DETAIL_FIELDS ? DETAIL_FIELDS : 0);
+	const struct btf *vml = kb ? kbtf__btf(kb, NULL) : NULL;
+	bool tags = detail__btf_has_user_tags(vml);
+	int fd = bpf_map__fd(skel->maps.bg_detail);
+	size_t planned = 0;
+
+	if (!(o->flags & BG_O_ARGS) || !what || !vml)
+		return 0;
+	for (uint32_t i = 0; i < p->funcs.n; i++) {
+		const struct bg_func *f = &p->funcs.f[i];
+		const struct btf *btf = vml;
+		uint32_t id = args__find_func(btf, f->name);
+		struct bg_detail_plan dp;
+
+		if (!id && f->module && (btf = kbtf__btf(kb, f->module)))
+			id = args__find_func(btf, f->name);
+		if (!id || !detail__plan(btf, id, what, tags, &dp))
+			continue;
+		if (bpf_map_update_elem(fd, &i, &dp, BPF_ANY)) {
+			int err = -errno;
+
+			fprintf(stderr, "bpfgraph: failed to pass the read plan of '%s': %s\n",
+				f->name, strerror(-err));
+			return err;
+		}
+		planned++;
+	}
+	if (o->verbosity)
+		fprintf(stderr, "bpfgraph: --args-detail: %zu functions read strings or fields "
+			"(user pointers: %s)\n", planned,
+			tags ? "from BTF type tags" : "kernel read, then user read");
+	return 0;
 }
 
 static int fill_pids(struct graph_bpf *skel, const struct bg_opts *o, pid_t child)
@@ -518,6 +564,10 @@ static int print_report(const struct plan *p, const struct run *r)
 	struct rlimit lim = { 0, 0 };
 
 	print_summary(p, r);
+	if (r->s.st.detail_lost)
+		fprintf(stderr, "bpfgraph: %llu calls were recorded without their --args-detail "
+			"reads (their CPU's batch was in use by a preempted program)\n",
+			(unsigned long long)r->s.st.detail_lost);
 	if (r->s.st.unmapped)
 		fprintf(stderr, "bpfgraph: %llu records of the wide net named no function it "
 			"listed: dropped\n", (unsigned long long)r->s.st.unmapped);
@@ -584,6 +634,10 @@ static struct graph_bpf *open_skel(const struct bg_opts *o, const struct kernel_
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.bg_franges,
 					       (uint32_t)(nfuncs + LIVE_FRANGES));
+	/* bg_detail: a plan per planned function at most */
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.bg_detail,
+					       o->flags & BG_O_DETAIL ? (uint32_t)nfuncs + 1 : 1);
 	fill_self_ranges(skel, ki->ks);
 	if (err) {
 		fprintf(stderr, "bpfgraph: cannot size the BPF maps: %s\n", strerror(-err));
@@ -685,6 +739,8 @@ static int run_setup(struct run *r, const struct bg_opts *o, struct plan *p,
 	err = run_attach(r, ki);
 	if (!err)
 		err = fill_pids(r->skel, o, s->child);
+	if (!err)
+		err = fill_detail(r->skel, o, p, ki->kb);
 	if (err)
 		return err;
 	/*

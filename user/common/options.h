@@ -77,6 +77,13 @@ enum bg_dialect {
 #define BG_O_CONTEXT_INFO 0x800 /* context-info (trace option) */
 #define BG_O_ARGS 0x1000 /* funcgraph-args (6.15 and later) */
 #define BG_O_RETADDR 0x2000 /* funcgraph-retaddr (6.13 and later) */
+/*
+ * --args-detail=strings,fields: bpfgraph's own, never the kernel's; only
+ * with BG_O_ARGS (detail.h).
+ */
+#define BG_O_DETAIL_STR 0x4000
+#define BG_O_DETAIL_FIELDS 0x8000
+#define BG_O_DETAIL (BG_O_DETAIL_STR | BG_O_DETAIL_FIELDS)
 
 #define BG_O_DEFAULTS                                                           \
 	(BG_O_CPU | BG_O_OVERHEAD | BG_O_DURATION | BG_O_IRQS | BG_O_RETVAL |   \

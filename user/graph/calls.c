@@ -91,7 +91,8 @@ static void end_from(const struct calls *c, struct calls_cpu *cc, uint32_t cpu, 
 		struct call call = { .func = f->func, .cpu = cpu, .pid = f->pid, .depth = d,
 				     .comm = f->comm, .ts = f->ts, .unfinished = true,
 				     .noret = true, .stack = cc->d, .caller = f->caller,
-				     .args = f->nargs ? f->args : NULL, .nargs = f->nargs };
+				     .args = f->nargs ? f->args : NULL, .nargs = f->nargs,
+				     .detail = &f->detail };
 
 		if (f->open)
 			c->o.on_call(c->o.ctx, &call);
@@ -119,6 +120,7 @@ static void push(struct calls *c, struct calls_cpu *cc, const struct gev *ev)
 	f->caller = ev->caller;
 	f->nargs = ev->nargs;
 	memcpy(f->args, ev->args, sizeof(f->args));
+	f->detail = ev->detail;
 	memcpy(f->comm, comm, len);
 	f->comm[len] = '\0';
 	cc->top = ev->depth + 1;
@@ -137,7 +139,8 @@ static struct call end_call(const struct gev *ev)
 			      .orphan = exit && ev->tail, .noret = ev->noret,
 			      .caller = exit ? 0 : ev->caller,
 			      .args = !exit && ev->nargs ? ev->args : NULL,
-			      .nargs = exit ? 0 : ev->nargs };
+			      .nargs = exit ? 0 : ev->nargs,
+			      .detail = exit ? NULL : &ev->detail };
 }
 
 static void pop(struct calls *c, struct calls_cpu *cc, const struct gev *ev, struct call *call)
@@ -157,6 +160,7 @@ static void pop(struct calls *c, struct calls_cpu *cc, const struct gev *ev, str
 			call->caller = f->caller;
 			call->args = f->nargs ? f->args : NULL;
 			call->nargs = f->nargs;
+			call->detail = &f->detail;
 		}
 		f->open = false;
 		f->child_ns = 0;
@@ -176,7 +180,8 @@ static void feed_enter(struct calls *c, struct calls_cpu *cc, const struct gev *
 	struct call call = { .func = ev->func, .cpu = ev->cpu, .pid = ev->pid,
 			     .depth = ev->depth, .comm = comm_of(ev), .ts = ev->ts,
 			     .unfinished = true, .noret = true, .caller = ev->caller,
-			     .args = ev->nargs ? ev->args : NULL, .nargs = ev->nargs };
+			     .args = ev->nargs ? ev->args : NULL, .nargs = ev->nargs,
+			     .detail = &ev->detail };
 
 	if (cc && ev->depth < BG_MAX_DEPTH) {
 		push(c, cc, ev);

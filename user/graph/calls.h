@@ -36,6 +36,7 @@ struct call_frame {
 	uint64_t caller;
 	uint64_t args[BG_ARGS_REGS];
 	uint8_t nargs;
+	struct detail_vals detail; /* --args-detail's reads */
 };
 
 struct call {
@@ -55,6 +56,7 @@ struct call {
 	uint64_t caller;
 	const uint64_t *args; /* nargs of them; NULL when the entry had none */
 	uint8_t nargs;
+	const struct detail_vals *detail; /* with args: --args-detail's reads, or NULL */
 	/*
 	 * The callers, root first: stack[i] for i < depth. A frame that is
 	 * not open is a caller whose entry was not seen (or left unfinished).

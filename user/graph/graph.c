@@ -278,6 +278,12 @@ const char *graph__comm(const struct graph *g, uint32_t pid)
 
 static void release_excess(struct graph *g);
 
+/* A record that rides behind its ENTRY: argument registers or details. */
+static bool is_args(const struct bg_rec *r)
+{
+	return bg_rec_type(r) == BG_REC_ARGS || bg_rec_type(r) == BG_REC_DETAIL;
+}
+
 /*
  * Argument registers: queued right behind their ENTRY (or the ENTRY's
  * first ARGS part), which release_entry() takes them with. Their ts holds
@@ -289,11 +295,12 @@ static int feed_args(struct graph *g, const struct bg_rec *rec)
 	struct cpuq *q = rec->cpu < g->ncpu ? g->cpu[rec->cpu] : NULL;
 	const struct bg_rec *t;
 
-	if (!q || !q->n || q->lost_open || rec->depth * BG_ARGS_PER_REC >= BG_ARGS_REGS)
+	if (!q || !q->n || q->lost_open ||
+	    (bg_rec_type(rec) == BG_REC_ARGS && rec->depth * BG_ARGS_PER_REC >= BG_ARGS_REGS))
 		return 0;
 	t = q_at(q, q->n - 1);
 	if (t->func != rec->func ||
-	    (bg_rec_type(t) != BG_REC_ENTRY && bg_rec_type(t) != BG_REC_ARGS))
+	    (bg_rec_type(t) != BG_REC_ENTRY && !is_args(t)))
 		return 0;
 	return q_push(g, q, rec);
 }
@@ -311,6 +318,7 @@ int graph__feed(struct graph *g, const struct bg_rec *rec)
 		/* function_graph shows switches only through the pid banner. */
 		return 0;
 	case BG_REC_ARGS:
+	case BG_REC_DETAIL:
 		return feed_args(g, rec);
 	case BG_REC_ENTRY:
 	case BG_REC_EXIT:
@@ -415,12 +423,12 @@ static bool is_leaf(const struct bg_rec *ent, const struct bg_rec *next)
 	       next->func == ent->func;
 }
 
-/* The BG_REC_ARGS records right behind q's head. */
+/* The BG_REC_ARGS and BG_REC_DETAIL records right behind q's head. */
 static size_t args_behind(const struct cpuq *q)
 {
 	size_t k = 0;
 
-	while (1 + k < q->n && bg_rec_type(q_at(q, 1 + k)) == BG_REC_ARGS)
+	while (1 + k < q->n && is_args(q_at(q, 1 + k)))
 		k++;
 	return k;
 }
@@ -432,6 +440,10 @@ static void take_args(const struct cpuq *q, size_t k, struct gev *ev)
 		const struct bg_rec *a = q_at(q, 1 + i);
 		unsigned int at = a->depth * BG_ARGS_PER_REC;
 
+		if (bg_rec_type(a) == BG_REC_DETAIL) {
+			detail__add(&ev->detail, a);
+			continue;
+		}
 		for (unsigned int j = 0; j < BG_ARGS_PER_REC && at + j < BG_ARGS_REGS; j++)
 			ev->args[at + j] = bg_rec_arg(a, j);
 		if (at + BG_ARGS_PER_REC > ev->nargs)
@@ -564,6 +576,7 @@ static void release_head(struct graph *g, struct cpuq *q)
 		release_exit(g, q);
 		break;
 	case BG_REC_ARGS:
+	case BG_REC_DETAIL:
 		q_pop(g, q, 1); /* never left alone at the head; be safe */
 		break;
 	default:

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "bpfgraph.h"
+#include "detail.h"
 #include "functab.h"
 #include "sink.h"
 
@@ -44,6 +45,8 @@ struct gev {
 	 */
 	uint64_t args[BG_ARGS_REGS];
 	uint8_t nargs;
+	/* ENTER/LEAF: what --args-detail read (BG_REC_DETAIL), detail.n 0 if nothing */
+	struct detail_vals detail;
 	/*
 	 * ENTER/LEAF read from function_graph text (report -i): what the
 	 * line had between its parentheses and after its "<-", printed again
@@ -85,7 +88,7 @@ void graph__free(struct graph *g);
 /*
  * Queue one record (copied). BG_REC_COMM records update the comm table at
  * once and BG_REC_SWITCH records are ignored: neither is queued, so neither
- * breaks a leaf. BG_REC_ARGS records go with the ENTRY right before them
+ * breaks a leaf. BG_REC_ARGS and BG_REC_DETAIL records go with the ENTRY right before them
  * on their CPU (dropped when there is none) and break no leaf either. Returns 0, -EINVAL (bad type, cpu >= BG_MAX_CPUS), -ENOMEM.
  */
 int graph__feed(struct graph *g, const struct bg_rec *rec);

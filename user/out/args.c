@@ -230,6 +230,17 @@ static int put_value(struct abuf *b, const struct btf *btf, const struct btf_typ
 	}
 }
 
+/* What after adds behind the value of register reg. */
+static void put_after(struct abuf *b, const struct args_after *after, unsigned int reg,
+		      uint64_t val)
+{
+	char tmp[512];
+	int n = after->fn(after->ctx, reg, val, tmp, sizeof(tmp));
+
+	if (n > 0)
+		put(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
 /*
  * The parameter list: "name=value" joined by ", ", and "..." where the
  * recorded registers run out. A register is used per parameter, however
@@ -239,10 +250,10 @@ static int put_value(struct abuf *b, const struct btf *btf, const struct btf_typ
 static void put_params(struct abuf *b, const struct btf *btf,
 		       const struct btf_param *p, int nr,
 		       const uint64_t *args, int nr_args,
-		       enum bg_args_rules rules)
+		       enum bg_args_rules rules, const struct args_after *after)
 {
 	const char *name;
-	int a, i;
+	int a, i, first;
 
 	for (a = 0, i = 0; i < nr; a++, i++) {
 		if (i)
@@ -257,16 +268,26 @@ static void put_params(struct abuf *b, const struct btf *btf,
 			put_str(b, name);
 			put(b, "=", 1);
 		}
+		first = a;
 		a = put_value(b, btf, skip_modifiers(btf, p[i].type), args, nr_args,
 			      a, rules);
 		if (a < 0)
 			return;
+		if (after)
+			put_after(b, after, (unsigned int)first, args[first]);
 	}
 }
 
 int args__snprintf(char *buf, size_t size, const struct btf *btf,
 		   uint32_t func_id, const uint64_t *args, int nr_args,
 		   int version)
+{
+	return args__snprintf_after(buf, size, btf, func_id, args, nr_args, version, NULL);
+}
+
+int args__snprintf_after(char *buf, size_t size, const struct btf *btf,
+			 uint32_t func_id, const uint64_t *args, int nr_args,
+			 int version, const struct args_after *after)
 {
 	struct abuf b = { .buf = buf, .size = size };
 	enum bg_args_rules rules = args__rules(version);
@@ -283,7 +304,7 @@ int args__snprintf(char *buf, size_t size, const struct btf *btf,
 	t = btf__type_by_id(btf, t->type);
 	if (!t || !btf_is_func_proto(t))
 		return finish(&b);
-	put_params(&b, btf, btf_params(t), btf_vlen(t), args, nr_args, rules);
+	put_params(&b, btf, btf_params(t), btf_vlen(t), args, nr_args, rules, after);
 	return finish(&b);
 }
 

@@ -75,6 +75,22 @@ int args__snprintf(char *buf, size_t size, const struct btf *btf,
 		   int version);
 
 /*
+ * Text added right behind a parameter's value (bpfgraph's own, never the
+ * kernel's: --args-detail): fn writes it for the parameter held in
+ * register reg (its first) of value val, snprintf-style, and must not
+ * write ", ".
+ */
+struct args_after {
+	int (*fn)(void *ctx, unsigned int reg, uint64_t val, char *buf, size_t size);
+	void *ctx;
+};
+
+/* args__snprintf() with after's text behind each value (after may be NULL). */
+int args__snprintf_after(char *buf, size_t size, const struct btf *btf,
+			 uint32_t func_id, const uint64_t *args, int nr_args,
+			 int version, const struct args_after *after);
+
+/*
  * Writes the return address as print_graph_retaddr() does, from "<-" on:
  * "<-caller+0x3b/0x160", "<-nf_hook_slow+0x44/0xf0 [nf_tables]" (module
  * may be NULL), "<-0xffffffffc0a01234" when name is NULL or empty (no

@@ -16,6 +16,7 @@
 
 #include "args.h"
 #include "args_src.h"
+#include "detail.h"
 #include "options.h"
 
 #define TYPE_LEN 96
@@ -114,6 +115,21 @@ const struct btf *args_fmt__btf(struct args_fmt *af, uint32_t func)
 	return c && c->id ? c->btf : NULL;
 }
 
+/* What detail_after() renders from. */
+struct detail_ctx {
+	const struct btf *btf;
+	uint32_t func_id;
+	const struct detail_vals *vals;
+};
+
+/* --args-detail's text behind a value (struct args_after). */
+static int detail_after(void *ctx, unsigned int reg, uint64_t val, char *buf, size_t size)
+{
+	const struct detail_ctx *dc = ctx;
+
+	return detail__snprintf(buf, size, dc->btf, dc->func_id, dc->vals, reg, val);
+}
+
 int args_fmt__args(struct args_fmt *af, const struct gev *ev, int version, uint32_t flags,
 		   char *buf, size_t size)
 {
@@ -125,6 +141,14 @@ int args_fmt__args(struct args_fmt *af, const struct gev *ev, int version, uint3
 	if (!af || !ev->nargs ||
 	    !args__shown(version, flags & BG_O_ARGS, flags & BG_O_RETADDR))
 		return 0;
+	if ((flags & BG_O_DETAIL) && ev->detail.n) {
+		struct detail_ctx dc = { args_fmt__btf(af, ev->func),
+					 args_fmt__func_id(af, ev->func), &ev->detail };
+		struct args_after after = { detail_after, &dc };
+
+		return args__snprintf_after(buf, size, dc.btf, dc.func_id, ev->args, ev->nargs,
+					    version, &after);
+	}
 	return args__snprintf(buf, size, args_fmt__btf(af, ev->func),
 			      args_fmt__func_id(af, ev->func), ev->args, ev->nargs, version);
 }
@@ -239,6 +263,14 @@ bool args_fmt__param(struct args_fmt *af, uint32_t func, unsigned int i,
 	return true;
 }
 
+int args_fmt__members(struct args_fmt *af, uint32_t func, unsigned int i,
+		      struct detail_member *m)
+{
+	struct fcache *c = af ? cache_of(af, func) : NULL;
+
+	return c && c->id ? detail__param_members(c->btf, c->id, i, m) : 0;
+}
+
 const char *args_fmt__enumerator(struct args_fmt *af, uint32_t func, unsigned int i,
 				 unsigned int k, int32_t *val)
 {
@@ -290,12 +322,14 @@ static void jstr(struct jbuf *b, const char *s, size_t n)
 
 /* "name=value, ..." of the formatter, one value per parameter. */
 static void json_args(struct args_fmt *af, struct jbuf *b, uint32_t func,
-		      const uint64_t *args, int nargs, int version)
+		      const uint64_t *args, int nargs, int version,
+		      const struct detail_vals *detail)
 {
-	char text[1024];
+	char text[1024], dj[512];
 	struct args_param p;
 	const char *at = text;
-	int n = args_fmt__nparams(af, func);
+	int n = args_fmt__nparams(af, func), dn;
+	unsigned int reg = 0;
 
 	if (n < 0 || !nargs || args__snprintf(text, sizeof(text), args_fmt__btf(af, func),
 					      args_fmt__func_id(af, func), args, nargs,
@@ -319,14 +353,25 @@ static void json_args(struct args_fmt *af, struct jbuf *b, uint32_t func,
 			jstr(b, eq + 1, len - (size_t)(eq + 1 - at));
 		else
 			jput(b, "null", 4);
+		dn = detail && reg < (unsigned int)nargs ?
+			     detail__json(dj, sizeof(dj), args_fmt__btf(af, func),
+					  args_fmt__func_id(af, func), detail, reg, args[reg]) :
+			     0;
+		if (dn > 0 && (size_t)dn < sizeof(dj))
+			jput(b, dj, (size_t)dn);
 		jput(b, "}", 1);
 		at += len + (end ? 2 : 0);
+		/* the registers a parameter takes, as args.c counts them */
+		reg += (p.kind == BTF_KIND_STRUCT || p.kind == BTF_KIND_UNION) && p.size > 8 ?
+			       (p.size + 7) / 8 :
+			       1;
 	}
 	jput(b, "]", 1);
 }
 
 int args_fmt__json(struct args_fmt *af, uint32_t func, uint64_t caller, const uint64_t *args,
-		   int nargs, int version, uint32_t flags, char *buf, size_t size)
+		   int nargs, const struct detail_vals *detail, int version, uint32_t flags,
+		   char *buf, size_t size)
 {
 	struct jbuf b = { buf, size, 0 };
 	struct args_sym s = { 0 };
@@ -339,7 +384,8 @@ int args_fmt__json(struct args_fmt *af, uint32_t func, uint64_t caller, const ui
 		return 0;
 	if (flags & BG_O_ARGS) {
 		jput(&b, "\"args\":", 7);
-		json_args(af, &b, func, args, nargs, version);
+		json_args(af, &b, func, args, nargs, version,
+			  (flags & BG_O_DETAIL) && detail && detail->n ? detail : NULL);
 	}
 	if (flags & BG_O_RETADDR) {
 		jput(&b, flags & BG_O_ARGS ? ",\"retaddr\":" : "\"retaddr\":",

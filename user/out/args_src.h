@@ -17,6 +17,8 @@
 #include "graph.h"
 
 struct btf;
+struct detail_vals;
+struct detail_member;
 
 /* The symbol an address falls in, as kallsyms knows it. */
 struct args_sym {
@@ -48,7 +50,8 @@ void args_fmt__free(struct args_fmt *af);
 /*
  * The text between the parentheses of ev's entry line (ENTER or LEAF)
  * under dialect version and the BG_O_ARGS/BG_O_RETADDR flags: empty when
- * not shown. snprintf-style, as args__snprintf().
+ * not shown. With BG_O_DETAIL, what --args-detail read follows the value
+ * it was read through (detail__snprintf()). snprintf-style, as args__snprintf().
  */
 int args_fmt__args(struct args_fmt *af, const struct gev *ev, int version, uint32_t flags,
 		   char *buf, size_t size);
@@ -82,6 +85,13 @@ struct args_param {
 const char *args_fmt__enumerator(struct args_fmt *af, uint32_t func, unsigned int i,
 				 unsigned int k, int32_t *val);
 /*
+ * The struct members --args-detail shows of parameter i of function func
+ * (detail__param_members()): their number, 0 when it points to no struct.
+ * The record file keeps them for report.
+ */
+int args_fmt__members(struct args_fmt *af, uint32_t func, unsigned int i,
+		      struct detail_member *m);
+/*
  * The number of parameters of function func (functab index), or -1 when
  * it has no prototype.
  */
@@ -98,10 +108,13 @@ bool args_fmt__param(struct args_fmt *af, uint32_t func, unsigned int i,
  * "value":"-100"},...] (values as the dialect's text prints them; null
  * when the function has no prototype or the entry no registers) and
  * "retaddr":"caller+0x3b/0x160" (null when unknown). Empty when neither
- * option is on. snprintf-style.
+ * option is on. With BG_O_DETAIL, an argument --args-detail read has
+ * "str" (and "truncated"), "fields" or "fault" too (detail__json();
+ * detail may be NULL). snprintf-style.
  */
 int args_fmt__json(struct args_fmt *af, uint32_t func, uint64_t caller, const uint64_t *args,
-		   int nargs, int version, uint32_t flags, char *buf, size_t size);
+		   int nargs, const struct detail_vals *detail, int version, uint32_t flags,
+		   char *buf, size_t size);
 /* The BTF FUNC id of function func in src's BTF, 0 if none. */
 uint32_t args_fmt__func_id(struct args_fmt *af, uint32_t func);
 /* The BTF that id is in (src.btf, or its module's), NULL if none. */

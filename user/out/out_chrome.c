@@ -127,7 +127,7 @@ static void put_args(struct out_chrome *w, const struct call *c, const struct bg
 		fputs(",\"unfinished\":true", f);
 	if (w->af) {
 		char a[2048];
-		int n = args_fmt__json(w->af, c->func, c->caller, c->args, c->nargs,
+		int n = args_fmt__json(w->af, c->func, c->caller, c->args, c->nargs, c->detail,
 				       w->o.dialect, w->o.flags, a, sizeof(a));
 
 		if (n > 0 && (size_t)n < sizeof(a))

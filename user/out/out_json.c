@@ -210,7 +210,7 @@ static void put_call(void *ctx, const struct call *c)
 	put_ret(w, &l, fn, c);
 	if (w->af) {
 		char a[2048];
-		int n = args_fmt__json(w->af, c->func, c->caller, c->args, c->nargs,
+		int n = args_fmt__json(w->af, c->func, c->caller, c->args, c->nargs, c->detail,
 				       w->o.dialect, w->o.flags, a, sizeof(a));
 
 		linebuf__char(&l, ',');

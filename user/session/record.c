@@ -16,6 +16,7 @@
 #include <bpf/btf.h>
 
 #include "bpfgraph.h"
+#include "detail.h"
 #include "options.h"
 #include "record.h"
 
@@ -242,6 +243,25 @@ static void put_enumerators(struct bbuf *b, struct args_fmt *af, uint32_t func, 
 	}
 }
 
+/*
+ * After a pointer parameter (version 4): the struct members --args-detail
+ * shows of what it points to, a count and name, offset, size and
+ * signedness of each.
+ */
+static void put_members(struct bbuf *b, struct args_fmt *af, uint32_t func, unsigned int i)
+{
+	struct detail_member m[BG_DETAIL_FIELDS];
+	int n = args_fmt__members(af, func, i, m);
+
+	b_le(b, (unsigned int)n, 1);
+	for (int k = 0; k < n; k++) {
+		b_str(b, m[k].name);
+		b_le(b, m[k].off, 2);
+		b_le(b, m[k].size, 1);
+		b_le(b, m[k].is_signed, 1);
+	}
+}
+
 /* The ARGS block of functions [first, end): their prototypes. */
 static int w_args(struct record_writer *w, size_t first, size_t end)
 {
@@ -265,6 +285,8 @@ static int w_args(struct record_writer *w, size_t first, size_t end)
 			b_str(&b, p.type);
 			if (p.kind == BTF_KIND_ENUM)
 				put_enumerators(&b, w->af, (uint32_t)i, (unsigned int)k);
+			if (p.kind == BTF_KIND_PTR && w->version >= RECORD_VERSION_DETAIL)
+				put_members(&b, w->af, (uint32_t)i, (unsigned int)k);
 		}
 	}
 	err = b.nomem ? w_fail(w, -ENOMEM) : w_block(w, RECORD_BLK_ARGS, b.p, b.len);
@@ -531,7 +553,8 @@ struct record_writer *record__create(const char *path, const struct record_meta 
 	w->err = err;
 	w->funcs = funcs;
 	/* Older readers refuse what they do not know: version 2 only when needed. */
-	w->version = m->flags & (BG_O_ARGS | BG_O_RETADDR) ? RECORD_VERSION_ENUMS : 1;
+	w->version = m->flags & BG_O_DETAIL ? RECORD_VERSION_DETAIL :
+		     m->flags & (BG_O_ARGS | BG_O_RETADDR) ? RECORD_VERSION_ENUMS : 1;
 	w->zcap = compressBound(BLOCK_RAW > RECORD_MAX_RAW ? BLOCK_RAW : RECORD_MAX_RAW);
 	w->z = malloc(w->zcap);
 	w->path = strdup(path);
@@ -856,6 +879,52 @@ static int r_enumerators(struct record_reader *r, struct cur *c, int id, bool is
 }
 
 /*
+ * The members after a pointer parameter (version 4) as a struct of them,
+ * and the pointer to it: its id (or 0 when ok is false, only read past),
+ * or a negative error.
+ */
+static int r_members(struct record_reader *r, struct cur *c, bool ok)
+{
+	unsigned int n = (unsigned int)c_le(c, 1);
+	char *names[BG_DETAIL_FIELDS] = { 0 };
+	uint32_t off[BG_DETAIL_FIELDS], end = 0;
+	unsigned int size[BG_DETAIL_FIELDS], sg[BG_DETAIL_FIELDS];
+	int ints[BG_DETAIL_FIELDS], st = 0, err = 0;
+
+	if (n > BG_DETAIL_FIELDS)
+		return r_bad(r, "pointer parameter with %u members", n);
+	for (unsigned int k = 0; k < n && !err; k++) {
+		names[k] = c_str(c, &err);
+		off[k] = (uint32_t)c_le(c, 2);
+		size[k] = (unsigned int)c_le(c, 1);
+		sg[k] = (unsigned int)c_le(c, 1);
+		if (!err && !c->bad && ((size[k] != 1 && size[k] != 2 && size[k] != 4 && size[k] != 8) ||
+					 sg[k] > 1 || !names[k] || !*names[k]))
+			err = r_bad(r, "pointer parameter with a bad member");
+		if (!err && off[k] + size[k] > end)
+			end = off[k] + size[k];
+	}
+	/* the members' types first: a struct's fields follow it directly */
+	for (unsigned int k = 0; k < n && !err && !c->bad && ok; k++)
+		if ((ints[k] = btf__add_int(r->btf, "int", (size_t)size[k],
+					    sg[k] ? BTF_INT_SIGNED : 0)) < 0)
+			err = -ENOMEM;
+	if (!err && !c->bad && ok && n) {
+		st = btf__add_struct(r->btf, "s", end);
+		for (unsigned int k = 0; k < n && st > 0; k++)
+			if (btf__add_field(r->btf, names[k], ints[k], off[k] * 8, 0))
+				st = -1;
+		if (st < 0)
+			err = -ENOMEM;
+	}
+	for (unsigned int k = 0; k < n; k++)
+		free(names[k]);
+	if (err)
+		return err;
+	return ok && !c->bad ? btf__add_ptr(r->btf, st) : 0;
+}
+
+/*
  * One function's prototype from an ARGS block into r->btf: the types by
  * what the printer looks at, under typedefs named with the recorded C
  * spelling (JSON's "type"), a FUNC named as the function.
@@ -880,8 +949,15 @@ static int r_proto(struct record_reader *r, struct cur *c, const char *fname)
 		names[k] = c_str(c, &err);
 		type = c_str(c, &err);
 		types[k] = -1;
-		if (!err && !c->bad && ok)
+		if (!err && !c->bad && kind == BTF_KIND_PTR && r->version >= RECORD_VERSION_DETAIL) {
+			types[k] = r_members(r, c, ok);
+			if (types[k] < 0) {
+				err = types[k];
+				types[k] = -1;
+			}
+		} else if (!err && !c->bad && ok) {
 			types[k] = r_type(r->btf, kind, enc, size);
+		}
 		/* the values must follow their enum in BTF, before the typedef */
 		if (!err && !c->bad && kind == BTF_KIND_ENUM && r->version >= RECORD_VERSION_ENUMS)
 			err = r_enumerators(r, c, ok ? types[k] : 0, enc & BTF_INT_SIGNED);
@@ -994,6 +1070,8 @@ static bool rec_ok(const struct record_reader *r, const struct bg_rec *rec)
 	switch (bg_rec_type(rec)) {
 	case BG_REC_ARGS:
 		return r->version >= RECORD_VERSION_ARGS && rec->cpu < BG_MAX_CPUS;
+	case BG_REC_DETAIL:
+		return r->version >= RECORD_VERSION_DETAIL && rec->cpu < BG_MAX_CPUS;
 	case BG_REC_ENTRY:
 	case BG_REC_EXIT:
 	case BG_REC_SWITCH:

@@ -25,7 +25,9 @@
  *                 name, module), before the records, for funcgraph-retaddr
  * Version 2 is written only by recordings with funcgraph-args or
  * funcgraph-retaddr, whose records hold BG_REC_ARGS too; version 1 files
- * are read as before.
+ * are read as before. Version 3 adds enumerators to ARGS; version 4 is
+ * written only with --args-detail, whose records hold BG_REC_DETAIL too
+ * (the layout is otherwise version 3's, so older files read as before).
  * Each block stands alone, so a file whose writer died is readable up to
  * its last complete block, and memory stays bounded by one block.
  */
@@ -41,9 +43,10 @@
 #include "sink.h"
 
 #define RECORD_MAGIC "BGRECORD"
-#define RECORD_VERSION 3 /* the newest this bpfgraph reads and writes */
+#define RECORD_VERSION 4 /* the newest this bpfgraph reads and writes */
 #define RECORD_VERSION_ARGS 2 /* funcgraph-args/-retaddr: ARGS, SYMS, BG_REC_ARGS */
 #define RECORD_VERSION_ENUMS 3 /* ARGS: an enum parameter's enumerators */
+#define RECORD_VERSION_DETAIL 4 /* --args-detail: BG_REC_DETAIL records */
 #define RECORD_BLK_HEADER 1
 #define RECORD_BLK_FUNCS 2
 #define RECORD_BLK_RECORDS 3

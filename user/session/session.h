@@ -33,6 +33,7 @@ struct session_stats {
 	uint64_t active_neg; /* the in-graph task count missed a transition (a bug) */
 	uint64_t tramp_call, tramp_jmp; /* trampoline frames seen of each layout */
 	uint64_t unmapped; /* wide net records of no known function (dropped) */
+	uint64_t detail_lost; /* --args-detail reads left out (batch busy) */
 	uint64_t *drops_cpu; /* drops per possible CPU (ndrops_cpu), or NULL */
 	int ndrops_cpu;
 	int cmd_status; /* wait status of COMMAND, -1 if none */

@@ -97,12 +97,19 @@ struct fgtext_arg {
 	size_t value_len;
 	enum fgtext_arg_kind kind;
 	uint64_t num; /* HEX, DEC (two's complement), UNKNOWN: the number */
+	/*
+	 * bpfgraph's --args-detail after the value ('"/tmp/x"', '{flags=0x8000
+	 * mode=0}', '<fault>'; not NUL-terminated), left out of value; NULL
+	 * when there is none.
+	 */
+	const char *detail;
+	size_t detail_len;
 };
 
 /*
  * The argument at *pos of an fgtext_ev.args string, *pos moved past it
- * and its ", "; false at the end. Commas inside parentheses, brackets and
- * double quotes do not split.
+ * and its ", "; false at the end. Commas inside parentheses, brackets,
+ * braces and double quotes do not split.
  */
 bool fgtext__next_arg(const char **pos, struct fgtext_arg *a);
 

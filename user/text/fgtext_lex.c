@@ -392,13 +392,15 @@ static bool parse_exit(const char *p, const char *end, struct body *b)
 
 /*
  * The ')' that closes the '(' at par. Arguments (6.15+) may hold
- * "(STRUCT)[0x1:0x2]", and bpfgraph's own may hold strings in double
- * quotes (with backslash escapes); outside quotes, never '{', '}' or ';'
- * (two lines joined into one). NULL if there is no such ')'.
+ * "(STRUCT)[0x1:0x2]", and bpfgraph's own (--args-detail) may hold strings
+ * in double quotes (with backslash escapes) and " {...}" of struct
+ * members ending an argument; outside quotes, never ';', and no '{' or
+ * '}' but such a closed, unnested pair (two lines joined into one). NULL if there is no such ')'.
  */
 static const char *close_paren(const char *par, const char *end)
 {
 	int depth = 0;
+	bool brace = false;
 
 	for (const char *p = par; p < end; p++) {
 		switch (*p) {
@@ -406,6 +408,8 @@ static const char *close_paren(const char *par, const char *end)
 			depth++;
 			break;
 		case ')':
+			if (brace)
+				return NULL;
 			if (--depth == 0)
 				return p;
 			break;
@@ -417,7 +421,17 @@ static const char *close_paren(const char *par, const char *end)
 				return NULL;
 			break;
 		case '{':
+			/* only after a value's space: " {flags=0x8000 mode=0}" */
+			if (brace || depth < 1 || p[-1] != ' ')
+				return NULL;
+			brace = true;
+			break;
 		case '}':
+			/* and the argument ends with it */
+			if (!brace || p + 1 >= end || (p[1] != ',' && p[1] != ')'))
+				return NULL;
+			brace = false;
+			break;
 		case ';':
 			return NULL;
 		}
@@ -511,7 +525,7 @@ bool fgtext_irq_marker(const char *p, const char *end)
 
 /* --- arguments ("Arguments and return addresses") ----------------------- */
 
-/* End of the argument at p: a ',' outside (), [] and "", or end. */
+/* End of the argument at p: a ',' outside (), [], {} and "", or end. */
 static const char *arg_end(const char *p, const char *end)
 {
 	int depth = 0;
@@ -523,9 +537,9 @@ static const char *arg_end(const char *p, const char *end)
 					p++;
 			if (p >= end)
 				return end;
-		} else if (*p == '(' || *p == '[') {
+		} else if (*p == '(' || *p == '[' || *p == '{') {
 			depth++;
-		} else if ((*p == ')' || *p == ']') && depth) {
+		} else if ((*p == ')' || *p == ']' || *p == '}') && depth) {
 			depth--;
 		} else if (*p == ',' && !depth) {
 			return p;
@@ -578,6 +592,27 @@ static enum fgtext_arg_kind arg_kind(const char *v, size_t n, uint64_t *num)
 	return k && k[1] == '[' ? FGT_ARG_WORDS : FGT_ARG_OTHER;
 }
 
+/*
+ * bpfgraph's --args-detail after a value: ' "string"', ' "string"...',
+ * ' {members}' or ' <fault>' (format document, "bpfgraph's own
+ * extensions"): moved from the value to a->detail.
+ */
+static void split_detail(struct fgtext_arg *a)
+{
+	const char *sp = memchr(a->value, ' ', a->value_len), *d;
+	size_t n;
+
+	if (!sp)
+		return;
+	d = sp + 1;
+	n = a->value_len - (size_t)(d - a->value);
+	if (!n || (*d != '"' && *d != '{' && !(n == 7 && !memcmp(d, "<fault>", 7))))
+		return;
+	a->detail = d;
+	a->detail_len = n;
+	a->value_len = (size_t)(sp - a->value);
+}
+
 bool fgtext__next_arg(const char **pos, struct fgtext_arg *a)
 {
 	const char *p = *pos, *end, *q;
@@ -596,6 +631,7 @@ bool fgtext__next_arg(const char **pos, struct fgtext_arg *a)
 	}
 	a->value = p;
 	a->value_len = (size_t)(end - p);
+	split_detail(a);
 	a->kind = arg_kind(a->value, a->value_len, &a->num);
 	if (*end == ',')
 		end += end[1] == ' ' ? 2 : 1;
