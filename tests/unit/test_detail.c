@@ -215,7 +215,8 @@ static void add_bytes(struct detail_vals *v, unsigned int arg, uint8_t flags, co
 {
 	uint8_t buf[BG_DETAIL_PARTS * BG_DETAIL_PART] = { 0 };
 
-	memcpy(buf, data, len);
+	if (len)
+		memcpy(buf, data, len);
 	for (int k = 0; k < parts; k++) {
 		struct bg_rec r = { .type = BG_REC_DETAIL | flags,
 				    .depth = (uint8_t)(arg | (unsigned int)k << 4) };

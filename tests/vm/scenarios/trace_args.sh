@@ -77,3 +77,12 @@ echo $? >retaddr.rc
 timeout -k 60 300 bpfgraph -O funcgraph-args,funcgraph-retaddr --compat=6.15 \
 	-G do_sys_openat2 -- /bin/wl openmiss 1 >retaddr615.txt 2>retaddr615.err
 echo $? >retaddr615.rc
+
+# --args-detail (bpfgraph's own): the missing file's path as a string and
+# open_how's members, read at do_sys_openat2's entry. Without the wide net:
+# listing and attaching it would double this case's time, and the check
+# needs only the entry function.
+progress "detail: bpfgraph -O funcgraph-args --args-detail=strings,fields"
+timeout -k 60 300 bpfgraph -O funcgraph-args --args-detail=strings,fields --wide=off \
+	--callee-depth=1 -G do_sys_openat2 -- /bin/wl openmiss 2 >detail.txt 2>detail.err
+echo $? >detail.rc
