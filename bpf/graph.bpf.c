@@ -180,7 +180,7 @@ static __always_inline struct task_state *on_entry(void *ctx, struct task_state 
 {
 	__u32 limit = bg_max_depth ? bg_max_depth : BG_MAX_DEPTH;
 	__u32 d;
-	__u64 now, caller = 0;
+	__u64 now, caller = 0, shown;
 	__u8 flags = 0;
 
 	/* Not in a graph: an entry function's program, which may start one. */
@@ -203,7 +203,19 @@ static __always_inline struct task_state *on_entry(void *ctx, struct task_state 
 	}
 	if (!bg_thresh_ns && caller_at)
 		bpf_probe_read_kernel(&caller, sizeof(caller), caller_at);
+	shown = caller;
+	/*
+	 * A function entered by a tail jump from a function with a return
+	 * hook finds that hook's address where its return address goes: the
+	 * jumping function's own return was replaced when it was entered. Its
+	 * caller is then the one of the frame below, as the kernel's
+	 * ftrace_graph_top_ret_addr() skips return_to_handler frames for
+	 * funcgraph-retaddr.
+	 */
+	if (d && caller && (caller == bg_hooked_ret[0] || caller == bg_hooked_ret[1]))
+		shown = st->caller[(d - 1) & BG_DEPTH_MASK];
 	now = bpf_ktime_get_ns();
+	st->caller[d & BG_DEPTH_MASK] = shown;
 	st->calltime[d & BG_DEPTH_MASK] = now;
 	st->frame[d & BG_DEPTH_MASK] = frame;
 	st->func[d & BG_DEPTH_MASK] = BG_CK_INDEX(ck);
@@ -216,10 +228,10 @@ static __always_inline struct task_state *on_entry(void *ctx, struct task_state 
 	if (!bg_thresh_ns && bg_args && args != BG_ARGS_NONE) {
 		struct bg_rec r[3];
 
-		fill(&r[0], st, BG_REC_ENTRY | flags, now, caller, 0, BG_CK_INDEX(ck), d);
+		fill(&r[0], st, BG_REC_ENTRY | flags, now, shown, 0, BG_CK_INDEX(ck), d);
 		emit_entry_args(st, ctx, args, ck, r, now);
 	} else if (!bg_thresh_ns) {
-		emit(st, BG_REC_ENTRY | flags, now, caller, 0, BG_CK_INDEX(ck), d);
+		emit(st, BG_REC_ENTRY | flags, now, shown, 0, BG_CK_INDEX(ck), d);
 	}
 	/* As user space's discovery: interrupt work only when asked. */
 	if (ctx && caller && d && (!flags || bg_discover_irqs))

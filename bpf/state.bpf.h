@@ -37,6 +37,13 @@ const volatile __u8 bg_args = 0;
 const volatile __u8 bg_detail_on = 0;
 /* Report indirect targets met inside interrupt work too (see BG_RF_IRQ). */
 const volatile __u8 bg_discover_irqs = 0;
+/*
+ * Where a return hook sends a hooked function's return: fgraph's
+ * return_to_handler (fprobe's exit handler on 6.14 and later, and
+ * function_graph) and rethook's arch_rethook_trampoline (fprobe before
+ * 6.14); 0: not in this kernel. See on_entry().
+ */
+const volatile __u64 bg_hooked_ret[2] = {};
 /* [start, end) of the trampoline's helpers; see BG_SELF_RANGES. */
 const volatile __u64 bg_self_lo[BG_SELF_RANGES] = {};
 const volatile __u64 bg_self_hi[BG_SELF_RANGES] = {};
@@ -80,6 +87,11 @@ struct task_state {
 	 * missed (recursion) or the call began before we attached.
 	 */
 	__u64 frame[BG_MAX_DEPTH];
+	/*
+	 * The return address recorded with each open frame's entry (after
+	 * the return-hook substitution of on_entry()).
+	 */
+	__u64 caller[BG_MAX_DEPTH];
 	__u32 func[BG_MAX_DEPTH];
 	__u32 depth; /* recorded frames open */
 	__u32 irq; /* 1 + depth of the open interrupt entry frame, 0: none */

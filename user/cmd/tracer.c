@@ -308,6 +308,22 @@ static void start_wide(struct kernel_info *ki, const struct bg_opts *o)
 
 
 /* bg_self_lo/hi: what a BPF trampoline calls around our programs. */
+/*
+ * The return hooks' addresses (bg_hooked_ret): a tail-called function's
+ * caller is read as one of them, and the entry program takes the caller
+ * of the frame below instead.
+ */
+static void fill_hooked_ret(struct graph_bpf *skel, const struct ksyms *ks)
+{
+	static const char *const names[] = { "return_to_handler", "arch_rethook_trampoline" };
+
+	for (int i = 0; i < 2 && ks; i++) {
+		const struct ksym *s = ksyms__find_name(ks, names[i], NULL);
+
+		skel->rodata->bg_hooked_ret[i] = s ? s->addr : 0;
+	}
+}
+
 static void fill_self_ranges(struct graph_bpf *skel, const struct ksyms *ks)
 {
 	static const char *const globs[] = {
@@ -639,6 +655,7 @@ static struct graph_bpf *open_skel(const struct bg_opts *o, const struct kernel_
 		err = bpf_map__set_max_entries(skel->maps.bg_detail,
 					       o->flags & BG_O_DETAIL ? (uint32_t)nfuncs + 1 : 1);
 	fill_self_ranges(skel, ki->ks);
+	fill_hooked_ret(skel, ki->ks);
 	if (err) {
 		fprintf(stderr, "bpfgraph: cannot size the BPF maps: %s\n", strerror(-err));
 		graph_bpf__destroy(skel);
