@@ -209,7 +209,7 @@ static void test_user_tags(void **state)
 	btf__free(plain);
 }
 
-/* BG_REC_DETAIL records for register arg carrying len bytes of data, as the BPF side splits them. */
+/* BG_REC_DETAIL records of register arg: len bytes of data, split as the BPF side does. */
 static void add_bytes(struct detail_vals *v, unsigned int arg, uint8_t flags, const void *data,
 		      size_t len, int parts)
 {

@@ -71,6 +71,11 @@ static int finish(struct dbuf *b)
  * Typedefs and modifiers skipped; *user set when a "user" type tag was
  * among them (may be NULL).
  */
+static bool is_user_tag(const struct btf *btf, const struct btf_type *t)
+{
+	return btf_is_type_tag(t) && !strcmp(btf__name_by_offset(btf, t->name_off) ?: "", "user");
+}
+
 static const struct btf_type *skip_mods(const struct btf *btf, uint32_t id, bool *user)
 {
 	const struct btf_type *t = id ? btf__type_by_id(btf, id) : NULL;
@@ -78,7 +83,7 @@ static const struct btf_type *skip_mods(const struct btf *btf, uint32_t id, bool
 	for (int i = 0; t && i < MAX_MODIFIERS; i++) {
 		if (!btf_is_mod(t) && !btf_is_typedef(t))
 			return t;
-		if (user && btf_is_type_tag(t) && !strcmp(btf__name_by_offset(btf, t->name_off) ?: "", "user"))
+		if (user && is_user_tag(btf, t))
 			*user = true;
 		t = t->type ? btf__type_by_id(btf, t->type) : NULL;
 	}
@@ -92,8 +97,7 @@ bool detail__btf_has_user_tags(const struct btf *btf)
 	for (uint32_t id = 1; id < n; id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
 
-		if (t && btf_is_type_tag(t) &&
-		    !strcmp(btf__name_by_offset(btf, t->name_off) ?: "", "user"))
+		if (t && is_user_tag(btf, t))
 			return true;
 	}
 	return false;
