@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -410,8 +411,14 @@ static void closer_child(struct wide *w)
 {
 	int lo = w->hot_fd < w->link_fd ? w->hot_fd : w->link_fd;
 	int hi = w->hot_fd < w->link_fd ? w->link_fd : w->hot_fd;
-	int null = open("/dev/null", O_RDWR);
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	int null;
 
+	/* bpfgraph's handlers (a stop request) are not this child's business. */
+	sigaction(SIGINT, &ign, NULL);
+	sigaction(SIGTERM, &ign, NULL);
+	sigaction(SIGHUP, &ign, NULL);
+	null = open("/dev/null", O_RDWR);
 	if (null >= 0) {
 		dup2(null, 0);
 		dup2(null, 1);
