@@ -403,16 +403,19 @@ static __always_inline bool called_by_us(__u64 ret)
 
 /*
  * A kprobed function called by a trampoline around one of our program
- * runs, inside a graph: hidden with its exit, like a -x function.
+ * runs, inside a graph: hidden with its exit, like a -x function. A hook
+ * without a return side (BG_CK_LAZY: the net's __rcu_read_lock/unlock once
+ * narrowed) opens nothing: no exit would come to close it, and every
+ * fentry-multi call runs the trampoline's helpers twice.
  */
-static __always_inline bool hide_own_call(struct pt_regs *regs, struct task_state *st)
+static __always_inline bool hide_own_call(struct pt_regs *regs, struct task_state *st, __u64 ck)
 {
 	__u64 ret = 0;
 
 	if (bpf_probe_read_kernel(&ret, sizeof(ret), (void *)PT_REGS_SP(regs)) ||
 	    !called_by_us(ret))
 		return false;
-	if (st && (st->depth || st->skip)) {
+	if (st && (st->depth || st->skip) && !(ck & BG_CK_LAZY)) {
 		st->skip++;
 		st->opens++;
 	}
@@ -523,7 +526,7 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 								   BG_FRAME_KPROBE, NULL, BG_ARGS_REGS_AT);
 			break;
 		}
-		if (hide_own_call(regs, st))
+		if (hide_own_call(regs, st, ck))
 			break;
 		/* At the function's first instruction: sp points at the return address. */
 		ran = on_entry(ctx, st, ck, BG_FRAME_KPROBE, (void *)PT_REGS_SP(regs), BG_ARGS_REGS_AT);
@@ -534,7 +537,7 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 		break;
 	case BG_RUN_MENTRY:
 	case BG_RUN_WENTRY:
-		if (hide_own_call(regs, st))
+		if (hide_own_call(regs, st, ck))
 			break;
 		/* No return hook (wide__narrow()): closed at the task's next event. */
 		if (ck & BG_CK_LAZY) {
