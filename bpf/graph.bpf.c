@@ -393,12 +393,35 @@ static __always_inline void on_exit(struct task_state *st, __u64 ck, __u64 frame
 static __always_inline void on_icall(struct pt_regs *regs, struct task_state *st);
 
 
-static __always_inline bool called_by_us(__u64 ret)
+static __always_inline bool in_self_range(__u64 addr)
 {
 	for (int i = 0; i < BG_SELF_RANGES; i++)
-		if (ret >= bg_self_lo[i] && ret < bg_self_hi[i])
+		if (addr >= bg_self_lo[i] && addr < bg_self_hi[i])
 			return true;
 	return false;
+}
+
+/*
+ * Is ret, a hooked function's return address, in one of the trampoline's
+ * helpers, or just past the trampoline's call of one? The latter is a
+ * tail call: __bpf_tramp_enter and __bpf_tramp_exit (around the traced
+ * function, in every trampoline with an fexit program) end in
+ * percpu_ref_get/put's rcu_read_unlock(), compiled as a jmp to
+ * __rcu_read_unlock, which then returns straight into the trampoline
+ * image (7.3). Read from the call instruction (e8 rel32) before ret.
+ */
+static __always_inline bool called_by_us(__u64 ret)
+{
+	__u8 call[5];
+	__s32 rel;
+
+	if (in_self_range(ret))
+		return true;
+	if (bpf_probe_read_kernel(call, sizeof(call), (void *)(ret - sizeof(call))) ||
+	    call[0] != 0xe8)
+		return false;
+	__builtin_memcpy(&rel, &call[1], sizeof(rel));
+	return in_self_range(ret + (__s64)rel);
 }
 
 /*
