@@ -1,7 +1,7 @@
 #!/bin/sh
 # The hook tiers side by side (issue #19), guest side, on the instruction
-# clock: for each tier the booted kernel has (fentry; kprobe-multi with and
-# without the wide net; fentry-multi), and for the kernel's own
+# clock: for each tier the booted kernel has (fentry; kprobe-multi and
+# fentry-multi, each with and without the wide net), and for the kernel's own
 # function_graph, on one entry function: start (launch until "tracing"),
 # stop (SIGINT until exit), added time per traced call, unrelated work (a
 # pipe loop in another task) while the net is open and after the first
@@ -37,13 +37,16 @@ res "kernel $(uname -r)"
 res "func $F ncall $NCALL npipe $NPIPE"
 dry=$(bpfgraph --dry-run -G "$F" 2>/dev/null | head -n 2)
 tiers=fentry
-case "$dry" in *"# hooks: kprobe.multi"*) tiers="$tiers kmulti" ;; esac
+bpfgraph --dry-run --hook=kprobe-multi -G "$F" >/dev/null 2>&1 && tiers="$tiers kmulti"
 # tracing_multi (7.x): refused up front where the kernel lacks it.
 bpfgraph --dry-run --hook=fentry-multi -G "$F" >/dev/null 2>&1 && tiers="$tiers tmulti"
 case "$dry" in *"# wide net: every"*) tiers="$tiers wide" ;; esac
+# fentry-multi with the wide net: the default where the kernel has both.
+case "$tiers" in *tmulti*wide*) tiers="$tiers tmulti-wide" ;; esac
 # Only when asked (TIERS_ONLY): the wide net without __rcu_read_lock and
 # the like (--no-callsite-probes), which stay hooked after narrowing.
-case "$tiers ${TIERS_ONLY:-}" in *wide*wide-norcu*) tiers="$tiers wide-norcu" ;; esac
+case "$tiers ${TIERS_ONLY:-}" in *wide*" wide-norcu"*) tiers="$tiers wide-norcu" ;; esac
+case "$tiers ${TIERS_ONLY:-}" in *tmulti-wide*tmulti-wide-norcu*) tiers="$tiers tmulti-wide-norcu" ;; esac
 # TIERS_ONLY="TIER...": these of them only (the CI's short run).
 if [ -n "${TIERS_ONLY:-}" ]; then
 	only=
@@ -57,7 +60,9 @@ opts_of() {
 	case $1 in
 	fentry) echo "--hook=fentry" ;;
 	kmulti) echo "--hook=kprobe-multi --wide=off" ;;
-	tmulti) echo "--hook=fentry-multi" ;;
+	tmulti) echo "--hook=fentry-multi --wide=off" ;;
+	tmulti-wide) echo "--hook=fentry-multi --wide=first" ;;
+	tmulti-wide-norcu) echo "--hook=fentry-multi --wide=first --no-callsite-probes" ;;
 	wide) echo "--hook=kprobe-multi --wide=first" ;;
 	wide-norcu) echo "--hook=kprobe-multi --wide=first --no-callsite-probes" ;;
 	esac
@@ -124,7 +129,7 @@ for t in $tiers; do
 	bwl -o $t.pipe0 pipe "$NPIPE"
 	res "$t pipe_before $(ns_of $t.pipe0)"
 	echo go >go.$t
-	if [ "${t%-norcu}" = wide ]; then
+	if [ "${t%-norcu}" = wide ] || [ "${t%-norcu}" = tmulti-wide ]; then
 		wait_for 'first traced call over' $t.ss.err 120
 	fi
 	sleep 2

@@ -118,7 +118,10 @@ struct kernel_info {
  * whole plan with one pair of links and detaches it with two closes;
  * per-function trampolines cost a program load and a trampoline update
  * per function and direction (tens of seconds for a few hundred functions,
- * minutes to detach).
+ * minutes to detach). fentry-multi is not auto's choice: beside the wide
+ * net each traced call costs it eight entry hooks on __rcu_read_lock/
+ * unlock from the trampoline's helpers (7.3: 11.6x function_graph's added
+ * time per call, kprobe.multi 2.8x; docs/performance.md).
  */
 static int choose_hook(struct kernel_info *ki, const struct bg_opts *o)
 {
@@ -130,12 +133,8 @@ static int choose_hook(struct kernel_info *ki, const struct bg_opts *o)
 		multi = attach__multi_supported();
 		if (multi > 0) {
 			ki->kmulti_rest = kprobes__multi_supported() > 0;
-			ki->hook_why = ki->kmulti_rest ?
-				"fentry.multi/fexit.multi, one link pair for all functions, a "
-				"trampoline per function (--hook=fentry-multi); what it cannot take "
-				"by kprobe.multi" :
-				"fentry.multi/fexit.multi, one link pair for all functions, a "
-				"trampoline per function (--hook=fentry-multi)";
+			ki->hook_why = "fentry.multi/fexit.multi, one link pair for all functions, a "
+				       "trampoline per function (--hook=fentry-multi)";
 			return 0;
 		}
 		fprintf(stderr, "bpfgraph: this kernel cannot attach fentry.multi links (%s): "
@@ -171,6 +170,14 @@ static int choose_hook(struct kernel_info *ki, const struct bg_opts *o)
 	return 0;
 }
 
+/* What fentry-multi cannot take (variadic...): by kprobe.multi where the kernel has it. */
+static const char *rest_why(const struct kernel_info *ki)
+{
+	return ki->hook != BG_HOOK_TMULTI ? "" :
+	       ki->kmulti_rest ? "; what it cannot take by kprobe.multi" :
+				 "; what it cannot take by kprobe";
+}
+
 /*
  * The wide net where the kernel has kprobe.session links (probed): every
  * traceable function hooked until the first traced call returns, so that
@@ -181,8 +188,9 @@ static void choose_wide(struct kernel_info *ki, const struct bg_opts *o)
 	int r;
 
 	ki->wide = false;
-	if (ki->hook != BG_HOOK_KMULTI) {
-		ki->wide_why = "none (it needs the kprobe.multi tier)";
+	/* Once narrowed, what it met goes to kprobe.multi (live.c: link_met). */
+	if (ki->hook != BG_HOOK_KMULTI && !(ki->hook == BG_HOOK_TMULTI && ki->kmulti_rest)) {
+		ki->wide_why = "none (it needs kprobe.multi links)";
 		return;
 	}
 	if (o->wide == BG_WIDE_OFF || o->no_discovery) {
@@ -697,8 +705,8 @@ static int run_open(struct run *r, const struct bg_opts *o, struct plan *p,
 	if (!r->live)
 		return -errno;
 	if (o->verbosity)
-		fprintf(stderr, "bpfgraph: hooks: %s\n", ki->hook_why);
-	if (o->verbosity && ki->hook == BG_HOOK_KMULTI)
+		fprintf(stderr, "bpfgraph: hooks: %s%s\n", ki->hook_why, rest_why(ki));
+	if (o->verbosity && (ki->hook == BG_HOOK_KMULTI || ki->hook == BG_HOOK_TMULTI))
 		fprintf(stderr, "bpfgraph: wide net: %s\n", ki->wide_why);
 	return 0;
 }
@@ -1101,8 +1109,8 @@ int tracer__run(const struct bg_opts *o, const struct tracer_sinks *ts)
 	if (!err && !o->dry_run)
 		err = check_nofile(&p, ki.hook);
 	if (!err && o->dry_run) {
-		printf("# hooks: %s\n", ki.hook_why);
-		if (ki.hook == BG_HOOK_KMULTI)
+		printf("# hooks: %s%s\n", ki.hook_why, rest_why(&ki));
+		if (ki.hook == BG_HOOK_KMULTI || ki.hook == BG_HOOK_TMULTI)
 			printf("# wide net: %s\n", ki.wide_why);
 		plan__print(&p, stdout);
 	}
