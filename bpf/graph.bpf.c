@@ -417,6 +417,9 @@ static __always_inline bool called_by_us(__u64 ret)
 
 	if (in_self_range(ret))
 		return true;
+	/* The kernel's own text is no trampoline: no read for the common case. */
+	if (ret >= bg_ktext_lo && ret < bg_ktext_hi)
+		return false;
 	if (bpf_probe_read_kernel(call, sizeof(call), (void *)(ret - sizeof(call))) ||
 	    call[0] != 0xe8)
 		return false;

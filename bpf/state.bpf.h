@@ -47,6 +47,9 @@ const volatile __u64 bg_hooked_ret[2] = {};
 /* [start, end) of the trampoline's helpers; see BG_SELF_RANGES. */
 const volatile __u64 bg_self_lo[BG_SELF_RANGES] = {};
 const volatile __u64 bg_self_hi[BG_SELF_RANGES] = {};
+/* [_stext, _etext): no BPF trampoline image lies there (see called_by_us). */
+const volatile __u64 bg_ktext_lo = 0;
+const volatile __u64 bg_ktext_hi = 0;
 
 /*
  * Set by user space once every program is attached, so that no task

@@ -339,7 +339,14 @@ static void fill_self_ranges(struct graph_bpf *skel, const struct ksyms *ks)
 		NULL,
 	};
 	struct graph_bpf__rodata *ro = skel->rodata;
+	const struct ksym *lo = ksyms__find_name(ks, "_stext", NULL);
+	const struct ksym *hi = ksyms__find_name(ks, "_etext", NULL);
 	size_t n = 0;
+
+	if (lo && hi && !lo->module && !hi->module && lo->addr < hi->addr) {
+		ro->bg_ktext_lo = lo->addr;
+		ro->bg_ktext_hi = hi->addr;
+	}
 
 	for (size_t i = 0; i < ksyms__count(ks) && n < BG_SELF_RANGES; i++) {
 		const struct ksym *s = ksyms__at(ks, i);
