@@ -250,6 +250,15 @@ static void test_kcode_hooked_site(void **state)
 	hooked_code(c, (const uint8_t *)"", 0, 0xe9, BPF_TRAMP);
 	assert_int_equal(kcode__scan(c, 6, HOOKED_FN, NULL, t, 4, &ci), 0);
 	assert_false(ci.fentry_site);
+	/* Mid-rewrite (text_poke_bp: int3 first): no site yet, but said so. */
+	hooked_code(c, (const uint8_t *)"\xf3\x0f\x1e\xfa", 4, 0xe8, BPF_TRAMP);
+	c[4] = 0xcc;
+	assert_int_equal(kcode__scan(c, 10, HOOKED_FN, ks, t, 4, &ci), 0);
+	assert_false(ci.fentry_site);
+	assert_true(ci.site_int3);
+	hooked_code(c, (const uint8_t *)"", 0, 0, 0);
+	assert_int_equal(kcode__scan(c, 6, HOOKED_FN, ks, t, 4, &ci), 0);
+	assert_false(ci.site_int3);
 	assert_true(kcode__is_tramp(ks, BPF_TRAMP));
 	assert_false(kcode__is_tramp(ks, HOOKED_FN));
 	assert_false(kcode__is_tramp(NULL, BPF_TRAMP));

@@ -176,6 +176,7 @@ static int fentry_site(const uint8_t *code, size_t len, uint64_t addr,
 		return -1;
 	if (!memcmp(code + off, nop5, 5))
 		return (int)off;
+	info->site_int3 = code[off] == 0xcc;
 	if (code[off] != 0xe8 && code[off] != 0xe9)
 		return -1;
 	memcpy(&rel, code + off + 1, 4);

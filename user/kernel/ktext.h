@@ -27,6 +27,11 @@ struct kcode_info {
 	int fentry_site; /* 1: starts with a fentry site (nop5, or hooked: see below) */
 	uint8_t site_op; /* 0xe8 call, 0xe9 jmp: the site is hooked; 0: a NOP */
 	uint64_t site_target; /* with site_op: the trampoline it enters */
+	/*
+	 * An int3 where the site would be: being rewritten (text_poke_bp()
+	 * puts an int3 first while ftrace hooks or unhooks it), or a kprobe.
+	 */
+	int site_int3;
 	size_t ncalls; /* direct call/jmp targets outside the function */
 };
 

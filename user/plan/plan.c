@@ -4,6 +4,7 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "plan.h"
 
@@ -292,6 +293,18 @@ static enum plan_skip classify(const struct plan_opts *o, const struct ksym *s,
 	btf = fentry_blocker(o, s, bf);
 	if (o->kt && !read_code(o, s, code, &len)) {
 		kcode__scan(code, len < 16 ? len : 16, s->addr, o->ks, NULL, 0, &ci);
+		/*
+		 * An int3 at the site: ftrace is rewriting it (another tracer's
+		 * hooks coming or going, a bpfgraph releasing its own in the
+		 * background): look again, for up to 200 ms. One that stays is
+		 * a kprobe on a function without a site.
+		 */
+		for (int i = 0; !ci.fentry_site && ci.site_int3 && i < 20; i++) {
+			nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+			if (read_code(o, s, code, &len))
+				break;
+			kcode__scan(code, len < 16 ? len : 16, s->addr, o->ks, NULL, 0, &ci);
+		}
 		if (!ci.fentry_site)
 			return PS_NOT_TRACEABLE;
 	} else if (btf != PS_NONE) {
