@@ -259,6 +259,27 @@ static void test_kcode_hooked_site(void **state)
 	hooked_code(c, (const uint8_t *)"", 0, 0, 0);
 	assert_int_equal(kcode__scan(c, 6, HOOKED_FN, ks, t, 4, &ci), 0);
 	assert_false(ci.site_int3);
+	/* A trampoline made since ks was read: its target kept, named by a new read. */
+	hooked_code(c, (const uint8_t *)"", 0, 0xe8, 0xffffffffc0042000ULL);
+	assert_int_equal(kcode__scan(c, 6, HOOKED_FN, ks, t, 4, &ci), 0);
+	assert_false(ci.fentry_site);
+	assert_true(ci.site_other == 0xffffffffc0042000ULL);
+	{
+		char path[] = "/tmp/bpfgraph-test-kallsyms-XXXXXX";
+		int fd = mkstemp(path);
+		FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+		assert_non_null(f);
+		fputs("ffffffff81000000 T _stext\n"
+		      "ffffffffc0042000 t bpf_trampoline_6442491234 [bpf]\n"
+		      "ffffffffc0043000 t bpf_prog_0123456789abcdef_bg_entry [bpf]\n", f);
+		fclose(f);
+		assert_true(kcode__is_tramp_now(path, 0xffffffffc0042000ULL));
+		assert_false(kcode__is_tramp_now(path, 0xffffffffc0043000ULL));
+		assert_false(kcode__is_tramp_now(path, 0xffffffff81000000ULL));
+		assert_false(kcode__is_tramp_now(path, 0xffffffffc0044000ULL));
+		unlink(path);
+	}
 	assert_true(kcode__is_tramp(ks, BPF_TRAMP));
 	assert_false(kcode__is_tramp(ks, HOOKED_FN));
 	assert_false(kcode__is_tramp(NULL, BPF_TRAMP));

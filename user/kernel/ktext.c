@@ -156,6 +156,30 @@ bool kcode__is_tramp(const struct ksyms *ks, uint64_t t)
 	return false;
 }
 
+bool kcode__is_tramp_now(const char *path, uint64_t t)
+{
+	FILE *f = fopen(path ? path : "/proc/kallsyms", "r");
+	char line[512], name[256], mod[128];
+	unsigned long long a;
+	bool found = false;
+	char type;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		struct ksym s = { .name = name };
+
+		mod[0] = 0;
+		if (sscanf(line, "%llx %c %255s [%127[^]]]", &a, &type, name, mod) < 3 || a != t)
+			continue;
+		s.addr = a;
+		s.module = mod[0] ? mod : NULL;
+		found = tramp_name(&s);
+	}
+	fclose(f);
+	return found;
+}
+
 /*
  * The fentry site (after an optional endbr64, sealed or not) into info:
  * its offset, or -1. A 5-byte NOP, or what the kernel patched in while
@@ -184,6 +208,7 @@ static int fentry_site(const uint8_t *code, size_t len, uint64_t addr,
 	info->site_target = addr + off + 5 + (uint64_t)(int64_t)rel;
 	if (ks ? kcode__is_tramp(ks, info->site_target) : code[off] == 0xe8)
 		return (int)off;
+	info->site_other = info->site_target;
 	info->site_op = 0;
 	info->site_target = 0;
 	return -1;

@@ -32,6 +32,8 @@ struct kcode_info {
 	 * puts an int3 first while ftrace hooks or unhooks it), or a kprobe.
 	 */
 	int site_int3;
+	/* A call or jmp there to what ks does not name a trampoline: its target. */
+	uint64_t site_other;
 	size_t ncalls; /* direct call/jmp targets outside the function */
 };
 
@@ -46,6 +48,13 @@ int kcode__scan(const uint8_t *code, size_t len, uint64_t addr, const struct ksy
 		uint64_t *targets, size_t max, struct kcode_info *info);
 /* Whether t is the start of code that ftrace or BPF patch fentry sites to enter. */
 bool kcode__is_tramp(const struct ksyms *ks, uint64_t t);
+/*
+ * The same from /proc/kallsyms as it is now (path: NULL for it): a BPF
+ * trampoline gets a new image, under a new address, each time its programs
+ * change, so another tracer's hooks that came or went since ks was read
+ * are not in ks. A full read: for the sites ks cannot tell.
+ */
+bool kcode__is_tramp_now(const char *path, uint64_t t);
 
 /*
  * Where to read the target of an indirect call or jump. A kprobe on the

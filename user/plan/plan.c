@@ -305,6 +305,9 @@ static enum plan_skip classify(const struct plan_opts *o, const struct ksym *s,
 				break;
 			kcode__scan(code, len < 16 ? len : 16, s->addr, o->ks, NULL, 0, &ci);
 		}
+		/* Hooked by a trampoline made since the symbols were read. */
+		if (!ci.fentry_site && ci.site_other && kcode__is_tramp_now(NULL, ci.site_other))
+			ci.fentry_site = 1;
 		if (!ci.fentry_site)
 			return PS_NOT_TRACEABLE;
 	} else if (btf != PS_NONE) {
