@@ -232,6 +232,22 @@ static int any_glob(char **globs, int n, const char *name)
 	return 0;
 }
 
+/*
+ * Could t, what a call or jmp at a fentry site enters, be a trampoline made
+ * since the symbols were read? Not inside vmlinux's text (_stext to
+ * _etext), where no trampoline image is ever placed: there it is the
+ * function's own tail call, and /proc/kallsyms is not read again for it.
+ */
+static bool maybe_new_tramp(const struct plan_opts *o, uint64_t t)
+{
+	const struct ksym *lo = o->ks ? ksyms__find_name(o->ks, "_stext", NULL) : NULL;
+	const struct ksym *hi = o->ks ? ksyms__find_name(o->ks, "_etext", NULL) : NULL;
+
+	if (lo && hi && t >= lo->addr && t < hi->addr)
+		return false;
+	return kcode__is_tramp_now(NULL, t);
+}
+
 static int read_code(const struct plan_opts *o, const struct ksym *s, uint8_t *buf,
 		     size_t *len)
 {
@@ -306,7 +322,7 @@ static enum plan_skip classify(const struct plan_opts *o, const struct ksym *s,
 			kcode__scan(code, len < 16 ? len : 16, s->addr, o->ks, NULL, 0, &ci);
 		}
 		/* Hooked by a trampoline made since the symbols were read. */
-		if (!ci.fentry_site && ci.site_other && kcode__is_tramp_now(NULL, ci.site_other))
+		if (!ci.fentry_site && ci.site_other && maybe_new_tramp(o, ci.site_other))
 			ci.fentry_site = 1;
 		if (!ci.fentry_site)
 			return PS_NOT_TRACEABLE;
