@@ -8,24 +8,16 @@
  * the rules and the versions they changed in.
  */
 #include <errno.h>
-#include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <bpf/btf.h>
 
 #include "args.h"
+#include "strbuf.h"
 
 /* Longer chains are not BTF a kernel would load: stop instead of looping. */
 #define MAX_MODIFIERS 32
-
-/* An snprintf-style sink: len counts the whole text, fitting or not. */
-struct abuf {
-	char *buf;
-	size_t size;
-	size_t len;
-};
 
 enum bg_args_rules args__rules(int version)
 {
@@ -61,46 +53,6 @@ uint32_t args__find_func(const struct btf *btf, const char *name)
 	/* First match from id 1 up, base BTF first: btf_find_by_name_kind(). */
 	id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
 	return id > 0 ? (uint32_t)id : 0;
-}
-
-static void put(struct abuf *b, const char *s, size_t n)
-{
-	if (b->size && b->len < b->size - 1) {
-		size_t room = b->size - 1 - b->len;
-
-		memcpy(b->buf + b->len, s, n < room ? n : room);
-	}
-	b->len += n;
-}
-
-static void put_str(struct abuf *b, const char *s)
-{
-	put(b, s, strlen(s));
-}
-
-/* The kernel's "0x%lx" (and its "%#lx", which writes 0x even for zero). */
-static void put_hex(struct abuf *b, uint64_t v)
-{
-	char tmp[24];
-	int n = snprintf(tmp, sizeof(tmp), "0x%" PRIx64, v);
-
-	put(b, tmp, (size_t)n);
-}
-
-/* The kernel's "%ld" of the whole register. */
-static void put_dec(struct abuf *b, uint64_t v)
-{
-	char tmp[24];
-	int n = snprintf(tmp, sizeof(tmp), "%" PRId64, (int64_t)v);
-
-	put(b, tmp, (size_t)n);
-}
-
-static int finish(struct abuf *b)
-{
-	if (b->size)
-		b->buf[b->len < b->size ? b->len : b->size - 1] = '\0';
-	return b->len > INT_MAX ? INT_MAX : (int)b->len;
 }
 
 /*
@@ -146,24 +98,24 @@ static const char *kind_str(const struct btf_type *t)
  * the registers run out inside it, "...]" ends the whole list: returns -1.
  * Otherwise the last register used.
  */
-static int put_blob(struct abuf *b, const struct btf_type *t,
+static int put_blob(struct strbuf *b, const struct btf_type *t,
 		    const uint64_t *args, int nr_args, int a)
 {
 	uint32_t x;
 
-	put(b, "(", 1);
-	put_str(b, kind_str(t));
-	put(b, ")[", 2);
-	put_hex(b, args[a]);
+	strbuf__put(b, "(", 1);
+	strbuf__str(b, kind_str(t));
+	strbuf__put(b, ")[", 2);
+	strbuf__hex(b, args[a]);
 	for (x = sizeof(uint64_t); x < t->size; x += sizeof(uint64_t)) {
-		put(b, ":", 1);
+		strbuf__put(b, ":", 1);
 		if (++a == nr_args) {
-			put(b, "...]", 4);
+			strbuf__put(b, "...]", 4);
 			return -1;
 		}
-		put_hex(b, args[a]);
+		strbuf__hex(b, args[a]);
 	}
-	put(b, "]", 1);
+	strbuf__put(b, "]", 1);
 	return a;
 }
 
@@ -193,7 +145,7 @@ static const char *enum_name(const struct btf *btf, const struct btf_type *t, ui
  * register, upper bits included (what the caller left there), never cut
  * to the type's width. Returns the last register used, or -1 to stop.
  */
-static int put_value(struct abuf *b, const struct btf *btf, const struct btf_type *t,
+static int put_value(struct strbuf *b, const struct btf *btf, const struct btf_type *t,
 		     const uint64_t *args, int nr_args, int a,
 		     enum bg_args_rules rules)
 {
@@ -202,27 +154,27 @@ static int put_value(struct abuf *b, const struct btf *btf, const struct btf_typ
 	switch (t ? btf_kind(t) : BTF_KIND_UNKN) {
 	case BTF_KIND_UNKN:
 		/* void (a "..." parameter) or an id BTF does not have */
-		put(b, "?", 1);
-		put_hex(b, args[a]);
+		strbuf__put(b, "?", 1);
+		strbuf__hex(b, args[a]);
 		return a;
 	case BTF_KIND_PTR:
-		put_hex(b, args[a]);
+		strbuf__hex(b, args[a]);
 		return a;
 	case BTF_KIND_INT:
 		/* 6.17 (3ca824369b71): hex unless BTF_INT_SIGNED; bool too */
 		if (rules >= BG_ARGS_6_17 && !(btf_int_encoding(t) & BTF_INT_SIGNED))
-			put_hex(b, args[a]);
+			strbuf__hex(b, args[a]);
 		else
-			put_dec(b, args[a]);
+			strbuf__dec(b, args[a]);
 		return a;
 	case BTF_KIND_ENUM:
 		/* "%ld" in every version; " [NAME]" after it in 7.3 (6.19 here) */
-		put_dec(b, args[a]);
+		strbuf__dec(b, args[a]);
 		name = rules >= BG_ARGS_6_19 ? enum_name(btf, t, args[a]) : NULL;
 		if (name && *name) {
-			put(b, " [", 2);
-			put_str(b, name);
-			put(b, "]", 1);
+			strbuf__put(b, " [", 2);
+			strbuf__str(b, name);
+			strbuf__put(b, "]", 1);
 		}
 		return a;
 	default:
@@ -231,14 +183,14 @@ static int put_value(struct abuf *b, const struct btf *btf, const struct btf_typ
 }
 
 /* What after adds behind the value of register reg. */
-static void put_after(struct abuf *b, const struct args_after *after, unsigned int reg,
+static void put_after(struct strbuf *b, const struct args_after *after, unsigned int reg,
 		      uint64_t val)
 {
 	char tmp[512];
 	int n = after->fn(after->ctx, reg, val, tmp, sizeof(tmp));
 
 	if (n > 0)
-		put(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+		strbuf__put(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
 }
 
 /*
@@ -247,7 +199,7 @@ static void put_after(struct abuf *b, const struct args_after *after, unsigned i
  * wide its type (an __int128 takes one), plus one per further 8 bytes of
  * a struct or union.
  */
-static void put_params(struct abuf *b, const struct btf *btf,
+static void put_params(struct strbuf *b, const struct btf *btf,
 		       const struct btf_param *p, int nr,
 		       const uint64_t *args, int nr_args,
 		       enum bg_args_rules rules, const struct args_after *after)
@@ -257,16 +209,16 @@ static void put_params(struct abuf *b, const struct btf *btf,
 
 	for (a = 0, i = 0; i < nr; a++, i++) {
 		if (i)
-			put(b, ", ", 2);
+			strbuf__put(b, ", ", 2);
 		if (a >= nr_args) {
-			put(b, "...", 3);
+			strbuf__put(b, "...", 3);
 			return;
 		}
 		/* An unnamed parameter still gets its "=": the name is "". */
 		name = btf__name_by_offset(btf, p[i].name_off);
 		if (name) {
-			put_str(b, name);
-			put(b, "=", 1);
+			strbuf__str(b, name);
+			strbuf__put(b, "=", 1);
 		}
 		first = a;
 		a = put_value(b, btf, skip_modifiers(btf, p[i].type), args, nr_args,
@@ -289,7 +241,7 @@ int args__snprintf_after(char *buf, size_t size, const struct btf *btf,
 			 uint32_t func_id, const uint64_t *args, int nr_args,
 			 int version, const struct args_after *after)
 {
-	struct abuf b = { .buf = buf, .size = size };
+	struct strbuf b = { .buf = buf, .size = size };
 	enum bg_args_rules rules = args__rules(version);
 	const struct btf_type *t;
 
@@ -297,44 +249,44 @@ int args__snprintf_after(char *buf, size_t size, const struct btf *btf,
 		return -EINVAL;
 	/* No record of arguments, or no BTF FUNC: the kernel prints "()". */
 	if (rules == BG_ARGS_NONE || !btf || !func_id || !nr_args)
-		return finish(&b);
+		return strbuf__finish(&b);
 	t = btf__type_by_id(btf, func_id);
 	if (!t || !btf_is_func(t))
-		return finish(&b);
+		return strbuf__finish(&b);
 	t = btf__type_by_id(btf, t->type);
 	if (!t || !btf_is_func_proto(t))
-		return finish(&b);
+		return strbuf__finish(&b);
 	put_params(&b, btf, btf_params(t), btf_vlen(t), args, nr_args, rules, after);
-	return finish(&b);
+	return strbuf__finish(&b);
 }
 
 int args__retaddr_snprintf(char *buf, size_t size, uint64_t addr,
 			   const char *name, const char *module,
 			   uint64_t offset, uint64_t sym_size)
 {
-	struct abuf b = { .buf = buf, .size = size };
+	struct strbuf b = { .buf = buf, .size = size };
 
 	if (!buf && size)
 		return -EINVAL;
-	put(&b, "<-", 2);
+	strbuf__put(&b, "<-", 2);
 	if (!addr) {
 		/* seq_print_ip_sym() prints a bare 0 for a null address */
-		put(&b, "0", 1);
+		strbuf__put(&b, "0", 1);
 	} else if (!name || !*name) {
 		/* sprint_symbol() without a symbol: the address alone */
-		put_hex(&b, addr);
+		strbuf__hex(&b, addr);
 	} else {
 		/* "%s+%#lx/%#lx", then " [%s]" for a module's symbol */
-		put_str(&b, name);
-		put(&b, "+", 1);
-		put_hex(&b, offset);
-		put(&b, "/", 1);
-		put_hex(&b, sym_size);
+		strbuf__str(&b, name);
+		strbuf__put(&b, "+", 1);
+		strbuf__hex(&b, offset);
+		strbuf__put(&b, "/", 1);
+		strbuf__hex(&b, sym_size);
 		if (module && *module) {
-			put(&b, " [", 2);
-			put_str(&b, module);
-			put(&b, "]", 1);
+			strbuf__put(&b, " [", 2);
+			strbuf__str(&b, module);
+			strbuf__put(&b, "]", 1);
 		}
 	}
-	return finish(&b);
+	return strbuf__finish(&b);
 }

@@ -5,14 +5,13 @@
  * needed; docs/function-graph-format.md, "bpfgraph's own extensions",
  * has the rules.
  */
-#include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <bpf/btf.h>
 
 #include "detail.h"
+#include "strbuf.h"
 
 /* Longer chains are not BTF a kernel would load: stop instead of looping. */
 #define MAX_MODIFIERS 32
@@ -37,35 +36,6 @@ static const struct known {
 };
 
 #define member detail_member
-
-/* An snprintf-style sink: len counts the whole text, fitting or not. */
-struct dbuf {
-	char *buf;
-	size_t size;
-	size_t len;
-};
-
-static void put(struct dbuf *b, const char *s, size_t n)
-{
-	if (b->size && b->len < b->size - 1) {
-		size_t room = b->size - 1 - b->len;
-
-		memcpy(b->buf + b->len, s, n < room ? n : room);
-	}
-	b->len += n;
-}
-
-static void put_str(struct dbuf *b, const char *s)
-{
-	put(b, s, strlen(s));
-}
-
-static int finish(struct dbuf *b)
-{
-	if (b->size)
-		b->buf[b->len < b->size ? b->len : b->size - 1] = '\0';
-	return b->len > INT_MAX ? INT_MAX : (int)b->len;
-}
 
 /*
  * Typedefs and modifiers skipped; *user set when a "user" type tag was
@@ -363,53 +333,39 @@ static size_t str_len(const struct detail_val *v)
 }
 
 /*
- * The text's string: printable ASCII as is but '"', '\' and ','
+ * A string's body. The text's: printable ASCII as is but '"', '\' and ','
  * (backslash escaped, ',' as \x2c so that ", " never appears inside an
- * argument), everything else \xNN.
+ * argument), everything else \xNN. JSON's: ',' as is, control characters
+ * and bytes >= 0x80 as \u00NN.
  */
-static void put_escaped(struct dbuf *b, const uint8_t *s, size_t n)
+static void put_escaped(struct strbuf *b, const uint8_t *s, size_t n, bool json)
 {
 	char tmp[8];
 
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '"' || s[i] == '\\') {
-			put(b, "\\", 1);
-			put(b, (const char *)&s[i], 1);
-		} else if (s[i] < 0x20 || s[i] >= 0x7f || s[i] == ',') {
-			snprintf(tmp, sizeof(tmp), "\\x%02x", s[i]);
-			put(b, tmp, 4);
-		} else {
-			put(b, (const char *)&s[i], 1);
-		}
-	}
-}
+			strbuf__put(b, "\\", 1);
+			strbuf__put(b, (const char *)&s[i], 1);
+		} else if (s[i] < 0x20 || s[i] >= 0x7f || (!json && s[i] == ',')) {
+			int k = json ? snprintf(tmp, sizeof(tmp), "\\u%04x", s[i]) :
+				       snprintf(tmp, sizeof(tmp), "\\x%02x", s[i]);
 
-/* A JSON string's body: control characters and bytes >= 0x80 as \u00NN. */
-static void put_json_escaped(struct dbuf *b, const uint8_t *s, size_t n)
-{
-	char tmp[8];
-
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '"' || s[i] == '\\') {
-			put(b, "\\", 1);
-			put(b, (const char *)&s[i], 1);
-		} else if (s[i] < 0x20 || s[i] >= 0x7f) {
-			snprintf(tmp, sizeof(tmp), "\\u%04x", s[i]);
-			put(b, tmp, 6);
+			strbuf__put(b, tmp, (size_t)k);
 		} else {
-			put(b, (const char *)&s[i], 1);
+			strbuf__put(b, (const char *)&s[i], 1);
 		}
 	}
 }
 
 /* A member's value: signed decimal, or unsigned hex (0 as "0"). */
-static void put_field(struct dbuf *b, uint64_t x, bool is_signed)
+static void put_field(struct strbuf *b, uint64_t x, bool is_signed)
 {
-	char tmp[24];
-	int n = is_signed ? snprintf(tmp, sizeof(tmp), "%" PRId64, (int64_t)x) :
-		x ? snprintf(tmp, sizeof(tmp), "0x%" PRIx64, x) : snprintf(tmp, sizeof(tmp), "0");
-
-	put(b, tmp, (size_t)n);
+	if (is_signed)
+		strbuf__dec(b, x);
+	else if (x)
+		strbuf__hex(b, x);
+	else
+		strbuf__put(b, "0", 1);
 }
 
 /* Sign-extends a member of size bytes (recorded zero-extended). */
@@ -422,91 +378,95 @@ static uint64_t extend(uint64_t x, bool is_signed, int size)
 	return x;
 }
 
-/* The members' names, signedness and sizes for register arg of func_id. */
+/* A member read for an argument: its name, and its value sign-extended. */
+struct field {
+	const char *name;
+	bool is_signed;
+	uint64_t val;
+};
+
+/*
+ * The members read for register arg of func_id, from its plan (BTF) and
+ * v: as many as v's records carried.
+ */
 static int fields_of(const struct btf *btf, uint32_t func_id, unsigned int arg,
-		     const char **names, bool *sg, int *sizes)
+		     const struct detail_val *v, struct field *f)
 {
 	struct member m[BG_DETAIL_FIELDS];
 	int n = plan_walk(btf, func_id, DETAIL_FIELDS, false, NULL, arg, m);
 
-	for (int j = 0; j < n; j++) {
-		names[j] = m[j].name;
-		sg[j] = m[j].is_signed;
-		sizes[j] = m[j].size;
-	}
+	if (n > v->nparts * 3)
+		n = v->nparts * 3;
+	for (int j = 0; j < n; j++)
+		f[j] = (struct field){ m[j].name, m[j].is_signed,
+				       extend(field_at(v, j), m[j].is_signed, m[j].size) };
 	return n;
 }
 
 int detail__snprintf(char *buf, size_t size, const struct btf *btf, uint32_t func_id,
 		     const struct detail_vals *vals, unsigned int arg, uint64_t ptr)
 {
-	struct dbuf b = { .buf = buf, .size = size };
+	struct strbuf b = { .buf = buf, .size = size };
 	const struct detail_val *v = val_of(vals, arg);
-	const char *names[BG_DETAIL_FIELDS];
-	bool sg[BG_DETAIL_FIELDS];
-	int sizes[BG_DETAIL_FIELDS], n;
+	struct field f[BG_DETAIL_FIELDS];
+	int n;
 
 	if (!v || !ptr)
-		return finish(&b);
+		return strbuf__finish(&b);
 	if (v->flags & BG_RF_D_FAULT) {
-		put_str(&b, " <fault>");
-		return finish(&b);
+		strbuf__str(&b, " <fault>");
+		return strbuf__finish(&b);
 	}
 	if (!(v->flags & BG_RF_D_FIELDS)) {
-		put(&b, " \"", 2);
-		put_escaped(&b, v->data, str_len(v));
-		put_str(&b, v->flags & BG_RF_D_TRUNC ? "\"..." : "\"");
-		return finish(&b);
+		strbuf__put(&b, " \"", 2);
+		put_escaped(&b, v->data, str_len(v), false);
+		strbuf__str(&b, v->flags & BG_RF_D_TRUNC ? "\"..." : "\"");
+		return strbuf__finish(&b);
 	}
-	n = fields_of(btf, func_id, arg, names, sg, sizes);
-	if (n > v->nparts * 3)
-		n = v->nparts * 3;
-	put(&b, " {", 2);
+	n = fields_of(btf, func_id, arg, v, f);
+	strbuf__put(&b, " {", 2);
 	for (int j = 0; j < n; j++) {
 		if (j)
-			put(&b, " ", 1);
-		put_str(&b, names[j]);
-		put(&b, "=", 1);
-		put_field(&b, extend(field_at(v, j), sg[j], sizes[j]), sg[j]);
+			strbuf__put(&b, " ", 1);
+		strbuf__str(&b, f[j].name);
+		strbuf__put(&b, "=", 1);
+		put_field(&b, f[j].val, f[j].is_signed);
 	}
-	put(&b, "}", 1);
-	return finish(&b);
+	strbuf__put(&b, "}", 1);
+	return strbuf__finish(&b);
 }
 
 int detail__json(char *buf, size_t size, const struct btf *btf, uint32_t func_id,
 		 const struct detail_vals *vals, unsigned int arg, uint64_t ptr)
 {
-	struct dbuf b = { .buf = buf, .size = size };
+	struct strbuf b = { .buf = buf, .size = size };
 	const struct detail_val *v = val_of(vals, arg);
-	const char *names[BG_DETAIL_FIELDS];
-	bool sg[BG_DETAIL_FIELDS];
-	int sizes[BG_DETAIL_FIELDS], n;
+	struct field f[BG_DETAIL_FIELDS];
+	int n;
 
 	if (!v || !ptr)
-		return finish(&b);
+		return strbuf__finish(&b);
 	if (v->flags & BG_RF_D_FAULT) {
-		put_str(&b, ",\"fault\":true");
-		return finish(&b);
+		strbuf__str(&b, ",\"fault\":true");
+		return strbuf__finish(&b);
 	}
 	if (!(v->flags & BG_RF_D_FIELDS)) {
-		put(&b, ",\"str\":\"", 8);
-		put_json_escaped(&b, v->data, str_len(v));
-		put(&b, "\"", 1);
+		strbuf__put(&b, ",\"str\":\"", 8);
+		put_escaped(&b, v->data, str_len(v), true);
+		strbuf__put(&b, "\"", 1);
 		if (v->flags & BG_RF_D_TRUNC)
-			put_str(&b, ",\"truncated\":true");
-		return finish(&b);
+			strbuf__str(&b, ",\"truncated\":true");
+		return strbuf__finish(&b);
 	}
-	n = fields_of(btf, func_id, arg, names, sg, sizes);
-	if (n > v->nparts * 3)
-		n = v->nparts * 3;
-	put_str(&b, ",\"fields\":{");
+	n = fields_of(btf, func_id, arg, v, f);
+	strbuf__str(&b, ",\"fields\":{");
 	for (int j = 0; j < n; j++) {
-		put_str(&b, j ? ",\"" : "\"");
-		put_json_escaped(&b, (const uint8_t *)names[j], strlen(names[j]));
-		put(&b, "\":\"", 3);
-		put_field(&b, extend(field_at(v, j), sg[j], sizes[j]), sg[j]);
-		put(&b, "\"", 1);
+		strbuf__str(&b, j ? ",\"" : "\"");
+		put_escaped(&b, (const uint8_t *)f[j].name, strlen(f[j].name), true);
+		strbuf__put(&b, "\":\"", 3);
+		put_field(&b, f[j].val, f[j].is_signed);
+		strbuf__put(&b, "\"", 1);
 	}
-	put(&b, "}", 1);
-	return finish(&b);
+	strbuf__put(&b, "}", 1);
+	return strbuf__finish(&b);
 }
