@@ -26,13 +26,20 @@ struct bmod {
 	size_t n;
 	int missing; /* no BTF file for this module */
 	/*
-	 * Names return types: made once per BTF, not per function (making
-	 * one sizes arrays by the BTF's type count: about 13 ms per function
-	 * under emulation, which held up each function the wide net met).
-	 * It prints into dump_buf (on the heap: mods[] moves).
+	 * Return type names already made, by type id. Making one takes a
+	 * btf_dump, which sizes arrays by the BTF's type count (about 13 ms
+	 * under emulation, which held up each function the wide net met);
+	 * a few hundred distinct return types serve every function. Not one
+	 * btf_dump kept for all: it renames a second distinct type of the
+	 * same name "name___2", which a fresh one does not.
 	 */
-	struct btf_dump *dump;
-	char *dump_buf;
+	struct rname *rnames;
+	size_t nrnames, caprnames;
+};
+
+struct rname {
+	uint32_t id;
+	char name[96];
 };
 
 struct kbtf {
@@ -127,8 +134,7 @@ void kbtf__free(struct kbtf *kb)
 		return;
 	/* Split BTFs before their base. */
 	for (size_t i = kb->nmods; i-- > 0;) {
-		btf_dump__free(kb->mods[i].dump);
-		free(kb->mods[i].dump_buf);
+		free(kb->mods[i].rnames);
 		btf__free(kb->mods[i].btf);
 		free(kb->mods[i].idx);
 		free(kb->mods[i].name);
@@ -179,18 +185,33 @@ static void dump_printf(void *ctx, const char *fmt, va_list args)
 static void ret_type_name(struct bmod *m, uint32_t type_id, char *buf)
 {
 	DECLARE_LIBBPF_OPTS(btf_dump_emit_type_decl_opts, opts, .field_name = "");
+	struct btf_dump *d;
+	struct rname *r;
 
 	buf[0] = 0;
-	if (!m->dump_buf && !(m->dump_buf = malloc(96)))
-		return;
-	if (!m->dump) {
-		m->dump = btf_dump__new(m->btf, dump_printf, m->dump_buf, NULL);
-		if (!m->dump)
+	for (size_t i = 0; i < m->nrnames; i++) {
+		if (m->rnames[i].id == type_id) {
+			memcpy(buf, m->rnames[i].name, sizeof(m->rnames[i].name));
 			return;
+		}
 	}
-	m->dump_buf[0] = 0;
-	btf_dump__emit_type_decl(m->dump, type_id, &opts);
-	memcpy(buf, m->dump_buf, 96);
+	d = btf_dump__new(m->btf, dump_printf, buf, NULL);
+	if (!d)
+		return;
+	btf_dump__emit_type_decl(d, type_id, &opts);
+	btf_dump__free(d);
+	if (m->nrnames == m->caprnames) {
+		size_t cap = m->caprnames ? m->caprnames * 2 : 64;
+
+		r = realloc(m->rnames, cap * sizeof(*r));
+		if (!r)
+			return; /* made again next time */
+		m->rnames = r;
+		m->caprnames = cap;
+	}
+	r = &m->rnames[m->nrnames++];
+	r->id = type_id;
+	memcpy(r->name, buf, sizeof(r->name));
 }
 
 static void classify_ret(struct bmod *m, uint32_t type_id, struct kbtf_func *out)
