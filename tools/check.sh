@@ -131,15 +131,22 @@ run_one() { # WHAT CMD...
 }
 
 # One test per scenario: passed if RESULTS (run.sh's label.results) says so.
-count_vm_results() { # RESULTS WHAT NAME...
-	local results=$1 what=$2 s
-	shift 2
+# A scenario without a verdict line failed too: the why is run.sh's last
+# line (LOG), where it ended before judging (the kernel could not be
+# fetched, say).
+count_vm_results() { # RESULTS LOG WHAT NAME...
+	local results=$1 log=$2 what=$3 s why
+	shift 3
 	for s in "$@"; do
 		if grep -qx "PASS $s" "$results" 2>/dev/null; then
 			count_pass 1
-		else
-			count_fail 1 "$what: $s"
+			continue
 		fi
+		why=$(grep "^FAIL $s"$'\t' "$results" 2>/dev/null | head -n1 | cut -f2-)
+		if [ -z "$why" ] && [ ! -f "$results" ]; then
+			why="tests/vm/run.sh gave no verdicts: $(tail -n1 "$log" 2>/dev/null | cut -c1-200)"
+		fi
+		count_fail 1 "$what: $s${why:+ ($why)}"
 	done
 }
 
@@ -184,6 +191,24 @@ kernel_only() {
 	return 0
 }
 
+# Every bench kernel fetched once, one after the other, before any boot:
+# the boots side by side would otherwise fetch the same series at once
+# on a fresh machine. A kernel that cannot be fetched is said here; its
+# scenarios then fail with run.sh's own message.
+fetch_kernels() {
+	local k seen=" " out
+	section "bench kernels (tools/vm-kernel.sh)"
+	for k in 6.1 ${BG_VM_KERNELS-6.12 7.3} ${BG_TIERS_KERNEL-6.12}; do
+		[[ "$seen" == *" $k "* ]] && continue
+		seen+="$k "
+		if out=$(BG_VM_KERNEL=$k tools/vm-kernel.sh 2>"$OUTPUT/vm-kernel-$k.log"); then
+			echo "$k: $(printf '%s\n' "$out" | sed -n 's/^kver=//p')"
+		else
+			echo "$k: cannot be fetched: $(tail -n1 "$OUTPUT/vm-kernel-$k.log")"
+		fi
+	done
+}
+
 # One boot per clock for all scenarios; each scenario is one test. A
 # scenario with no verdict (the guest hung, the kernel could not be
 # fetched) failed.
@@ -198,8 +223,9 @@ run_vm() {
 	# by side (two host CPUs), the instruction clock's up to about 2400 s
 	# when fidelity's waits for the hooks' release grew; a hung guest is
 	# still caught within a minute by the heartbeat.
-	BG_VM_TIMEOUT=${BG_VM_TIMEOUT:-3300} tests/vm/run.sh --label bench "${names[@]}" || rc=$?
-	count_vm_results "$results" "vm" "${names[@]}"
+	BG_VM_TIMEOUT=${BG_VM_TIMEOUT:-3300} tests/vm/run.sh --label bench "${names[@]}" \
+		2>&1 | tee "$OUTPUT/vm-6.1.log" || rc=${PIPESTATUS[0]}
+	count_vm_results "$results" "$OUTPUT/vm-6.1.log" "vm" "${names[@]}"
 	[ $rc -ne 3 ] || echo "check: the guest did not finish; see the messages above"
 }
 
@@ -224,7 +250,7 @@ run_vm_kernels() {
 		rm -f "$(vm_dir "$k")/bench.results"
 		BG_VM_KERNEL=$k BG_VM_JOBS=1 BG_VM_TIMEOUT=${BG_VM_TIMEOUT:-2400} \
 			tests/vm/run.sh --label bench "${names[@]}" $(kernel_only "$k") 2>&1 |
-			sed -u "s/^/[$k] /" &
+			tee "$OUTPUT/vm-$k.log" | sed -u "s/^/[$k] /" &
 		pids+=($!)
 	done
 	# Beside them: the hook-tier bench's short run (a third guest).
@@ -233,7 +259,8 @@ run_vm_kernels() {
 	for k in "${pids[@]}"; do wait "$k" || true; done
 	for k in $kernels; do
 		# shellcheck disable=SC2046
-		count_vm_results "$(vm_dir "$k")/bench.results" "vm $k" "${names[@]}" $(kernel_only "$k")
+		count_vm_results "$(vm_dir "$k")/bench.results" "$OUTPUT/vm-$k.log" "vm $k" \
+			"${names[@]}" $(kernel_only "$k")
 	done
 	fidelity_table 6.1 $kernels
 	section "hook-tier bench, default tier on ${BG_TIERS_KERNEL-6.12} (tests/bench/run.sh --tiers)"
@@ -321,6 +348,7 @@ main() {
 		run_one header_deps tests/build/header-deps.sh
 		section "host"
 		run_one refuse_host tests/host/refuse.sh
+		fetch_kernels
 		run_vm
 		run_vm_kernels
 	fi

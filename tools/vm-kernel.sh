@@ -168,6 +168,16 @@ main() {
 		return
 	fi
 	command -v apt-get >/dev/null || die "apt-get not found: the bench needs a Debian host"
+	# One fetch at a time (the private apt lists are shared too): a second
+	# caller waits, then finds its series cached (boots side by side).
+	mkdir -p "$base"
+	exec 9>"$base/.lock"
+	flock 9
+	vmlinuz=$(cached_vmlinuz)
+	if [ -n "$vmlinuz" ] && [ $refresh -eq 0 ]; then
+		print_paths "$vmlinuz"
+		return
+	fi
 	if ! read -r apt kver < <(resolve); then
 		echo "vm-kernel: no $series cloud kernel known, running apt-get update" >&2
 		maybe_sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 ||

@@ -378,6 +378,8 @@ wait_qemu() {
 
 # Loud, with everything needed to start debugging.
 guest_failure() {
+	# One line for judge(): why the scenarios of this boot got no results.
+	echo "$1${current:+ (running: $current)}" >>"$vmdir/$label.trouble"
 	{
 		echo "vm${log_tag:-}: ################################################################"
 		echo "vm${log_tag:-}: $1"
@@ -437,7 +439,11 @@ judge() {
 		chk=${path%.sh}.check
 		dir=$vmdir/out/$name
 		if [ ! -f "$dir/scenario.rc" ]; then
-			verdict FAIL "$name" "no results came back from the guest"
+			msg=$(cat "$vmdir/$label.trouble" "$vmdir/$label.icount.trouble" 2>/dev/null |
+				tail -n1)
+			verdict FAIL "$name" "no results came back from the guest${msg:+: $msg}"
+		elif [ -s "$dir/scenario.stuck" ]; then
+			verdict FAIL "$name" "not ended by SIGKILL after its $(cat "$dir/scenario.timeout")s limit, asleep in the kernel: $(head -n1 "$dir/scenario.stuck"); see $dir/scenario.stuck"
 		elif [ -f "$dir/scenario.timeout" ]; then
 			verdict FAIL "$name" "killed after its $(cat "$dir/scenario.timeout")s limit; see $dir/scenario.log"
 		elif [ ! -x "$chk" ]; then
@@ -450,8 +456,14 @@ judge() {
 	done
 }
 
+# "PASS name", or "FAIL name<TAB>first line of why" (tools/check.sh shows it
+# in its closing list, the part of a CI log that is read first).
 verdict() {
-	echo "$1 $2" >>"$results"
+	if [ "$1" = PASS ] || [ -z "$3" ]; then
+		echo "$1 $2" >>"$results"
+	else
+		printf '%s %s\t%s\n' "$1" "$2" "$(printf '%s\n' "$3" | head -n1 | cut -c1-200)" >>"$results"
+	fi
 	printf '%s %s\n' "$1" "$2"
 	[ -z "$3" ] || printf '%s\n' "$3" | sed 's/^/    /'
 }
@@ -502,7 +514,8 @@ main() {
 	mkdir -p "$vmdir"
 	ir=$vmdir/$label.initramfs.d
 	results=$vmdir/$label.results
-	rm -f "$results" "$vmdir/$label".boot*.log "$vmdir/$label".icount.boot*.log
+	rm -f "$results" "$vmdir/$label".boot*.log "$vmdir/$label".icount.boot*.log \
+		"$vmdir/$label.trouble" "$vmdir/$label.icount.trouble"
 	eval "$("$root/tools/vm-kernel.sh")"
 	command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found (tools/deps.sh vm)"
 	clear_old_results
