@@ -681,6 +681,25 @@ int bg_mexit(struct pt_regs *regs)
 }
 
 /*
+ * The kprobe.multi tier where the kernel has kprobe.session links (6.10+):
+ * one link per batch of the plan runs this at each entry and, when the
+ * entry returned 0, at the return of the same call. Only a call that
+ * opened a frame (inside a graph) asks for its return: unrelated work pays
+ * one entry hook per call, and no exit comes without its entry (a pair's
+ * return link runs for calls its entry never saw). Entry or return: as
+ * bg_wide below tells them apart.
+ */
+SEC("kprobe.multi")
+int bg_msession(struct pt_regs *regs)
+{
+	if (PT_REGS_IP(regs) - bpf_get_func_ip(regs) >= BG_FENTRY_SITE_END) {
+		guarded(regs, BG_RUN_MEXIT, false);
+		return 0;
+	}
+	return guarded(regs, BG_RUN_MENTRY, false) ? 0 : 1;
+}
+
+/*
  * The wide net: one kprobe.session link over every traceable function
  * that has no link of its own (user/hook/wide.h), so that the first traced
  * call is complete before anything was learned about it. Loaded as a

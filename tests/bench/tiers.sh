@@ -1,7 +1,8 @@
 #!/bin/sh
 # The hook tiers side by side (issue #19), guest side, on the instruction
-# clock: for each tier the booted kernel has (fentry; kprobe-multi and
-# fentry-multi, each with and without the wide net), and for the kernel's own
+# clock: for each tier the booted kernel has (fentry; kprobe-multi,
+# kprobe-session and fentry-multi without the wide net; the default,
+# kprobe-session with the net; fentry-multi with it), and for the kernel's own
 # function_graph, on one entry function: start (launch until "tracing"),
 # stop (SIGINT until exit), added time per traced call, unrelated work (a
 # pipe loop in another task) while the net is open and after the first
@@ -38,6 +39,8 @@ res "func $F ncall $NCALL npipe $NPIPE"
 dry=$(bpfgraph --dry-run -G "$F" 2>/dev/null | head -n 2)
 tiers=fentry
 bpfgraph --dry-run --hook=kprobe-multi -G "$F" >/dev/null 2>&1 && tiers="$tiers kmulti"
+# kprobe.session (6.10+): the kprobe.multi tier's default where the kernel has it.
+bpfgraph --dry-run --hook=kprobe-session -G "$F" >/dev/null 2>&1 && tiers="$tiers ksession"
 # tracing_multi (7.x): refused up front where the kernel lacks it.
 bpfgraph --dry-run --hook=fentry-multi -G "$F" >/dev/null 2>&1 && tiers="$tiers tmulti"
 case "$dry" in *"# wide net: every"*) tiers="$tiers wide" ;; esac
@@ -46,6 +49,8 @@ case "$tiers" in *tmulti*wide*) tiers="$tiers tmulti-wide" ;; esac
 # Only when asked (TIERS_ONLY): the wide net without __rcu_read_lock and
 # the like (--no-callsite-probes), which stay hooked after narrowing.
 case "$tiers ${TIERS_ONLY:-}" in *wide*" wide-norcu"*) tiers="$tiers wide-norcu" ;; esac
+# ... and the wide net with the plan on kprobe.multi link pairs, not sessions.
+case "$tiers ${TIERS_ONLY:-}" in *kmulti*wide*" wide-pairs"*) tiers="$tiers wide-pairs" ;; esac
 case "$tiers ${TIERS_ONLY:-}" in *tmulti-wide*tmulti-wide-norcu*) tiers="$tiers tmulti-wide-norcu" ;; esac
 # TIERS_ONLY="TIER...": these of them only (the CI's short run).
 if [ -n "${TIERS_ONLY:-}" ]; then
@@ -60,11 +65,13 @@ opts_of() {
 	case $1 in
 	fentry) echo "--hook=fentry" ;;
 	kmulti) echo "--hook=kprobe-multi --wide=off" ;;
+	ksession) echo "--hook=kprobe-session --wide=off" ;;
 	tmulti) echo "--hook=fentry-multi --wide=off" ;;
 	tmulti-wide) echo "--hook=fentry-multi --wide=first" ;;
 	tmulti-wide-norcu) echo "--hook=fentry-multi --wide=first --no-callsite-probes" ;;
-	wide) echo "--hook=kprobe-multi --wide=first" ;;
-	wide-norcu) echo "--hook=kprobe-multi --wide=first --no-callsite-probes" ;;
+	wide) echo "--hook=auto --wide=first" ;;
+	wide-norcu) echo "--hook=auto --wide=first --no-callsite-probes" ;;
+	wide-pairs) echo "--hook=kprobe-multi --wide=first" ;;
 	esac
 }
 
@@ -129,7 +136,7 @@ for t in $tiers; do
 	bwl -o $t.pipe0 pipe "$NPIPE"
 	res "$t pipe_before $(ns_of $t.pipe0)"
 	echo go >go.$t
-	if [ "${t%-norcu}" = wide ] || [ "${t%-norcu}" = tmulti-wide ]; then
+	if [ "${t%-norcu}" = wide ] || [ "$t" = wide-pairs ] || [ "${t%-norcu}" = tmulti-wide ]; then
 		wait_for 'first traced call over' $t.ss.err 120
 	fi
 	sleep 2

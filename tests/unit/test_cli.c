@@ -780,6 +780,7 @@ static void test_hook(void **state __maybe_unused)
 		{ "--hook=auto", BG_HOOK_AUTO }, { "--hook=kprobe-multi", BG_HOOK_KMULTI },
 		{ "--hook=fentry", BG_HOOK_FENTRY }, { "--hook=kprobe", BG_HOOK_KPROBE },
 		{ "--hook=fentry-multi", BG_HOOK_TMULTI },
+		{ "--hook=kprobe-session", BG_HOOK_KSESSION },
 		{ "--kprobes", BG_HOOK_KPROBE },
 	};
 	struct bg_opts o;
@@ -794,8 +795,8 @@ static void test_hook(void **state __maybe_unused)
 				    ok[i].hook == BG_HOOK_KPROBE ? "kprobe" : ok[i].arg + 7);
 		cli__free(&o);
 	}
-	EXPECT_USAGE("invalid --hook 'trampoline': expected auto, kprobe-multi, fentry-multi, "
-		     "fentry or kprobe",
+	EXPECT_USAGE("invalid --hook 'trampoline': expected auto, kprobe-session, kprobe-multi, "
+		     "fentry-multi, fentry or kprobe",
 		     "-G", "f", "--hook=trampoline");
 }
 

@@ -69,11 +69,13 @@ const struct cli_opt cli_opts[] = {
 	  "attached while tracing (cheapest for\nthe rest of the machine; calls through\n"
 	  "pointers are missing)" },
 	{ "hook", K_HOOK, "HOW", G_SELECT, cli_set_hook, 0, 0, 0,
-	  "how functions are hooked: auto (default:\nkprobe-multi where the kernel has it,\n"
-	  "else fentry), kprobe-multi (one link\nfor all), fentry-multi (one fentry.multi\n"
-	  "link for all, a trampoline per function:\nkernels with tracing_multi), fentry (a\n"
-	  "trampoline and a link per function) or\nkprobe (a kprobe and a kretprobe per\n"
-	  "function)" },
+	  "how functions are hooked: auto (default:\nkprobe-session where the kernel has\n"
+	  "it, else kprobe-multi, else fentry),\nkprobe-session (one kprobe.session link\n"
+	  "for all; returns hooked only for calls\ninside a graph: 6.10+), kprobe-multi\n"
+	  "(a kprobe.multi and kretprobe.multi\nlink pair for all), fentry-multi (one\n"
+	  "fentry.multi link for all, a trampoline\nper function: kernels with\n"
+	  "tracing_multi), fentry (a trampoline\nand a link per function) or kprobe (a\n"
+	  "kprobe and a kretprobe per function)" },
 	{ "kprobes", K_KPROBES, NULL, G_SELECT, cli_set_kprobes, 0, 0, 0,
 	  "the same as --hook=kprobe" },
 	{ "wide", K_WIDE, "WHEN", G_SELECT, cli_set_wide, 0, 0, 0,

@@ -406,7 +406,7 @@ int cli_set_format(struct cli_ctx *c,
 static const char *const hook_names[] = {
 	[BG_HOOK_AUTO] = "auto", [BG_HOOK_KMULTI] = "kprobe-multi",
 	[BG_HOOK_FENTRY] = "fentry", [BG_HOOK_KPROBE] = "kprobe",
-	[BG_HOOK_TMULTI] = "fentry-multi",
+	[BG_HOOK_TMULTI] = "fentry-multi", [BG_HOOK_KSESSION] = "kprobe-session",
 };
 
 const char *cli__hook_name(enum bg_hook h)
@@ -431,8 +431,8 @@ int cli_set_hook(struct cli_ctx *c, const struct cli_opt *d __maybe_unused, char
 		c->o->hook = (enum bg_hook)i;
 		return 0;
 	}
-	return cli_usage_err(c->err, "invalid %s '%s': expected auto, kprobe-multi, fentry-multi, "
-				     "fentry or kprobe",
+	return cli_usage_err(c->err, "invalid %s '%s': expected auto, kprobe-session, "
+				     "kprobe-multi, fentry-multi, fentry or kprobe",
 			     c->name, arg);
 }
 

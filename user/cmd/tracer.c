@@ -104,6 +104,8 @@ struct kernel_info {
 	const char *hook_why; /* why, for -v and --dry-run */
 	/* fentry-multi: functions it cannot take go to kprobe.multi (the kernel has it) */
 	bool kmulti_rest;
+	/* kprobe.multi (the tier or the rest) by kprobe.session links, not pairs */
+	bool ksession;
 	bool wide; /* the wide net (user/hook/wide.h) is used */
 	const char *wide_why;
 	/* Its list, started before planning (NULL with --dry-run); trace() takes it. */
@@ -133,6 +135,7 @@ static int choose_hook(struct kernel_info *ki, const struct bg_opts *o)
 		multi = attach__multi_supported();
 		if (multi > 0) {
 			ki->kmulti_rest = kprobes__multi_supported() > 0;
+			ki->ksession = ki->kmulti_rest && kprobes__session_supported() > 0;
 			ki->hook_why = "fentry.multi/fexit.multi, one link pair for all functions, a "
 				       "trampoline per function (--hook=fentry-multi)";
 			return 0;
@@ -153,13 +156,27 @@ static int choose_hook(struct kernel_info *ki, const struct bg_opts *o)
 	multi = kprobes__multi_supported();
 	if (multi > 0) {
 		ki->hook = BG_HOOK_KMULTI;
-		ki->hook_why = o->hook == BG_HOOK_KMULTI ?
-			"kprobe.multi, one link for all functions (--hook=kprobe-multi)" :
-			"kprobe.multi, one link for all functions (the kernel has it; "
-			"--hook=fentry for trampolines)";
+		ki->ksession = o->hook != BG_HOOK_KMULTI && kprobes__session_supported() > 0;
+		if (o->hook == BG_HOOK_KSESSION && !ki->ksession) {
+			fprintf(stderr, "bpfgraph: this kernel cannot attach kprobe.session links "
+				"(6.10+): --hook=kprobe-multi hooks returns by kretprobe.multi\n");
+			return -EOPNOTSUPP;
+		}
+		ki->hook_why =
+			o->hook == BG_HOOK_KMULTI ?
+				"kprobe.multi and kretprobe.multi, a link pair for all functions "
+				"(--hook=kprobe-multi)" :
+			o->hook == BG_HOOK_KSESSION ?
+				"kprobe.session, one link for all functions, returns hooked only "
+				"inside graphs (--hook=kprobe-session)" :
+			ki->ksession ?
+				"kprobe.session, one link for all functions, returns hooked only "
+				"inside graphs (the kernel has it; --hook=fentry for trampolines)" :
+				"kprobe.multi and kretprobe.multi, a link pair for all functions "
+				"(the kernel has no kprobe.session; --hook=fentry for trampolines)";
 		return 0;
 	}
-	if (o->hook == BG_HOOK_KMULTI) {
+	if (o->hook == BG_HOOK_KMULTI || o->hook == BG_HOOK_KSESSION) {
 		fprintf(stderr, "bpfgraph: this kernel cannot attach kprobe.multi links (%s): "
 			"it needs CONFIG_FPROBE (5.18+); use --hook=fentry or --hook=kprobe\n",
 			multi < 0 ? strerror(-multi) : "no CONFIG_FPROBE");
@@ -174,8 +191,9 @@ static int choose_hook(struct kernel_info *ki, const struct bg_opts *o)
 static const char *rest_why(const struct kernel_info *ki)
 {
 	return ki->hook != BG_HOOK_TMULTI ? "" :
-	       ki->kmulti_rest ? "; what it cannot take by kprobe.multi" :
-				 "; what it cannot take by kprobe";
+	       ki->ksession	 ? "; what it cannot take by kprobe.session" :
+	       ki->kmulti_rest	 ? "; what it cannot take by kprobe.multi" :
+				   "; what it cannot take by kprobe";
 }
 
 /*
@@ -253,7 +271,9 @@ static struct plan_opts plan_opts_of(const struct bg_opts *o, const struct kerne
 		.max_funcs = (int)o->max_funcs,
 		.irqs = !!(o->flags & BG_O_IRQS), .kprobes = 1,
 		.kprobes_only = ki->hook == BG_HOOK_KPROBE || ki->hook == BG_HOOK_KMULTI,
-		.kprobes_how = ki->hook == BG_HOOK_KMULTI ? "kprobe.multi" : NULL,
+		.kprobes_how = ki->hook != BG_HOOK_KMULTI ? NULL :
+			       ki->ksession		 ? "kprobe.session" :
+							   "kprobe.multi",
 		/*
 		 * Call sites are found and probed with the indirect ones; the
 		 * wide net shows those calls without probes.
@@ -653,13 +673,21 @@ static struct graph_bpf *open_skel(const struct bg_opts *o, const struct kernel_
 		return NULL;
 	}
 	err = configure_skel(skel, o, ring_size(o, p));
-	/* The kprobe.multi pair only where it is used: older kernels may refuse its load. */
+	/*
+	 * The kprobe.multi programs only where they are used: older kernels
+	 * may refuse their load. bg_mentry also hooks __rcu_read_lock/unlock
+	 * once the wide net is narrowed (entry only).
+	 */
 	kmulti = ki->hook == BG_HOOK_KMULTI || ki->kmulti_rest;
-	bpf_program__set_autoload(skel->progs.bg_mentry, kmulti);
-	bpf_program__set_autoload(skel->progs.bg_mexit, kmulti);
+	bpf_program__set_autoload(skel->progs.bg_mentry, kmulti && (!ki->ksession || ki->wide));
+	bpf_program__set_autoload(skel->progs.bg_mexit, kmulti && !ki->ksession);
+	bpf_program__set_autoload(skel->progs.bg_msession, kmulti && ki->ksession);
 	bpf_program__set_autoload(skel->progs.bg_wide, ki->wide);
 	if (ki->wide)
 		bpf_program__set_expected_attach_type(skel->progs.bg_wide,
+						      (enum bpf_attach_type)BG_ATTACH_KPROBE_SESSION);
+	if (kmulti && ki->ksession)
+		bpf_program__set_expected_attach_type(skel->progs.bg_msession,
 						      (enum bpf_attach_type)BG_ATTACH_KPROBE_SESSION);
 	/* bg_franges: every function of the plan and room for live ones. */
 	if (!err)
@@ -686,7 +714,7 @@ static int run_open(struct run *r, const struct bg_opts *o, struct plan *p,
 {
 	struct live_opts lo = {
 		.plan = p, .po = plan_opts_of(o, ki), .hook = ki->hook,
-		.kmulti_rest = ki->kmulti_rest,
+		.kmulti_rest = ki->kmulti_rest, .ksession = ki->ksession,
 		.wide_always = o->wide == BG_WIDE_ALWAYS, .progress = isatty(STDERR_FILENO),
 		.verbose = o->verbosity,
 	};

@@ -17,8 +17,9 @@
 
 /*
  * How functions are hooked (--hook). AUTO takes the best the kernel
- * accepts: kprobe.multi where it has CONFIG_FPROBE (one link for the whole
- * plan), else per-function fentry/fexit trampolines.
+ * accepts: kprobe.session where it has it (6.10+), else kprobe.multi where
+ * it has CONFIG_FPROBE (one link or pair for the whole plan), else
+ * per-function fentry/fexit trampolines.
  */
 enum bg_hook {
 	BG_HOOK_AUTO = 0,
@@ -26,6 +27,8 @@ enum bg_hook {
 	BG_HOOK_FENTRY, /* fentry/fexit clones, one trampoline per function */
 	BG_HOOK_KPROBE, /* kprobe + kretprobe per function (--kprobes) */
 	BG_HOOK_TMULTI, /* fentry.multi + fexit.multi (tracing_multi), batched */
+	/* kprobe.session, batched: asked for only; the tier is then KMULTI */
+	BG_HOOK_KSESSION,
 };
 
 /*

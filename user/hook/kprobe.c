@@ -2,7 +2,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/bpf.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -87,10 +90,20 @@ static void failed(struct kprobes *k, uint32_t idx, int err)
 			strerror(-err));
 }
 
-/* Keeps both links of a pair, or neither. */
-static int keep_pair(struct kprobes *k, struct bpf_link *l[2])
+/* Keeps both links of a pair, or neither; a session link (fd >= 0) alone. */
+static int keep_pair(struct kprobes *k, struct bpf_link *l[2], int fd)
 {
-	int err = linkvec__push(&k->links, l[1]);
+	int err;
+
+	if (fd >= 0) {
+		err = linkvec__push_fd(&k->links, fd);
+		if (err)
+			close(fd);
+		else
+			k->st.links++;
+		return err;
+	}
+	err = linkvec__push(&k->links, l[1]);
 
 	if (!err && (err = linkvec__push(&k->links, l[0])))
 		k->links.n--; /* l[1] could not be kept either: drop both */
@@ -131,7 +144,7 @@ static int attach_single(struct kprobes *k, uint32_t idx, const struct bg_func *
 			return err;
 		}
 	}
-	return keep_pair(k, l) ?: mark_on(k, idx);
+	return keep_pair(k, l, -1) ?: mark_on(k, idx);
 }
 
 static int kq_push(struct kq **v, size_t *n, size_t *cap, struct kq e)
@@ -173,16 +186,18 @@ int kprobes__attach(struct kprobes *k, uint32_t idx, const struct bg_func *f)
 }
 
 /*
- * One kprobe.multi pair of generation gen for q[0..n) into l[2]: 0 or
+ * The links of generation gen for q[0..n): a kprobe.multi pair into l[2],
+ * or with o.session one kprobe.session link into *fd (else -1). 0 or
  * -errno (then nothing attached).
  */
 static int link_pair(struct kprobes *k, const struct kq *q, size_t n, uint32_t gen,
-		     struct bpf_link *l[2])
+		     struct bpf_link *l[2], int *fd)
 {
 	uint64_t *addrs = malloc(n * sizeof(*addrs)), *cookies = malloc(n * sizeof(*cookies));
 	int err = 0;
 
 	l[0] = l[1] = NULL;
+	*fd = -1;
 	if (!addrs || !cookies) {
 		err = -ENOMEM;
 		goto out;
@@ -190,6 +205,15 @@ static int link_pair(struct kprobes *k, const struct kq *q, size_t n, uint32_t g
 	for (size_t i = 0; i < n; i++) {
 		addrs[i] = q[i].addr;
 		cookies[i] = q[i].cookie | (uint64_t)gen << BG_CK_GEN_SHIFT;
+	}
+	if (k->o.session) {
+		*fd = links__kprobe_multi(bpf_program__fd(k->o.entry), BG_ATTACH_KPROBE_SESSION,
+					  addrs, cookies, n);
+		if (*fd < 0) {
+			err = *fd;
+			*fd = -1;
+		}
+		goto out;
 	}
 	/* Return link first: see bg_mentry. */
 	for (int i = 1; i >= 0 && !err; i--) {
@@ -215,10 +239,10 @@ out:
 static int attach_batch(struct kprobes *k, const struct kq *q, size_t n)
 {
 	struct bpf_link *l[2];
-	int err = link_pair(k, q, n, k->gen, l);
+	int fd, err = link_pair(k, q, n, k->gen, l, &fd);
 
 	if (!err)
-		err = keep_pair(k, l);
+		err = keep_pair(k, l, fd);
 	for (size_t i = 0; !err && i < n; i++)
 		err = mark_on(k, q[i].idx) ?: kq_push(&k->all, &k->nall, &k->capall, q[i]);
 	return err;
@@ -230,9 +254,10 @@ int kprobes__merge(struct kprobes *k, unsigned int max_pairs)
 	struct bpf_link *l[2];
 	double t0 = links__now();
 	uint32_t gen;
-	int err;
+	int fd, err;
 
-	if (!k || !k->o.multi || !k->o.gen || k->links.n <= 2 * (size_t)max_pairs || !k->nall)
+	if (!k || !k->o.multi || !k->o.gen ||
+	    k->links.n <= (k->o.session ? 1 : 2) * (size_t)max_pairs || !k->nall)
 		return 0;
 	/* Discovery that never settles (a busy -p trace) re-attaches everything at most this often. */
 	if (k->merged_at && t0 - k->merged_at < MERGE_EVERY_S)
@@ -240,7 +265,7 @@ int kprobes__merge(struct kprobes *k, unsigned int max_pairs)
 	k->merged_at = t0;
 	gen = (k->gen + 1) & 0xff;
 	/* Made while the old pairs still trace: its entries are ignored until bg_gen moves. */
-	err = link_pair(k, k->all, k->nall, gen, l);
+	err = link_pair(k, k->all, k->nall, gen, l, &fd);
 	if (err) {
 		if (k->o.verbose)
 			fprintf(k->o.err, "bpfgraph: cannot merge %zu kprobe.multi links into one "
@@ -249,8 +274,9 @@ int kprobes__merge(struct kprobes *k, unsigned int max_pairs)
 	}
 	old = k->links;
 	memset(&k->links, 0, sizeof(k->links));
-	if ((err = keep_pair(k, l))) {
+	if ((err = keep_pair(k, l, fd))) {
 		free(k->links.v);
+		free(k->links.fds);
 		k->links = old;
 		return err;
 	}
@@ -260,10 +286,18 @@ int kprobes__merge(struct kprobes *k, unsigned int max_pairs)
 	 * The old pairs stop recording entries now; calls under way still
 	 * need their exits: they are closed once no task is inside a graph.
 	 */
-	for (size_t i = 0; i < old.n; i++)
-		if (linkvec__push(&k->retired, old.v[i]))
-			bpf_link__destroy(old.v[i]); /* no memory: closed at once */
+	for (size_t i = 0; i < old.n; i++) {
+		if (old.v[i] ? !linkvec__push(&k->retired, old.v[i]) :
+			       !linkvec__push_fd(&k->retired, old.fds[i]))
+			continue;
+		/* no memory: closed at once */
+		if (old.v[i])
+			bpf_link__destroy(old.v[i]);
+		else
+			close(old.fds[i]);
+	}
 	free(old.v);
+	free(old.fds);
 	kprobes__retire(k);
 	k->st.merges++;
 	k->st.merge_s += links__now() - t0;
@@ -372,6 +406,34 @@ int kprobes__probe_prog(unsigned int expected_attach_type)
 	int pfd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "bg_probe", "GPL", insns, 2, &po);
 
 	return pfd < 0 ? -errno : pfd;
+}
+
+int kprobes__session_supported(void)
+{
+	const char *sym = "bpfgraph_probe_no_such_function";
+	union bpf_attr attr;
+	int pfd, lfd, err;
+
+	pfd = kprobes__probe_prog(BG_ATTACH_KPROBE_SESSION);
+	if (pfd < 0)
+		return pfd == -EINVAL || pfd == -E2BIG ? 0 : pfd;
+	/*
+	 * A symbol no kernel has: a kernel with kprobe.session looks it up and
+	 * finds nothing (ESRCH); one without refuses the attach type (EINVAL).
+	 */
+	memset(&attr, 0, sizeof(attr));
+	attr.link_create.prog_fd = (uint32_t)pfd;
+	attr.link_create.attach_type = BG_ATTACH_KPROBE_SESSION;
+	attr.link_create.kprobe_multi.cnt = 1;
+	attr.link_create.kprobe_multi.syms = (uint64_t)(uintptr_t)&sym;
+	lfd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	err = errno;
+	close(pfd);
+	if (lfd >= 0) {
+		close(lfd);
+		return 1;
+	}
+	return err == ESRCH || err == ENOENT;
 }
 
 int kprobes__multi_supported(void)

@@ -13,6 +13,10 @@
  *   close each to detach. A batch the kernel refuses as a whole (one of its
  *   functions cannot be probed) is split in halves until the culprits are
  *   found, so one bad function costs only itself.
+ * - kprobe.session (6.10+), as kprobe.multi but one link per batch: its
+ *   program runs at the entry and returns 0 to be run at the return too,
+ *   which it does only for calls inside a graph. A call by unrelated work
+ *   then costs one entry hook, and no return runs without its entry.
  * The return value is the raw register, as ftrace shows it.
  */
 #ifndef BG_KPROBE_H
@@ -30,7 +34,7 @@ struct kprobe_stats {
 	unsigned int attached; /* functions with both probes */
 	unsigned int failed;
 	unsigned int no_fds; /* ... of which for want of file descriptors */
-	unsigned int links; /* links made (two per function, or per batch) */
+	unsigned int links; /* links made (two per function or batch, one per session batch) */
 	unsigned int merges; /* multi: times the link pairs were merged into one */
 	double merge_s; /* ... and the time it took (included in attach_s) */
 	double attach_s, detach_s;
@@ -40,6 +44,12 @@ struct kprobes_opts {
 	/* the loaded entry and exit programs: bg_kentry/bg_kexit, or bg_mentry/bg_mexit */
 	struct bpf_program *entry, *exit;
 	bool multi; /* kprobe.multi links (entry/exit are the .multi programs) */
+	/*
+	 * multi: one kprobe.session link per batch running entry (bg_msession,
+	 * loaded as a session program) at the entry and, for the calls whose
+	 * entry asked for it, at the return; exit is unused
+	 */
+	bool session;
 	const struct functab *funcs; /* names for messages */
 	/* multi: the programs' bg_gen (BG_CK_GEN), set when link pairs are merged */
 	volatile uint32_t *gen;
@@ -86,6 +96,11 @@ void kprobes__free(struct kprobes *k);
  * that would make it.
  */
 int kprobes__multi_supported(void);
+/*
+ * Does this kernel attach kprobe.session links (6.10+)? 1 yes, 0 no, or
+ * -errno.
+ */
+int kprobes__session_supported(void);
 /*
  * A two-instruction kprobe program of that expected attach type, for
  * probing what the kernel accepts: its fd, or -errno.

@@ -2,8 +2,12 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/bpf.h>
 
 #include <bpf/libbpf.h>
 
@@ -27,19 +31,51 @@ bool links__progress_due(double t0, double *last, bool final)
 	return true;
 }
 
-int linkvec__push(struct linkvec *lv, struct bpf_link *l)
+static int linkvec__add(struct linkvec *lv, struct bpf_link *l, int fd)
 {
 	if (lv->n == lv->cap) {
 		size_t cap = lv->cap ? lv->cap * 2 : 64;
 		struct bpf_link **n = realloc(lv->v, cap * sizeof(*n));
+		int *f;
 
 		if (!n)
 			return -ENOMEM;
 		lv->v = n;
+		f = realloc(lv->fds, cap * sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		lv->fds = f;
 		lv->cap = cap;
 	}
-	lv->v[lv->n++] = l;
+	lv->v[lv->n] = l;
+	lv->fds[lv->n++] = fd;
 	return 0;
+}
+
+int linkvec__push(struct linkvec *lv, struct bpf_link *l)
+{
+	return linkvec__add(lv, l, -1);
+}
+
+int linkvec__push_fd(struct linkvec *lv, int fd)
+{
+	return linkvec__add(lv, NULL, fd);
+}
+
+int links__kprobe_multi(int prog_fd, unsigned int attach_type, const uint64_t *addrs,
+			const uint64_t *cookies, size_t n)
+{
+	union bpf_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.link_create.prog_fd = (uint32_t)prog_fd;
+	attr.link_create.attach_type = attach_type;
+	attr.link_create.kprobe_multi.cnt = (uint32_t)n;
+	attr.link_create.kprobe_multi.addrs = (uint64_t)(uintptr_t)addrs;
+	attr.link_create.kprobe_multi.cookies = (uint64_t)(uintptr_t)cookies;
+	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	return fd < 0 ? -errno : fd;
 }
 
 /* Threads closing links at once; more brought no further gain in the bench. */
@@ -59,9 +95,9 @@ static void *close_some(void *arg)
 	size_t i;
 
 	while ((i = __atomic_fetch_add(&c->next, 1, __ATOMIC_RELAXED)) < c->n) {
-		if (c->v)
+		if (c->v && c->v[i])
 			bpf_link__destroy(c->v[i]);
-		else if (c->fds[i] >= 0)
+		else if (c->fds && c->fds[i] >= 0)
 			close(c->fds[i]);
 		__atomic_fetch_add(&c->done, 1, __ATOMIC_RELAXED);
 	}
@@ -95,7 +131,7 @@ double linkvec__destroy_all(struct linkvec *lv)
 {
 	double t0 = links__now();
 
-	links__close_all(lv->v, NULL, lv->n, NULL, NULL);
+	links__close_all(lv->v, lv->fds, lv->n, NULL, NULL);
 	lv->n = 0;
 	return links__now() - t0;
 }
@@ -104,6 +140,8 @@ void linkvec__free(struct linkvec *lv)
 {
 	linkvec__destroy_all(lv);
 	free(lv->v);
+	free(lv->fds);
 	lv->v = NULL;
+	lv->fds = NULL;
 	lv->cap = 0;
 }

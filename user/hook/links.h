@@ -8,13 +8,19 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct bpf_link;
 
+/* Entry i is a libbpf link (v[i]) or, where v[i] is NULL, a raw link fd (fds[i]). */
 struct linkvec {
 	struct bpf_link **v;
+	int *fds;
 	size_t n, cap;
 };
+
+/* bpf(2)'s attach type for kprobe.session links (6.10+; libbpf 1.1 predates it). */
+#define BG_ATTACH_KPROBE_SESSION 56
 
 /* CLOCK_MONOTONIC in seconds. */
 double links__now(void);
@@ -26,8 +32,19 @@ double links__now(void);
 bool links__progress_due(double t0, double *last, bool final);
 /* Keeps l; -ENOMEM (l is not kept: the caller still owns it). */
 int linkvec__push(struct linkvec *lv, struct bpf_link *l);
+/* Keeps the link fd; -ENOMEM (not kept: the caller still owns it). */
+int linkvec__push_fd(struct linkvec *lv, int fd);
 /*
- * Closes n links: libbpf links (v) or link fds (fds), one of them NULL.
+ * A kprobe.multi link by raw bpf(2) (libbpf 1.1 makes no kprobe.session
+ * link): prog_fd on n addresses with their cookies, attach_type
+ * BPF_TRACE_KPROBE_MULTI or BG_ATTACH_KPROBE_SESSION. The link's fd, or
+ * -errno.
+ */
+int links__kprobe_multi(int prog_fd, unsigned int attach_type, const uint64_t *addrs,
+			const uint64_t *cookies, size_t n);
+/*
+ * Closes n links: libbpf links (v) or link fds (fds), either NULL; where
+ * both are given, fds[i] for each v[i] that is NULL.
  * Each close waits until no CPU can still be running the hook (an RCU
  * grace period per kprobe or trampoline update): one after the other,
  * hundreds took minutes. Several threads close at once so that those waits

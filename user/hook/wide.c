@@ -235,7 +235,6 @@ static int link_many(struct wide *w, bool (*keep)(const struct ksym *), const in
 {
 	uint64_t *addrs = malloc((w->n + 1) * sizeof(*addrs));
 	uint64_t *cookies = malloc((w->n + 1) * sizeof(*cookies));
-	union bpf_attr attr;
 	size_t n = 0;
 	int fd;
 
@@ -255,17 +254,9 @@ static int link_many(struct wide *w, bool (*keep)(const struct ksym *), const in
 		fd = -ENOENT;
 		goto out;
 	}
-	/* Raw bpf(2): libbpf 1.1 creates no kprobe.session link. */
-	memset(&attr, 0, sizeof(attr));
-	attr.link_create.prog_fd = (uint32_t)(prog_fd >= 0 ? prog_fd : w->prog_fd);
-	attr.link_create.attach_type = prog_fd >= 0 ? BPF_TRACE_KPROBE_MULTI :
-						      BG_ATTACH_KPROBE_SESSION;
-	attr.link_create.kprobe_multi.cnt = (uint32_t)n;
-	attr.link_create.kprobe_multi.addrs = (uint64_t)(uintptr_t)addrs;
-	attr.link_create.kprobe_multi.cookies = (uint64_t)(uintptr_t)cookies;
-	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
-	if (fd < 0)
-		fd = -errno;
+	fd = links__kprobe_multi(prog_fd >= 0 ? prog_fd : w->prog_fd,
+				 prog_fd >= 0 ? BPF_TRACE_KPROBE_MULTI : BG_ATTACH_KPROBE_SESSION,
+				 addrs, cookies, n);
 out:
 	free(addrs);
 	free(cookies);
@@ -485,28 +476,5 @@ void wide__free(struct wide *w)
 
 int wide__supported(void)
 {
-	const char *sym = "bpfgraph_probe_no_such_function";
-	union bpf_attr attr;
-	int pfd, lfd, err;
-
-	pfd = kprobes__probe_prog(BG_ATTACH_KPROBE_SESSION);
-	if (pfd < 0)
-		return pfd == -EINVAL || pfd == -E2BIG ? 0 : pfd;
-	/*
-	 * A symbol no kernel has: a kernel with kprobe.session looks it up and
-	 * finds nothing (ESRCH); one without refuses the attach type (EINVAL).
-	 */
-	memset(&attr, 0, sizeof(attr));
-	attr.link_create.prog_fd = (uint32_t)pfd;
-	attr.link_create.attach_type = BG_ATTACH_KPROBE_SESSION;
-	attr.link_create.kprobe_multi.cnt = 1;
-	attr.link_create.kprobe_multi.syms = (uint64_t)(uintptr_t)&sym;
-	lfd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
-	err = errno;
-	close(pfd);
-	if (lfd >= 0) {
-		close(lfd);
-		return 1;
-	}
-	return err == ESRCH || err == ENOENT;
+	return kprobes__session_supported();
 }

@@ -104,7 +104,4 @@ void wide__free(struct wide *w);
 /* The kernel attaches kprobe.session links: 1, 0 (it does not) or -errno. */
 int wide__supported(void);
 
-/* bpf(2)'s attach type for kprobe.session links (6.10+; libbpf 1.1 predates it). */
-#define BG_ATTACH_KPROBE_SESSION 56
-
 #endif

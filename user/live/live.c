@@ -33,6 +33,7 @@ struct live {
 	struct graph_bpf *skel;
 	enum bg_hook hook;
 	bool kmulti_rest; /* live_opts.kmulti_rest */
+	bool ksession; /* live_opts.ksession */
 	bool progress;
 	struct icall *ic; /* NULL: indirect calls are not probed */
 	struct kprobes *kp; /* functions fentry cannot attach to */
@@ -170,16 +171,18 @@ static void attach_callees(struct live *l, const struct ksym *s, bool through)
 }
 
 /*
- * kprobe.multi link pairs beyond which they are merged into one
- * (kprobes__merge(): where each pair costs every hooked call). A merge
- * re-attaches everything, seconds under emulation: not after every burst.
+ * kprobe.multi link pairs (or kprobe.session links) beyond which they are
+ * merged into one (kprobes__merge(): where each link costs every hooked
+ * call). A merge re-attaches everything, seconds under emulation: not
+ * after every burst.
  */
 #define LIVE_MAX_PAIRS 4
 
 /*
  * A burst of discovery is over (the command, if paused, is still
- * stopped): with kprobe.multi, what it found goes in one link pair (a
- * function the kernel refused then counts as failed, not attached).
+ * stopped): with kprobe.multi, what it found goes in one link pair or
+ * session link (a function the kernel refused then counts as failed, not
+ * attached).
  */
 /* fentry.multi refused a live function (variadic...): a kprobe may take it. */
 static void multi_refused(void *ctx, uint32_t idx)
@@ -451,9 +454,13 @@ int live__attach_kprobes(struct live *l)
 	unsigned int graphs = 0, graphs_ok = 0;
 	bool multi = l->hook == BG_HOOK_KMULTI || l->kmulti_rest;
 	struct kprobes_opts ko = {
-		.entry = multi ? l->skel->progs.bg_mentry : l->skel->progs.bg_kentry,
-		.exit = multi ? l->skel->progs.bg_mexit : l->skel->progs.bg_kexit,
-		.multi = multi, .funcs = ft, .verbose = l->verbose,
+		.entry = multi && l->ksession ? l->skel->progs.bg_msession :
+			 multi		      ? l->skel->progs.bg_mentry :
+						l->skel->progs.bg_kentry,
+		.exit = multi && l->ksession ? NULL :
+			multi		     ? l->skel->progs.bg_mexit :
+					       l->skel->progs.bg_kexit,
+		.multi = multi, .session = multi && l->ksession, .funcs = ft, .verbose = l->verbose,
 		.progress = l->progress, .err = stderr,
 	};
 
@@ -607,6 +614,7 @@ struct live *live__new(const struct live_opts *o)
 	l->skel = o->skel;
 	l->hook = o->hook;
 	l->kmulti_rest = o->kmulti_rest;
+	l->ksession = o->ksession;
 	l->w = o->wide;
 	l->wide_always = o->wide_always;
 	l->progress = o->progress;

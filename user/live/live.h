@@ -33,6 +33,8 @@ struct live_opts {
 	enum bg_hook hook; /* the tier chosen: kprobes or kprobe.multi for the rest */
 	/* fentry-multi: what it cannot take goes to kprobe.multi links (the kernel has them) */
 	bool kmulti_rest;
+	/* kprobe.multi by kprobe.session links (bg_msession), not link pairs */
+	bool ksession;
 	struct wide *wide; /* the wide net's list, taken over; NULL: no net */
 	bool wide_always; /* --wide=always: never narrowed */
 	bool progress; /* progress lines on stderr */
