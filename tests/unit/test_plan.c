@@ -323,6 +323,8 @@ static void test_deny_list(void **state)
 	assert_non_null(plan__denied("bpf_ktime_get_ns"));
 	assert_non_null(plan__denied("__bpf_prog_enter_recur"));
 	assert_non_null(plan__denied("bpf_trampoline_link_prog"));
+	assert_non_null(plan__denied("lookup_nulls_elem_raw"));
+	assert_non_null(plan__denied("lookup_elem_raw"));
 	/* Other subsystems' BPF hooks and the bpf(2) syscall: shown. */
 	assert_null(plan__denied("bpf_skops_write_hdr_opt.isra.0"));
 	assert_null(plan__denied("bpf_prog_load"));

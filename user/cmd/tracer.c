@@ -352,23 +352,55 @@ static void fill_hooked_ret(struct graph_bpf *skel, const struct ksyms *ks)
 	}
 }
 
+struct range {
+	uint64_t lo, hi;
+};
+
+static int by_lo(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Only padding (__pfx_/__cfi_ symbols) between lo and hi? */
+static bool only_padding(const struct ksyms *ks, uint64_t lo, uint64_t hi)
+{
+	while (lo < hi) {
+		const struct ksym *s = ksyms__find_addr(ks, lo);
+
+		if (!s || (strncmp(s->name, "__pfx_", 6) && strncmp(s->name, "__cfi_", 6)))
+			return false;
+		lo = s->addr + (s->size ? s->size : 1);
+	}
+	return true;
+}
+
+/*
+ * Kernel functions whose calls are our own work (see called_by_us()): the
+ * trampoline's helpers around every program run and traced function, and
+ * the tracepoint runners of bg_switch (bpf_trace_run2 calls
+ * rcu_read_lock() around it on a task switch inside a graph). Neighbours
+ * with only padding between them make one range.
+ */
 static void fill_self_ranges(struct graph_bpf *skel, const struct ksyms *ks)
 {
 	static const char *const globs[] = {
 		"__bpf_prog_enter*", "__bpf_prog_exit*", "__bpf_tramp_enter", "__bpf_tramp_exit",
-		NULL,
+		"bpf_trace_run[0-9]*", "__bpf_trace_run", NULL,
 	};
 	struct graph_bpf__rodata *ro = skel->rodata;
 	const struct ksym *lo = ksyms__find_name(ks, "_stext", NULL);
 	const struct ksym *hi = ksyms__find_name(ks, "_etext", NULL);
-	size_t n = 0;
+	struct range r[64];
+	size_t n = 0, m = 0;
 
 	if (lo && hi && !lo->module && !hi->module && lo->addr < hi->addr) {
 		ro->bg_ktext_lo = lo->addr;
 		ro->bg_ktext_hi = hi->addr;
 	}
 
-	for (size_t i = 0; i < ksyms__count(ks) && n < BG_SELF_RANGES; i++) {
+	for (size_t i = 0; i < ksyms__count(ks) && n < sizeof(r) / sizeof(r[0]); i++) {
 		const struct ksym *s = ksyms__at(ks, i);
 
 		if (s->module || (s->type != 't' && s->type != 'T'))
@@ -376,11 +408,24 @@ static void fill_self_ranges(struct graph_bpf *skel, const struct ksyms *ks)
 		for (int g = 0; globs[g]; g++) {
 			if (fnmatch(globs[g], s->name, 0))
 				continue;
-			ro->bg_self_lo[n] = s->addr;
-			ro->bg_self_hi[n] = s->addr + (s->size ? s->size : 1);
-			n++;
+			r[n].lo = s->addr;
+			r[n++].hi = s->addr + (s->size ? s->size : 1);
 			break;
 		}
+	}
+	qsort(r, n, sizeof(r[0]), by_lo);
+	for (size_t i = 0; i < n; i++) {
+		if (m && only_padding(ks, r[m - 1].hi, r[i].lo)) {
+			if (r[i].hi > r[m - 1].hi)
+				r[m - 1].hi = r[i].hi;
+			continue;
+		}
+		r[m++] = r[i];
+	}
+	/* More than fit (no kernel seen has): the first ones. */
+	for (size_t i = 0; i < m && i < BG_SELF_RANGES; i++) {
+		ro->bg_self_lo[i] = r[i].lo;
+		ro->bg_self_hi[i] = r[i].hi;
 	}
 }
 

@@ -33,6 +33,8 @@ static const char *const deny_globs[] = {
 	"rcu_read_lock*", "rcu_read_unlock*",
 	"*ringbuf*", "irq_work_*", "arch_irq_work_raise", "*_irq_work_*",
 	"bpf_local_storage_*", "*task_storage*", "htab_*", "__htab_*",
+	/* the hash map's lookups, out of line on 7.x (bg_switch's under every task switch) */
+	"lookup_elem_raw", "lookup_nulls_elem_raw",
 	"ktime_get_mono_fast_ns", "ktime_get*fast_ns", "native_sched_clock",
 	"sched_clock*", "local_clock*",
 	"__x86_indirect_thunk_*", "__x86_return_thunk", "__fentry__",
