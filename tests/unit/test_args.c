@@ -15,6 +15,7 @@
 #include "golden.h"
 
 #include "args.h"
+#include "btfname.h"
 
 #define V6_13 613
 #define V6_15 615
@@ -455,6 +456,45 @@ static void test_find_func(void **state)
 	btf__free(mod);
 }
 
+/* --- type spellings (btfname.h) -------------------------------------------- */
+
+static void test_btf_names(void **state)
+{
+	struct btf *b = btf__new_empty();
+	struct btf_names *n = btf_names__new();
+	int i, ip, s1, s2, p1, p2;
+	const char *a;
+
+	(void)state;
+	assert_non_null(b);
+	assert_non_null(n);
+	i = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+	ip = btf__add_ptr(b, i);
+	/* Two distinct structs of one name, as a module and vmlinux may have. */
+	s1 = btf__add_struct(b, "foo", 4);
+	assert_int_equal(btf__add_field(b, "x", i, 0, 0), 0);
+	s2 = btf__add_struct(b, "foo", 8);
+	assert_int_equal(btf__add_field(b, "y", i, 32, 0), 0);
+	p1 = btf__add_ptr(b, s1);
+	p2 = btf__add_ptr(b, s2);
+	assert_string_equal(btf_names__get(n, b, 0), "void");
+	assert_string_equal(btf_names__get(n, b, (uint32_t)i), "int");
+	a = btf_names__get(n, b, (uint32_t)ip);
+	assert_string_equal(a, "int *");
+	assert_string_equal(btf_names__get(n, b, (uint32_t)p1), "struct foo *");
+	/* Not "struct foo___2 *": each spelling is made afresh. */
+	assert_string_equal(btf_names__get(n, b, (uint32_t)p2), "struct foo *");
+	/* Made once: the same string again, also after the table grew. */
+	for (int k = 0; k < 400; k++)
+		btf__add_ptr(b, i);
+	for (uint32_t id = 1; id < btf__type_cnt(b); id++)
+		assert_non_null(btf_names__get(n, b, id));
+	assert_ptr_equal(btf_names__get(n, b, (uint32_t)ip), a);
+	assert_null(btf_names__get(n, NULL, 1));
+	btf_names__free(n);
+	btf__free(b);
+}
+
 /* --- return addresses ----------------------------------------------------- */
 
 static void check_ret(uint64_t addr, const char *name, const char *mod,
@@ -588,6 +628,7 @@ int main(void)
 		T(test_find_func),
 		T(test_matrix_golden),
 #undef T
+		cmocka_unit_test(test_btf_names),
 		cmocka_unit_test(test_retaddr),
 		cmocka_unit_test(test_retaddr_truncated),
 	};

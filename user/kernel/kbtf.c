@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include <bpf/libbpf.h>
 
 #include "functab.h"
+#include "btfname.h"
 #include "kbtf.h"
 
 struct fidx {
@@ -25,25 +25,12 @@ struct bmod {
 	struct fidx *idx;
 	size_t n;
 	int missing; /* no BTF file for this module */
-	/*
-	 * Return type names already made, by type id. Making one takes a
-	 * btf_dump, which sizes arrays by the BTF's type count (about 13 ms
-	 * under emulation, which held up each function the wide net met);
-	 * a few hundred distinct return types serve every function. Not one
-	 * btf_dump kept for all: it renames a second distinct type of the
-	 * same name "name___2", which a fresh one does not.
-	 */
-	struct rname *rnames;
-	size_t nrnames, caprnames;
-};
-
-struct rname {
-	uint32_t id;
-	char name[96];
 };
 
 struct kbtf {
 	char *dir;
+	/* return type spellings, made once per type (btfname.h) */
+	struct btf_names *names;
 	struct bmod *mods; /* mods[0] is vmlinux */
 	size_t nmods;
 };
@@ -113,7 +100,8 @@ struct kbtf *kbtf__load(const char *dir)
 		return NULL;
 	kb->dir = strdup(dir ? dir : "/sys/kernel/btf");
 	kb->mods = calloc(1, sizeof(*kb->mods));
-	if (!kb->dir || !kb->mods) {
+	kb->names = btf_names__new();
+	if (!kb->dir || !kb->mods || !kb->names) {
 		kbtf__free(kb);
 		errno = ENOMEM;
 		return NULL;
@@ -134,13 +122,13 @@ void kbtf__free(struct kbtf *kb)
 		return;
 	/* Split BTFs before their base. */
 	for (size_t i = kb->nmods; i-- > 0;) {
-		free(kb->mods[i].rnames);
 		btf__free(kb->mods[i].btf);
 		free(kb->mods[i].idx);
 		free(kb->mods[i].name);
 	}
 	free(kb->mods);
 	free(kb->dir);
+	btf_names__free(kb->names);
 	free(kb);
 }
 
@@ -173,57 +161,19 @@ struct btf *kbtf__btf(struct kbtf *kb, const char *module)
 	return m ? m->btf : NULL;
 }
 
-static void dump_printf(void *ctx, const char *fmt, va_list args)
-{
-	char *buf = ctx;
-	size_t len = strlen(buf);
-
-	if (len < 95)
-		vsnprintf(buf + len, 96 - len, fmt, args);
-}
-
-static void ret_type_name(struct bmod *m, uint32_t type_id, char *buf)
-{
-	DECLARE_LIBBPF_OPTS(btf_dump_emit_type_decl_opts, opts, .field_name = "");
-	struct btf_dump *d;
-	struct rname *r;
-
-	buf[0] = 0;
-	for (size_t i = 0; i < m->nrnames; i++) {
-		if (m->rnames[i].id == type_id) {
-			memcpy(buf, m->rnames[i].name, sizeof(m->rnames[i].name));
-			return;
-		}
-	}
-	d = btf_dump__new(m->btf, dump_printf, buf, NULL);
-	if (!d)
-		return;
-	btf_dump__emit_type_decl(d, type_id, &opts);
-	btf_dump__free(d);
-	if (m->nrnames == m->caprnames) {
-		size_t cap = m->caprnames ? m->caprnames * 2 : 64;
-
-		r = realloc(m->rnames, cap * sizeof(*r));
-		if (!r)
-			return; /* made again next time */
-		m->rnames = r;
-		m->caprnames = cap;
-	}
-	r = &m->rnames[m->nrnames++];
-	r->id = type_id;
-	memcpy(r->name, buf, sizeof(r->name));
-}
-
-static void classify_ret(struct bmod *m, uint32_t type_id, struct kbtf_func *out)
+static void classify_ret(struct kbtf *kb, struct bmod *m, uint32_t type_id,
+			 struct kbtf_func *out)
 {
 	struct btf *btf = m->btf;
 	const struct btf_type *t;
+	const char *name;
 
 	out->ret_kind = BG_RET_VOID;
 	out->ret_size = 8;
 	if (!type_id)
 		return;
-	ret_type_name(m, type_id, out->ret_type);
+	name = btf_names__get(kb->names, btf, type_id);
+	snprintf(out->ret_type, sizeof(out->ret_type), "%s", name ? name : "");
 	t = btf__type_by_id(btf, btf__resolve_type(btf, type_id));
 	out->ret_kind = BG_RET_UNKNOWN;
 	if (!t)
@@ -299,7 +249,7 @@ int kbtf__func(struct kbtf *kb, const char *name, const char *module,
 	fn = btf__type_by_id(m->btf, hit->id);
 	proto = btf__type_by_id(m->btf, fn->type);
 	if (proto && btf_is_func_proto(proto)) {
-		classify_ret(m, proto->type, out);
+		classify_ret(kb, m, proto->type, out);
 		out->nr_regs = count_regs(m->btf, proto);
 		out->byval = has_byval(m->btf, proto);
 	}

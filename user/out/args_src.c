@@ -6,7 +6,6 @@
  * symbol of a return address.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,17 +14,17 @@
 #include <bpf/libbpf.h>
 
 #include "args.h"
+#include "btfname.h"
 #include "args_src.h"
 #include "detail.h"
 #include "options.h"
 
-#define TYPE_LEN 96
 
 struct fcache {
 	bool looked;
 	uint32_t id; /* BTF FUNC, 0: none */
 	const struct btf *btf; /* where id is: src.btf or a module's */
-	char **types; /* C spelling per parameter, made on first use */
+	const char **types; /* C spelling per parameter (af->names), made on first use */
 	unsigned int nparams;
 };
 
@@ -34,6 +33,7 @@ struct args_fmt {
 	const struct functab *funcs;
 	struct fcache *fc;
 	size_t nfc;
+	struct btf_names *names; /* parameter type spellings, once per type */
 };
 
 struct args_fmt *args_fmt__new(const struct args_src *src, const struct functab *funcs)
@@ -42,6 +42,11 @@ struct args_fmt *args_fmt__new(const struct args_src *src, const struct functab 
 
 	if (!af)
 		return NULL;
+	af->names = btf_names__new();
+	if (!af->names) {
+		free(af);
+		return NULL;
+	}
 	if (src)
 		af->src = *src;
 	af->funcs = funcs;
@@ -52,12 +57,10 @@ void args_fmt__free(struct args_fmt *af)
 {
 	if (!af)
 		return;
-	for (size_t i = 0; i < af->nfc; i++) {
-		for (unsigned int j = 0; af->fc[i].types && j < af->fc[i].nparams; j++)
-			free(af->fc[i].types[j]);
+	for (size_t i = 0; i < af->nfc; i++)
 		free(af->fc[i].types);
-	}
 	free(af->fc);
+	btf_names__free(af->names);
 	free(af);
 }
 
@@ -171,31 +174,6 @@ int args_fmt__retaddr(struct args_fmt *af, const struct gev *ev, int version, ui
 				      s.name ? ev->caller - s.start : 0, s.size);
 }
 
-static void dump_printf(void *ctx, const char *fmt, va_list args)
-{
-	char *buf = ctx;
-	size_t len = strlen(buf);
-
-	if (len < TYPE_LEN - 1)
-		vsnprintf(buf + len, TYPE_LEN - len, fmt, args);
-}
-
-static char *type_name(const struct btf *btf, uint32_t type_id)
-{
-	DECLARE_LIBBPF_OPTS(btf_dump_emit_type_decl_opts, opts, .field_name = "");
-	char buf[TYPE_LEN] = "";
-	struct btf_dump *d;
-
-	if (!type_id)
-		return strdup("void");
-	d = btf_dump__new(btf, dump_printf, buf, NULL);
-	if (!d)
-		return NULL;
-	btf_dump__emit_type_decl(d, type_id, &opts);
-	btf_dump__free(d);
-	return strdup(buf);
-}
-
 int args_fmt__nparams(struct args_fmt *af, uint32_t func)
 {
 	struct fcache *c = af ? cache_of(af, func) : NULL;
@@ -244,7 +222,7 @@ bool args_fmt__param(struct args_fmt *af, uint32_t func, unsigned int i,
 			return false;
 	}
 	if (!c->types[i])
-		c->types[i] = type_name(btf, p->type);
+		c->types[i] = btf_names__get(af->names, btf, p->type);
 	*out = (struct args_param){ .name = btf__name_by_offset(btf, p->name_off),
 				    .type = c->types[i] ? c->types[i] : "?" };
 	if (!out->name)
