@@ -3,6 +3,7 @@
  * the deny list; and, where the host lets root read them, a plan built
  * from the live kernel's kallsyms, BTF and text. */
 #include <errno.h>
+#include <fnmatch.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #include <gelf.h>
 
 #include "functab.h"
+#include "globset.h"
 #include "kbtf.h"
 #include "ksyms.h"
 #include "ktext.h"
@@ -687,9 +689,60 @@ static void test_plan_live_host(void **state)
 	ktext__close(o.kt);
 }
 
+/* globset__match() answers as the first pattern fnmatch() accepts would. */
+static void test_globset_as_fnmatch(void **state)
+{
+	static const char *const globs[] = {
+		"exact", "_raw_*", "*_lock", "*rcu*", "a*b", "[ab]c", "x?y", "\\*lit",
+		"*", "**", "*_unlock_*", "bpf_trace_run[0-9]*", NULL,
+	};
+	static const char *const names[] = {
+		"exact", "exactly", "_raw_spin_lock", "raw_spin", "mutex_lock", "_lock",
+		"lock", "call_rcu", "rcu", "ab", "axxb", "abc", "ac", "bc", "cc", "xzy",
+		"xy", "*lit", "lit", "", "a_unlock_b", "_unlock_", "bpf_trace_run2",
+		"bpf_trace_run", NULL,
+	};
+	struct globset *g;
+
+	(void)state;
+	/* Each pattern alone, then the whole list in order. */
+	for (int i = 0; globs[i]; i++) {
+		const char *one[] = { globs[i], NULL };
+
+		g = globset__new(one);
+		assert_non_null(g);
+		for (int j = 0; names[j]; j++) {
+			const char *m = globset__match(g, names[j]);
+
+			if (fnmatch(globs[i], names[j], 0))
+				assert_null(m);
+			else
+				assert_ptr_equal(m, globs[i]);
+		}
+		globset__free(g);
+	}
+	g = globset__new(globs);
+	assert_non_null(g);
+	for (int j = 0; names[j]; j++) {
+		const char *want = NULL;
+
+		for (int i = 0; globs[i] && !want; i++)
+			if (!fnmatch(globs[i], names[j], 0))
+				want = globs[i];
+		assert_ptr_equal(globset__match(g, names[j]), want);
+	}
+	assert_null(globset__match(g, NULL));
+	globset__free(g);
+	g = globset__new((const char *const[]){ NULL });
+	assert_non_null(g);
+	assert_null(globset__match(g, "x"));
+	globset__free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_globset_as_fnmatch),
 		cmocka_unit_test(test_ksyms_parse),
 		cmocka_unit_test(test_ksyms_missing_file),
 		cmocka_unit_test(test_kcode_scan),

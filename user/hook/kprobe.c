@@ -408,7 +408,7 @@ int kprobes__probe_prog(unsigned int expected_attach_type)
 	return pfd < 0 ? -errno : pfd;
 }
 
-int kprobes__session_supported(void)
+static int session_probe(void)
 {
 	const char *sym = "bpfgraph_probe_no_such_function";
 	union bpf_attr attr;
@@ -434,6 +434,19 @@ int kprobes__session_supported(void)
 		return 1;
 	}
 	return err == ESRCH || err == ENOENT;
+}
+
+/*
+ * The answer once per process: the probe's symbol lookup walks every
+ * kernel symbol, and the tier and the wide net both ask.
+ */
+int kprobes__session_supported(void)
+{
+	static int answer = -1;
+
+	if (answer < 0)
+		answer = session_probe();
+	return answer;
 }
 
 int kprobes__multi_supported(void)

@@ -14,6 +14,7 @@
 
 #include "bpfgraph.h"
 #include "functab.h"
+#include "globset.h"
 #include "kprobe.h"
 #include "ksyms.h"
 #include "ktext.h"
@@ -31,6 +32,7 @@ struct wide {
 	uint32_t gen;
 	const struct ksym **sym; /* the table, by address */
 	size_t n, cap;
+	uint8_t *hot; /* by table index: a hot() function (split_hot) */
 	uint64_t *planned; /* functions with links of their own, by address */
 	size_t nplanned;
 	int link_fd; /* the net, less its hot functions */
@@ -230,7 +232,8 @@ static bool notrace(const struct wide *w, const char *name)
  * net's program, or with prog_fd >= 0 an entry-only kprobe.multi link
  * running that program.
  */
-static int link_many(struct wide *w, bool (*keep)(const struct ksym *), const int32_t *met,
+static int link_many(struct wide *w, bool (*keep)(const struct wide *, size_t),
+		     const int32_t *met,
 		     uint64_t flags, int prog_fd)
 {
 	uint64_t *addrs = malloc((w->n + 1) * sizeof(*addrs));
@@ -243,7 +246,7 @@ static int link_many(struct wide *w, bool (*keep)(const struct ksym *), const in
 		goto out;
 	}
 	for (size_t i = 0; i < w->n; i++) {
-		if ((keep && !keep(w->sym[i])) || (met && met[i] < 0))
+		if ((keep && !keep(w, i)) || (met && met[i] < 0))
 			continue;
 		addrs[n] = w->sym[i]->addr;
 		cookies[n++] = (uint64_t)(BG_FUNC_WIDE | i) |
@@ -282,17 +285,32 @@ static const char *const hot_globs[] = {
 	NULL,
 };
 
-static bool hot(const struct ksym *s)
+/* hot() of each listed function, found once (w->hot: 1 hot, 0 cold). */
+static int find_hot(struct wide *w)
 {
-	for (int i = 0; hot_globs[i]; i++)
-		if (plan__glob(hot_globs[i], s->name))
-			return true;
-	return false;
+	struct globset *g;
+
+	free(w->hot);
+	w->hot = malloc(w->n + 1);
+	g = globset__new(hot_globs);
+	if (!w->hot || !g) {
+		globset__free(g);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < w->n; i++)
+		w->hot[i] = globset__match(g, w->sym[i]->name) != NULL;
+	globset__free(g);
+	return 0;
 }
 
-static bool cold(const struct ksym *s)
+static bool hot(const struct wide *w, size_t i)
 {
-	return !hot(s);
+	return w->hot[i];
+}
+
+static bool cold(const struct wide *w, size_t i)
+{
+	return !w->hot[i];
 }
 
 int wide__attach(struct wide *w, const struct functab *funcs, int prog_fd, uint32_t gen)
@@ -302,6 +320,8 @@ int wide__attach(struct wide *w, const struct functab *funcs, int prog_fd, uint3
 
 	err = finish_list(w, funcs);
 	if (err)
+		return err;
+	if (w->o.split_hot && (err = find_hot(w)))
 		return err;
 	w->prog_fd = prog_fd;
 	w->gen = gen;
@@ -329,10 +349,15 @@ out:
 	return err;
 }
 
+static bool keep_rcu(const struct wide *w, size_t i)
+{
+	return shown_rcu(w->sym[i]);
+}
+
 int wide__narrow(struct wide *w, const int32_t *met, int entry_fd)
 {
 	double t0 = links__now();
-	int fd = link_many(w, shown_rcu, met, BG_CK_KEEP | BG_CK_LAZY, entry_fd);
+	int fd = link_many(w, keep_rcu, met, BG_CK_KEEP | BG_CK_LAZY, entry_fd);
 
 	w->st.attach_s += links__now() - t0;
 	if (fd < 0)
@@ -470,6 +495,7 @@ void wide__free(struct wide *w)
 	if (w->keep_fd >= 0)
 		close(w->keep_fd);
 	free(w->sym);
+	free(w->hot);
 	free(w->planned);
 	free(w);
 }

@@ -2,10 +2,12 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <fnmatch.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "globset.h"
 #include "plan.h"
 
 #define MAX_CODE (64 * 1024)
@@ -137,31 +139,13 @@ static int is_kprobe_only(const char *name)
 	return 0;
 }
 
-/*
- * fnmatch() for the deny list's shapes, without its cost on the common
- * ones ("prefix*", "*infix*"): the wide net checks every traceable
- * function of the kernel against every pattern.
- */
-bool plan__glob(const char *glob, const char *name)
+/* The deny list, compiled once (the wide net's lister thread and the planner both ask). */
+static struct globset *deny_set;
+static pthread_once_t deny_once = PTHREAD_ONCE_INIT;
+
+static void deny_compile(void)
 {
-	size_t n = strlen(glob);
-	const char *inner = glob + 1;
-
-	if (!strpbrk(glob, "*?["))
-		return !strcmp(glob, name);
-	if (glob[n - 1] == '*' && !strpbrk(glob, "?[") && strchr(glob, '*') == glob + n - 1)
-		return !strncmp(glob, name, n - 1);
-	if (n > 2 && glob[0] == '*' && glob[n - 1] == '*' && !strpbrk(glob, "?[") &&
-	    strchr(inner, '*') == glob + n - 1) {
-		char mid[64];
-
-		if (n - 2 < sizeof(mid)) {
-			memcpy(mid, inner, n - 2);
-			mid[n - 2] = 0;
-			return strstr(name, mid) != NULL;
-		}
-	}
-	return !fnmatch(glob, name, 0);
+	deny_set = globset__new(deny_globs);
 }
 
 int plan__hook_only(const char *name)
@@ -172,7 +156,7 @@ int plan__hook_only(const char *name)
 const char *plan__denied(const char *name)
 {
 	/* The BPF LSM's hook stubs: called by the LSM layer, not by us. */
-	if (!fnmatch("bpf_lsm_*", name, 0))
+	if (!strncmp(name, "bpf_lsm_", 8))
 		return NULL;
 	if (clock_read && !strcmp(name, clock_read))
 		return "every timestamp of ours calls it; traced where traced functions call it, "
@@ -180,8 +164,12 @@ const char *plan__denied(const char *name)
 	if (is_kprobe_only(name))
 		return "trampolines call it themselves; traced at its call sites, or -a NAME "
 		       "by kprobe";
+	pthread_once(&deny_once, deny_compile);
+	if (deny_set)
+		return globset__match(deny_set, name);
+	/* No memory for the compiled set: pattern by pattern. */
 	for (int i = 0; deny_globs[i]; i++)
-		if (plan__glob(deny_globs[i], name))
+		if (!fnmatch(deny_globs[i], name, 0))
 			return deny_globs[i];
 	return NULL;
 }

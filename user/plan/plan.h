@@ -115,8 +115,6 @@ const char *plan__denied(const char *name);
  * (__rcu_read_lock..., the clocksource's read function): 1 or 0.
  */
 int plan__hook_only(const char *name);
-/* fnmatch(glob, name, 0) == 0, faster for "prefix*" and "*infix*". */
-bool plan__glob(const char *glob, const char *name);
 /*
  * The current clocksource's name (sysfs current_clocksource): its read
  * function, which our programs call for every timestamp, is traced at

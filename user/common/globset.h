@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A fixed list of shell patterns matched against many names: the deny
+ * list and the wide net's hot list, each against every traceable function
+ * of the kernel (about 40 000) at start. Each pattern's shape is found
+ * once, so the common ones ("name", "prefix*", "*suffix", "*infix*") cost
+ * a strcmp, strncmp or strstr; the others go to fnmatch().
+ */
+#ifndef BG_GLOBSET_H
+#define BG_GLOBSET_H
+
+struct globset;
+
+/* globs: NULL-terminated, kept by reference. NULL + errno on failure. */
+struct globset *globset__new(const char *const *globs);
+void globset__free(struct globset *g);
+/* The first pattern, in list order, that matches name as fnmatch(glob, name, 0) would; or NULL. */
+const char *globset__match(const struct globset *g, const char *name);
+
+#endif
