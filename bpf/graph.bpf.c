@@ -681,46 +681,42 @@ int bg_mexit(struct pt_regs *regs)
 }
 
 /*
- * The kprobe.multi tier where the kernel has kprobe.session links (6.10+):
- * one link per batch of the plan runs this at each entry and, when the
- * entry returned 0, at the return of the same call. Only a call that
- * opened a frame (inside a graph) asks for its return: unrelated work pays
- * one entry hook per call, and no exit comes without its entry (a pair's
- * return link runs for calls its entry never saw). Entry or return: as
- * bg_wide below tells them apart.
+ * A kprobe.session program's run (loaded as such by user space: libbpf 1.1
+ * does not know the section). It runs at the entry and, when the entry
+ * returned 0, at the return of the same call: only calls that opened a
+ * frame (inside a graph) ask for their return, so unrelated work pays one
+ * entry hook per call, and no exit comes without its entry. Which of the
+ * two runs now shows in the registers: at the entry the ip is just past
+ * the fentry site, at the return it is the return address into the caller
+ * (a call of the function to itself returns further in than
+ * BG_FENTRY_SITE_END). bpf_session_is_return() would say it too, but its
+ * signature differs between kernels (6.12: no argument; 7.x: the context).
  */
-SEC("kprobe.multi")
-int bg_msession(struct pt_regs *regs)
+static __always_inline int session_run(struct pt_regs *regs, enum bg_run entry)
 {
 	if (PT_REGS_IP(regs) - bpf_get_func_ip(regs) >= BG_FENTRY_SITE_END) {
 		guarded(regs, BG_RUN_MEXIT, false);
 		return 0;
 	}
-	return guarded(regs, BG_RUN_MENTRY, false) ? 0 : 1;
+	return guarded(regs, entry, false) ? 0 : 1;
+}
+
+/* The plan on the kprobe.multi tier where the kernel has kprobe.session links (6.10+). */
+SEC("kprobe.multi")
+int bg_msession(struct pt_regs *regs)
+{
+	return session_run(regs, BG_RUN_MENTRY);
 }
 
 /*
  * The wide net: one kprobe.session link over every traceable function
  * that has no link of its own (user/hook/wide.h), so that the first traced
- * call is complete before anything was learned about it. Loaded as a
- * kprobe.session program (user space sets the attach type; libbpf 1.1
- * does not know the section). A session program runs at the entry and,
- * when the entry returned 0, at the return of the same call: only calls
- * inside a graph pay for a return hook. Which of the two runs now shows
- * in the registers: at the entry the ip is just past the fentry site,
- * at the return it is the return address into the caller (a call of the
- * function to itself returns further in than BG_FENTRY_SITE_END).
- * bpf_session_is_return() would say it too, but its signature differs
- * between kernels (6.12: no argument; 7.x: the context).
+ * call is complete before anything was learned about it.
  */
 SEC("kprobe.multi")
 int bg_wide(struct pt_regs *regs)
 {
-	if (PT_REGS_IP(regs) - bpf_get_func_ip(regs) >= BG_FENTRY_SITE_END) {
-		guarded(regs, BG_RUN_MEXIT, false);
-		return 0;
-	}
-	return guarded(regs, BG_RUN_WENTRY, false) ? 0 : 1;
+	return session_run(regs, BG_RUN_WENTRY);
 }
 
 /*
