@@ -462,7 +462,12 @@ verdict() {
 	if [ "$1" = PASS ] || [ -z "$3" ]; then
 		echo "$1 $2" >>"$results"
 	else
-		printf '%s %s\t%s\n' "$1" "$2" "$(printf '%s\n' "$3" | head -n1 | cut -c1-200)" >>"$results"
+		# The check's first line that is not a note, else its first line.
+		local why
+		why=$(printf '%s\n' "$3" | { grep -v '^ *note:' || true; } | head -n1)
+		[ -n "$why" ] || why=$(printf '%s\n' "$3" | head -n1)
+		why=${why#"${why%%[! ]*}"}
+		printf '%s %s\t%s\n' "$1" "$2" "$(printf '%s\n' "$why" | cut -c1-200)" >>"$results"
 	fi
 	printf '%s %s\n' "$1" "$2"
 	[ -z "$3" ] || printf '%s\n' "$3" | sed 's/^/    /'
