@@ -286,16 +286,9 @@ int kprobes__merge(struct kprobes *k, unsigned int max_pairs)
 	 * The old pairs stop recording entries now; calls under way still
 	 * need their exits: they are closed once no task is inside a graph.
 	 */
-	for (size_t i = 0; i < old.n; i++) {
-		if (old.v[i] ? !linkvec__push(&k->retired, old.v[i]) :
-			       !linkvec__push_fd(&k->retired, old.fds[i]))
-			continue;
-		/* no memory: closed at once */
-		if (old.v[i])
-			bpf_link__destroy(old.v[i]);
-		else
-			close(old.fds[i]);
-	}
+	for (size_t i = 0; i < old.n; i++)
+		if (linkvec__push_entry(&k->retired, old.v[i], old.fds[i]))
+			links__close_one(old.v[i], old.fds[i]); /* no memory: closed at once */
 	free(old.v);
 	free(old.fds);
 	kprobes__retire(k);

@@ -31,7 +31,7 @@ bool links__progress_due(double t0, double *last, bool final)
 	return true;
 }
 
-static int linkvec__add(struct linkvec *lv, struct bpf_link *l, int fd)
+int linkvec__push_entry(struct linkvec *lv, struct bpf_link *l, int fd)
 {
 	if (lv->n == lv->cap) {
 		size_t cap = lv->cap ? lv->cap * 2 : 64;
@@ -54,12 +54,12 @@ static int linkvec__add(struct linkvec *lv, struct bpf_link *l, int fd)
 
 int linkvec__push(struct linkvec *lv, struct bpf_link *l)
 {
-	return linkvec__add(lv, l, -1);
+	return linkvec__push_entry(lv, l, -1);
 }
 
 int linkvec__push_fd(struct linkvec *lv, int fd)
 {
-	return linkvec__add(lv, NULL, fd);
+	return linkvec__push_entry(lv, NULL, fd);
 }
 
 int links__kprobe_multi(int prog_fd, unsigned int attach_type, const uint64_t *addrs,
@@ -76,6 +76,14 @@ int links__kprobe_multi(int prog_fd, unsigned int attach_type, const uint64_t *a
 	attr.link_create.kprobe_multi.cookies = (uint64_t)(uintptr_t)cookies;
 	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
 	return fd < 0 ? -errno : fd;
+}
+
+void links__close_one(struct bpf_link *l, int fd)
+{
+	if (l)
+		bpf_link__destroy(l);
+	else if (fd >= 0)
+		close(fd);
 }
 
 /* Threads closing links at once; more brought no further gain in the bench. */
@@ -95,10 +103,7 @@ static void *close_some(void *arg)
 	size_t i;
 
 	while ((i = __atomic_fetch_add(&c->next, 1, __ATOMIC_RELAXED)) < c->n) {
-		if (c->v && c->v[i])
-			bpf_link__destroy(c->v[i]);
-		else if (c->fds && c->fds[i] >= 0)
-			close(c->fds[i]);
+		links__close_one(c->v ? c->v[i] : NULL, c->fds ? c->fds[i] : -1);
 		__atomic_fetch_add(&c->done, 1, __ATOMIC_RELAXED);
 	}
 	return NULL;

@@ -34,6 +34,10 @@ bool links__progress_due(double t0, double *last, bool final);
 int linkvec__push(struct linkvec *lv, struct bpf_link *l);
 /* Keeps the link fd; -ENOMEM (not kept: the caller still owns it). */
 int linkvec__push_fd(struct linkvec *lv, int fd);
+/* Keeps l, or with l NULL the link fd: as the two above. */
+int linkvec__push_entry(struct linkvec *lv, struct bpf_link *l, int fd);
+/* Destroys l, or with l NULL closes fd (if >= 0). */
+void links__close_one(struct bpf_link *l, int fd);
 /*
  * A kprobe.multi link by raw bpf(2) (libbpf 1.1 makes no kprobe.session
  * link): prog_fd on n addresses with their cookies, attach_type

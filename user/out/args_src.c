@@ -19,7 +19,6 @@
 #include "detail.h"
 #include "options.h"
 
-
 struct fcache {
 	bool looked;
 	uint32_t id; /* BTF FUNC, 0: none */
