@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +24,7 @@
 #include "graph.skel.h"
 #include "kbtf.h"
 #include "detail.h"
+#include "globset.h"
 #include "args.h"
 #include "ksyms.h"
 #include "ktext.h"
@@ -392,6 +392,7 @@ static void fill_self_ranges(struct graph_bpf *skel, const struct ksyms *ks)
 	struct graph_bpf__rodata *ro = skel->rodata;
 	const struct ksym *lo = ksyms__find_name(ks, "_stext", NULL);
 	const struct ksym *hi = ksyms__find_name(ks, "_etext", NULL);
+	struct globset *g = globset__new(globs);
 	struct range r[64];
 	size_t n = 0, m = 0;
 
@@ -400,19 +401,16 @@ static void fill_self_ranges(struct graph_bpf *skel, const struct ksyms *ks)
 		ro->bg_ktext_hi = hi->addr;
 	}
 
-	for (size_t i = 0; i < ksyms__count(ks) && n < sizeof(r) / sizeof(r[0]); i++) {
+	/* Every kernel symbol against the list: compiled once (globset.h). */
+	for (size_t i = 0; g && i < ksyms__count(ks) && n < sizeof(r) / sizeof(r[0]); i++) {
 		const struct ksym *s = ksyms__at(ks, i);
 
-		if (s->module || (s->type != 't' && s->type != 'T'))
+		if (s->module || (s->type != 't' && s->type != 'T') || !globset__match(g, s->name))
 			continue;
-		for (int g = 0; globs[g]; g++) {
-			if (fnmatch(globs[g], s->name, 0))
-				continue;
-			r[n].lo = s->addr;
-			r[n++].hi = s->addr + (s->size ? s->size : 1);
-			break;
-		}
+		r[n].lo = s->addr;
+		r[n++].hi = s->addr + (s->size ? s->size : 1);
 	}
+	globset__free(g);
 	qsort(r, n, sizeof(r[0]), by_lo);
 	for (size_t i = 0; i < n; i++) {
 		if (m && only_padding(ks, r[m - 1].hi, r[i].lo)) {
