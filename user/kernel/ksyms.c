@@ -43,12 +43,11 @@ static long strs_add(struct ksyms *ks, const char *s)
 	return off;
 }
 
-/* Names are stored as offsets while the string pool may still move. */
-static int add_sym(struct ksyms *ks, uint64_t addr, char type, const char *name,
-		   const char *mod)
+/* Names are stored as offsets while the string pool may still move; moff: the module's, or -1. */
+static int add_sym(struct ksyms *ks, uint64_t addr, char type, const char *name, long moff)
 {
 	struct ksym *s;
-	long noff, moff = -1;
+	long noff;
 
 	if (ks->n == ks->cap) {
 		size_t cap = ks->cap ? ks->cap * 2 : 1 << 16;
@@ -62,11 +61,6 @@ static int add_sym(struct ksyms *ks, uint64_t addr, char type, const char *name,
 	noff = strs_add(ks, name);
 	if (noff < 0)
 		return (int)noff;
-	if (mod) {
-		moff = strs_add(ks, mod);
-		if (moff < 0)
-			return (int)moff;
-	}
 	s = &ks->syms[ks->n++];
 	s->addr = addr;
 	s->size = 0;
@@ -86,22 +80,121 @@ static int cmp_addr(const void *a, const void *b)
 	return is_text(y->type) - is_text(x->type);
 }
 
+/*
+ * kallsyms lists vmlinux by address and each module's symbols after it,
+ * in the module's own order: only the part after the first break is
+ * sorted, then merged with what comes before.
+ */
+static int sort_by_addr(struct ksyms *ks)
+{
+	size_t k = 1, a, b, o;
+	struct ksym *m;
+
+	while (k < ks->n && cmp_addr(&ks->syms[k - 1], &ks->syms[k]) <= 0)
+		k++;
+	if (k >= ks->n)
+		return 0;
+	qsort(ks->syms + k, ks->n - k, sizeof(*ks->syms), cmp_addr);
+	if (cmp_addr(&ks->syms[k - 1], &ks->syms[k]) <= 0)
+		return 0; /* modules above vmlinux, as usual */
+	m = malloc(ks->n * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	for (a = 0, b = k, o = 0; a < k || b < ks->n; o++)
+		m[o] = b >= ks->n || (a < k && cmp_addr(&ks->syms[a], &ks->syms[b]) <= 0) ?
+			       ks->syms[a++] :
+			       ks->syms[b++];
+	free(ks->syms);
+	ks->syms = m;
+	ks->cap = ks->n;
+	return 0;
+}
+
+/*
+ * The name index, sorted by (name, address). A name's first eight bytes,
+ * big-endian, order names as strcmp() does as far as they go: a radix
+ * sort on them does nearly all the work (some 150 000 names at every
+ * start), and runs of equal keys are finished by comparison.
+ */
+struct name_key {
+	uint64_t key;
+	size_t idx;
+};
+
+static uint64_t name_prefix(const char *s)
+{
+	uint64_t k = 0;
+	int i = 0;
+
+	for (; i < 8 && s[i]; i++)
+		k = k << 8 | (unsigned char)s[i];
+	return k << (8 * (8 - i));
+}
+
 static const struct ksyms *sort_ctx;
 
-static int cmp_name(const void *a, const void *b)
+/* Names whose first eight bytes are equal (names shorter than that are equal). */
+static int cmp_name_tail(const void *a, const void *b)
 {
 	const struct ksym *x = &sort_ctx->syms[*(const size_t *)a];
 	const struct ksym *y = &sort_ctx->syms[*(const size_t *)b];
-	int c = strcmp(x->name, y->name);
+	size_t len = strnlen(x->name, 8);
+	int c = len < 8 ? 0 : strcmp(x->name + 8, y->name + 8);
 
 	if (c)
 		return c;
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+static int sort_by_name(struct ksyms *ks)
+{
+	struct name_key *k = malloc((ks->n + 1) * sizeof(*k));
+	struct name_key *t = malloc((ks->n + 1) * sizeof(*t));
+	size_t i, j;
+
+	if (!k || !t) {
+		free(k);
+		free(t);
+		return -ENOMEM;
+	}
+	for (i = 0; i < ks->n; i++)
+		k[i] = (struct name_key){ name_prefix(ks->syms[i].name), i };
+	/* LSD radix, a byte at a time; stable, so equal keys keep address order. */
+	for (int shift = 0; shift < 64; shift += 8) {
+		size_t count[257] = { 0 };
+		struct name_key *swap;
+
+		for (i = 0; i < ks->n; i++)
+			count[((k[i].key >> shift) & 0xff) + 1]++;
+		if (count[((k[0].key >> shift) & 0xff) + 1] == ks->n)
+			continue; /* every key has this byte: nothing moves */
+		for (i = 1; i < 257; i++)
+			count[i] += count[i - 1];
+		for (i = 0; i < ks->n; i++)
+			t[count[(k[i].key >> shift) & 0xff]++] = k[i];
+		swap = k;
+		k = t;
+		t = swap;
+	}
+	for (i = 0; i < ks->n; i++)
+		ks->by_name[i] = k[i].idx;
+	/* Names sharing their first eight bytes ("__pfx_", "trace_ev"): sorted by the rest. */
+	sort_ctx = ks;
+	for (i = 0; i < ks->n; i = j) {
+		for (j = i + 1; j < ks->n && k[j].key == k[i].key; j++)
+			;
+		if (j - i > 1)
+			qsort(ks->by_name + i, j - i, sizeof(*ks->by_name), cmp_name_tail);
+	}
+	sort_ctx = NULL;
+	free(k);
+	free(t);
+	return 0;
+}
+
 static int finish(struct ksyms *ks)
 {
-	size_t i;
+	size_t i, j = 0;
 
 	for (i = 0; i < ks->n; i++) {
 		struct ksym *s = &ks->syms[i];
@@ -110,51 +203,96 @@ static int finish(struct ksyms *ks)
 		s->name = ks->strs + (uintptr_t)s->name;
 		s->module = m ? ks->strs + (m - 1) : NULL;
 	}
-	qsort(ks->syms, ks->n, sizeof(*ks->syms), cmp_addr);
+	if (sort_by_addr(ks))
+		return -ENOMEM;
 	ks->hidden = 1;
 	for (i = 0; i < ks->n; i++) {
 		if (ks->syms[i].addr)
 			ks->hidden = 0;
 		/* A function extends to the next symbol at a higher address. */
-		for (size_t j = i + 1; j < ks->n; j++) {
-			if (ks->syms[j].addr > ks->syms[i].addr) {
-				uint64_t d = ks->syms[j].addr - ks->syms[i].addr;
+		if (j <= i)
+			j = i + 1;
+		while (j < ks->n && ks->syms[j].addr == ks->syms[i].addr)
+			j++;
+		if (j < ks->n) {
+			uint64_t d = ks->syms[j].addr - ks->syms[i].addr;
 
-				ks->syms[i].size = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
-				break;
-			}
+			ks->syms[i].size = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
 		}
 	}
 	ks->by_name = malloc((ks->n ? ks->n : 1) * sizeof(size_t));
 	if (!ks->by_name)
 		return -ENOMEM;
-	for (i = 0; i < ks->n; i++)
-		ks->by_name[i] = i;
-	sort_ctx = ks;
-	qsort(ks->by_name, ks->n, sizeof(size_t), cmp_name);
-	sort_ctx = NULL;
-	return 0;
+	return ks->n ? sort_by_name(ks) : 0;
 }
 
-static int parse_line(struct ksyms *ks, char *line)
+static int hexval(char c)
 {
-	unsigned long long addr;
-	char type, name[512], mod[128];
-	int n;
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
 
-	mod[0] = 0;
-	n = sscanf(line, "%llx %c %511s [%127[^]]]", &addr, &type, name, mod);
-	if (n < 3)
+/*
+ * One line of kallsyms: "ADDR TYPE NAME[\t[MODULE]]". Only text symbols
+ * are kept. The last module seen is reused, as a module's symbols come
+ * together.
+ */
+static int parse_line(struct ksyms *ks, char *line, long *last_mod)
+{
+	uint64_t addr = 0;
+	char *p = line, *name, *mod = NULL, type;
+	long moff;
+	int v, digits = 0;
+
+	while ((v = hexval(*p)) >= 0) {
+		addr = addr << 4 | (unsigned int)v;
+		p++;
+		digits++;
+	}
+	if (!digits || *p != ' ' || !p[1] || p[2] != ' ')
 		return 0;
+	type = p[1];
 	if (!is_text(type))
 		return 0;
-	return add_sym(ks, addr, type, name, n == 4 ? mod : NULL);
+	name = p + 3;
+	for (p = name; *p && *p != '\t' && *p != ' ' && *p != '\n'; p++)
+		;
+	if (p == name)
+		return 0;
+	if (*p) {
+		char *q = p + 1;
+
+		*p = 0;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (*q == '[') {
+			mod = ++q;
+			while (*q && *q != ']')
+				q++;
+			if (*q != ']' || q == mod)
+				mod = NULL;
+			else
+				*q = 0;
+		}
+	}
+	if (!mod)
+		moff = -1;
+	else if (*last_mod >= 0 && !strcmp(ks->strs + *last_mod, mod))
+		moff = *last_mod;
+	else if ((moff = strs_add(ks, mod)) < 0)
+		return (int)moff;
+	else
+		*last_mod = moff;
+	return add_sym(ks, addr, type, name, moff);
 }
 
 struct ksyms *ksyms__load(const char *path)
 {
 	struct ksyms *ks;
 	char line[1024];
+	long last_mod = -1;
 	FILE *f;
 	int err = 0;
 
@@ -167,7 +305,7 @@ struct ksyms *ksyms__load(const char *path)
 		return NULL;
 	}
 	while (!err && fgets(line, sizeof(line), f))
-		err = parse_line(ks, line);
+		err = parse_line(ks, line, &last_mod);
 	fclose(f);
 	if (!err)
 		err = finish(ks);

@@ -537,19 +537,27 @@ static int add_glob(struct plan *p, const struct plan_opts *o, struct symset *se
 		    const char *glob, enum plan_why why, uint8_t *code)
 {
 	size_t first = p->ncands, matched = 0, usable = 0;
+	/* Compiled: a plain name or "prefix*" costs a compare per kernel symbol, not fnmatch(). */
+	const char *one[2] = { glob, NULL };
+	struct globset *g = globset__new(one);
 	int err;
 
+	if (!g)
+		return -errno;
 	for (size_t i = 0; i < ksyms__count(o->ks) && !p->over_limit; i++) {
 		const struct ksym *s = ksyms__at(o->ks, i);
 		struct plan_cand c = { .sym = s, .why = why, .glob = glob };
 
-		if (fnmatch(glob, s->name, 0))
+		if (!globset__match(g, s->name))
 			continue;
 		matched++;
 		err = add_cand(p, o, seen, c, code);
-		if (err < 0)
+		if (err < 0) {
+			globset__free(g);
 			return err;
+		}
 	}
+	globset__free(g);
 	for (size_t i = first; i < p->ncands; i++)
 		usable += p->cands[i].skip == PS_NONE;
 	if (!matched && why == PW_IRQ)
