@@ -49,6 +49,71 @@ static void test_ksyms_parse(void **state)
 	ksyms__free(ks);
 }
 
+/*
+ * The order kallsyms really has: vmlinux by address, then modules in
+ * their own order (here one below vmlinux, to take the merge path); names
+ * sharing their first eight bytes ("__pfx_"), duplicates, junk lines.
+ */
+static void test_ksyms_order(void **state)
+{
+	char path[] = "/tmp/bg_ksyms_order.XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	static const char *const by_name[] = {
+		"__pfx_alpha", "__pfx_alpha", "__pfx_beta", "__pfx_betb", "alpha", "beta",
+		"betb", "m1", "m2", "z",
+	};
+	struct ksyms *ks;
+	const struct ksym *s;
+
+	(void)state;
+	assert_non_null(f);
+	fputs("ffffffff81000ff0 t __pfx_alpha\n"
+	      "ffffffff81001000 T alpha\n"
+	      "ffffffff81001000 D not_text\n"
+	      "ffffffff81001030 t __pfx_betb\n"
+	      "ffffffff81001040 t betb\n"
+	      "ffffffff81001080 t __pfx_beta\n"
+	      "ffffffff81001090 t beta\n"
+	      "garbage\n"
+	      "ffffffff810010c0 T z\n"
+	      "ffffffffa0002000 t m2\t[mod_b]\n"
+	      "ffffffffa0001000 t m1\t[mod_b]\n"
+	      "ffffffffa0000ff0 t __pfx_alpha\t[mod_b]\n"
+	      "ffffffff80000000 t alpha\t[low]\n", f);
+	fclose(f);
+	ks = ksyms__load(path);
+	unlink(path);
+	assert_non_null(ks);
+	assert_int_equal(ksyms__count(ks), 11);
+	for (size_t i = 1; i < ksyms__count(ks); i++)
+		assert_true(ksyms__at(ks, i - 1)->addr <= ksyms__at(ks, i)->addr);
+	s = ksyms__at(ks, 0);
+	assert_string_equal(s->name, "alpha");
+	assert_string_equal(s->module, "low");
+	assert_int_equal(s->size, 0x81000ff0ULL - 0x80000000ULL);
+	s = ksyms__find_name(ks, "betb", NULL);
+	assert_non_null(s);
+	assert_int_equal(s->size, 0x40);
+	s = ksyms__find_name(ks, "m1", "mod_b");
+	assert_non_null(s);
+	assert_int_equal(s->addr, 0xffffffffa0001000ULL);
+	assert_ptr_equal(s->module, ksyms__find_name(ks, "m2", NULL)->module);
+	assert_int_equal(ksyms__name_count(ks, "alpha", NULL), 1);
+	assert_int_equal(ksyms__name_count(ks, "alpha", "low"), 1);
+	assert_int_equal(ksyms__name_count(ks, "__pfx_alpha", NULL), 1);
+	assert_int_equal(ksyms__name_count(ks, "__pfx_alpha", "mod_b"), 1);
+	/* Every name is found, and the names are in strcmp() order. */
+	for (size_t i = 0; i < sizeof(by_name) / sizeof(by_name[0]); i++) {
+		s = ksyms__find_name(ks, by_name[i], NULL);
+		assert_non_null(s);
+		assert_string_equal(s->name, by_name[i]);
+	}
+	assert_null(ksyms__find_name(ks, "__pfx_", NULL));
+	assert_null(ksyms__find_name(ks, "betc", NULL));
+	ksyms__free(ks);
+}
+
 static void test_ksyms_missing_file(void **state)
 {
 	assert_null(ksyms__load("/nonexistent/kallsyms"));
@@ -744,6 +809,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_globset_as_fnmatch),
 		cmocka_unit_test(test_ksyms_parse),
+		cmocka_unit_test(test_ksyms_order),
 		cmocka_unit_test(test_ksyms_missing_file),
 		cmocka_unit_test(test_kcode_scan),
 		cmocka_unit_test(test_kcode_no_fentry),
