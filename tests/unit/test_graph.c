@@ -556,24 +556,61 @@ static void test_drain_waits_for_lookahead(void **state)
 
 	for (size_t i = 0; i < 3; i++)
 		assert_int_equal(graph__feed(g, &r[i]), 0);
+	/* a() waits for its look-ahead, and b(), later, waits behind it. */
 	graph__drain(g, 1000);
-	assert_int_equal(l.n, 1);
-	assert_int_equal(l.ev[0].type, GEV_LEAF);
-	assert_int_equal(l.ev[0].cpu, 1);
-	assert_int_equal(l.ev[0].ts, 110);
-	assert_int_equal(l.ev[0].dur, 10);
-	assert_int_equal(l.ev[0].ret, 7);
-	assert_int_equal(graph__queued(g), 1);
+	assert_int_equal(l.n, 0);
+	assert_int_equal(graph__queued(g), 3);
 
 	r[0] = ext(0, 1, 5, 0, 300, 200);
 	assert_int_equal(graph__feed(g, &r[0]), 0);
 	graph__drain(g, 100); /* the entry is not older than the watermark */
-	assert_int_equal(l.n, 1);
+	assert_int_equal(l.n, 0);
 	graph__drain(g, 101); /* its exit is at 300: look-ahead needs no watermark */
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.ev[0].type, GEV_LEAF);
+	assert_int_equal(l.ev[0].ts, 100);
+	assert_int_equal(l.ev[0].dur, 200);
+	graph__drain(g, 1000);
 	assert_int_equal(l.n, 2);
 	assert_int_equal(l.ev[1].type, GEV_LEAF);
-	assert_int_equal(l.ev[1].ts, 100);
-	assert_int_equal(l.ev[1].dur, 200);
+	assert_int_equal(l.ev[1].cpu, 1);
+	assert_int_equal(l.ev[1].ts, 110);
+	assert_int_equal(l.ev[1].dur, 10);
+	assert_int_equal(l.ev[1].ret, 7);
+	assert_int_equal(graph__queued(g), 0);
+	graph__free(g);
+}
+
+/*
+ * The task went on on another cpu and nothing more comes from the first
+ * one: its entry waits 200 ms past the watermark, then prints as "{",
+ * before what the task did next.
+ */
+static void test_drain_wait_ends(void **state)
+{
+	const uint64_t ms = 1000 * 1000;
+	struct evlog l;
+	struct graph *g = new_logged(&l);
+	struct bg_rec r[] = {
+		ent(0, 1, 5, 0, 100),
+		ent(1, 1, 6, 1, 110),
+		ext(1, 1, 6, 1, 120, 10),
+		ext(1, 1, 5, 0, 130, 30),
+	};
+
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(graph__feed(g, &r[i]), 0);
+	graph__drain(g, 100 + 200 * ms);
+	assert_int_equal(l.n, 0);
+	graph__drain(g, 101 + 200 * ms);
+	assert_int_equal(l.n, 3);
+	assert_int_equal(l.ev[0].type, GEV_ENTER);
+	assert_int_equal(l.ev[0].cpu, 0);
+	assert_int_equal(l.ev[0].ts, 100);
+	assert_int_equal(l.ev[1].type, GEV_LEAF);
+	assert_int_equal(l.ev[1].ts, 110);
+	assert_int_equal(l.ev[2].type, GEV_EXIT);
+	assert_int_equal(l.ev[2].ts, 130);
 	assert_int_equal(graph__queued(g), 0);
 	graph__free(g);
 }
@@ -799,6 +836,7 @@ int main(void)
 		SCRIPT("args_615_retaddr"),
 		cmocka_unit_test(test_feed_errors),
 		cmocka_unit_test(test_drain_waits_for_lookahead),
+		cmocka_unit_test(test_drain_wait_ends),
 		cmocka_unit_test(test_drain_watermark),
 		cmocka_unit_test(test_noexit),
 		cmocka_unit_test(test_comm_table),

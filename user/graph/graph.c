@@ -534,9 +534,24 @@ static bool before(const struct cpuq *a, const struct bg_rec *ah, const struct c
 }
 
 /*
+ * A head that waits (q_waits) and is older than upto by this much is let
+ * go without its look-ahead: its CPU's next record may come any time, or
+ * never (the task went on elsewhere and nothing ran here since), and
+ * what comes after it on the other CPUs waits for it meanwhile.
+ */
+#define WAIT_MAX_NS (200 * 1000 * 1000ULL)
+
+/* q's head waits for the record after it, and may still. */
+static bool holds(const struct cpuq *q, uint64_t upto)
+{
+	return q_waits(q) && q_at(q, 0)->ts + WAIT_MAX_NS >= upto;
+}
+
+/*
  * The queue whose head comes next in the merged stream, or NULL. *next:
  * the queue after it (NULL if none), whose head bounds how far the best
- * one may run on alone.
+ * one may run on alone. A head that holds (a waiting entry) keeps its
+ * place in the order: nothing later than it is released before it.
  */
 static struct cpuq *pick(const struct graph *g, uint64_t upto, bool all, struct cpuq **next)
 {
@@ -550,7 +565,7 @@ static struct cpuq *pick(const struct graph *g, uint64_t upto, bool all, struct 
 		if (!q->n)
 			continue;
 		h = q_at(q, 0);
-		if (!all && (h->ts >= upto || q_waits(q)))
+		if (!all && h->ts >= upto)
 			continue;
 		if (!best || before(q, h, best, bh)) {
 			*next = best;
@@ -562,7 +577,7 @@ static struct cpuq *pick(const struct graph *g, uint64_t upto, bool all, struct 
 			nh = h;
 		}
 	}
-	return best;
+	return best && !all && holds(best, upto) ? NULL : best;
 }
 
 /* Emits what q's oldest record stands for. */
@@ -593,7 +608,7 @@ static bool still_first(const struct cpuq *q, const struct cpuq *next, uint64_t 
 	if (!q->n)
 		return false;
 	h = q_at(q, 0);
-	if (!all && (h->ts >= upto || q_waits(q)))
+	if (!all && (h->ts >= upto || holds(q, upto)))
 		return false;
 	return !next || !next->n || before(q, h, next, q_at(next, 0));
 }

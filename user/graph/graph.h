@@ -93,9 +93,11 @@ void graph__free(struct graph *g);
  */
 int graph__feed(struct graph *g, const struct bg_rec *rec);
 /*
- * Emit events for records with ts < upto (look-ahead permitting): a CPU
- * whose head is an entry without a following record waits there, the
- * other CPUs go on.
+ * Emit events for records with ts < upto, in time order across CPUs.
+ * An entry whose CPU has no record after it yet (the leaf check looks
+ * there) waits, and with it everything later on every CPU, until that
+ * record comes or the entry is 200 ms older than upto; then it prints as
+ * "{" (the task went on on another CPU, say).
  */
 void graph__drain(struct graph *g, uint64_t upto);
 /* Emit everything; entries still waiting for a look-ahead print as "{". */
