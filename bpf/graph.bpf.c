@@ -478,7 +478,7 @@ static __always_inline const void *tramp_caller_at(void *ctx, __u64 ck)
 enum bg_run {
 	BG_RUN_ENTRY, BG_RUN_EXIT, BG_RUN_KENTRY, BG_RUN_KEXIT, BG_RUN_ICALL,
 	BG_RUN_MENTRY, BG_RUN_MEXIT, /* kprobe.multi: as KENTRY/KEXIT, with generations */
-	BG_RUN_WENTRY, /* the wide net's entry (bg_wide); its return runs as MEXIT */
+	BG_RUN_WENTRY, /* the wide net's entry (bg_msession); its return runs as MEXIT */
 	BG_RUN_TENTRY, /* fentry.multi (bg_tentry): as ENTRY, graph functions by cookie */
 };
 
@@ -489,7 +489,8 @@ enum bg_run {
  * leave its filters and task-state creation out, which the verifier then
  * need not walk for every clone.
  */
-static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
+static __always_inline bool guarded_ck(void *ctx, enum bg_run what, bool graph, bool have_ck,
+				       __u64 ck_in)
 {
 	struct pt_regs *regs = ctx;
 	struct task_state *st, *ran;
@@ -508,7 +509,8 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 
 	if (bg_stopped || (!graph && !kentry && !bg_active))
 		return false;
-	ck = bpf_get_attach_cookie(ctx);
+	/* On kprobe.multi links a lookup by address among the link's: once per run. */
+	ck = have_ck ? ck_in : bpf_get_attach_cookie(ctx);
 	if (what == BG_RUN_WENTRY && !bg_wide_on)
 		return false;
 	/* A link pair being replaced, or not in use yet: see BG_CK_GEN. */
@@ -598,6 +600,11 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 	}
 	ran->busy = 0;
 	return opened;
+}
+
+static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
+{
+	return guarded_ck(ctx, what, graph, false, 0);
 }
 
 SEC("fentry")
@@ -692,31 +699,30 @@ int bg_mexit(struct pt_regs *regs)
  * BG_FENTRY_SITE_END). bpf_session_is_return() would say it too, but its
  * signature differs between kernels (6.12: no argument; 7.x: the context).
  */
-static __always_inline int session_run(struct pt_regs *regs, enum bg_run entry)
+static __always_inline int session_run(struct pt_regs *regs)
 {
+	__u64 ck;
+
 	if (PT_REGS_IP(regs) - bpf_get_func_ip(regs) >= BG_FENTRY_SITE_END) {
 		guarded(regs, BG_RUN_MEXIT, false);
 		return 0;
 	}
-	return guarded(regs, entry, false) ? 0 : 1;
-}
-
-/* The plan on the kprobe.multi tier where the kernel has kprobe.session links (6.10+). */
-SEC("kprobe.multi")
-int bg_msession(struct pt_regs *regs)
-{
-	return session_run(regs, BG_RUN_MENTRY);
+	ck = bpf_get_attach_cookie(regs);
+	return guarded_ck(regs, ck & BG_FUNC_WIDE ? BG_RUN_WENTRY : BG_RUN_MENTRY, false, true,
+			  ck) ? 0 : 1;
 }
 
 /*
- * The wide net: one kprobe.session link over every traceable function
- * that has no link of its own (user/hook/wide.h), so that the first traced
- * call is complete before anything was learned about it.
+ * Every kprobe.session link: the plan's where the kernel has them (6.10+),
+ * and the wide net, one link over every traceable function that has no
+ * link of its own (user/hook/wide.h), so that the first traced call is
+ * complete before anything was learned about it. The net's cookies carry
+ * BG_FUNC_WIDE: one program for both is verified once at start.
  */
 SEC("kprobe.multi")
-int bg_wide(struct pt_regs *regs)
+int bg_msession(struct pt_regs *regs)
 {
-	return session_run(regs, BG_RUN_WENTRY);
+	return session_run(regs);
 }
 
 /*

@@ -67,7 +67,7 @@ volatile __u32 bg_stopped = 0;
 /* The kprobe.multi link generation whose entry programs record (BG_CK_GEN). */
 volatile __u32 bg_gen = 0;
 /*
- * The wide net (bg_wide) records entries: set while it is the only hook of
+ * The wide net (bg_msession, BG_FUNC_WIDE) records entries: set while it is the only hook of
  * the functions it covers, cleared before they get links of their own.
  */
 volatile __u32 bg_wide_on = 0;
@@ -122,7 +122,7 @@ struct task_state {
 	/*
 	 * Frames opened so far, recorded or hidden (skip): each waits for an
 	 * exit. A kprobe.session entry asks for its return only when this
-	 * moved (bg_wide).
+	 * moved (the wide net).
 	 */
 	__u32 opens;
 };
