@@ -511,6 +511,9 @@ static __always_inline bool guarded_ck(void *ctx, enum bg_run what, bool graph, 
 		return false;
 	/* On kprobe.multi links a lookup by address among the link's: once per run. */
 	ck = have_ck ? ck_in : bpf_get_attach_cookie(ctx);
+	if (what == BG_RUN_WENTRY && bg_wide_probe_tgid &&
+	    (bpf_get_current_pid_tgid() >> 32) == bg_wide_probe_tgid)
+		__sync_fetch_and_add(&bg_wide_probed, 1);
 	if (what == BG_RUN_WENTRY && !bg_wide_on)
 		return false;
 	/* A link pair being replaced, or not in use yet: see BG_CK_GEN. */

@@ -71,6 +71,12 @@ volatile __u32 bg_gen = 0;
  * the functions it covers, cleared before they get links of their own.
  */
 volatile __u32 bg_wide_on = 0;
+/*
+ * The net's self-test (live__attach_wide): its entries in this process
+ * are counted, bg_wide_on or not. 0: no test under way.
+ */
+volatile __u32 bg_wide_probe_tgid = 0;
+volatile __u32 bg_wide_probed = 0;
 
 /*
  * Tasks inside a graph now (depth or skip open). While none is, a program

@@ -578,6 +578,37 @@ static const struct plan_cand *cand_at(const struct plan *p, uint64_t addr)
 	return NULL;
 }
 
+/* The read-ahead window returns what ktext__read does, in and out of order, to the segment's end. */
+static void test_ktext_read_ahead(void **state)
+{
+	char dir[] = "/tmp/bg_plan_fake.XXXXXX";
+	struct plan_opts o = { 0 };
+	struct ktext_window w = { 0 };
+	uint64_t size = 0x100 * F_NR;
+	uint8_t a[16], b[16];
+
+	(void)state;
+	fake_kernel(dir, &o);
+	for (uint64_t off = 0; off + sizeof(a) <= size; off += 7) {
+		memset(a, 0, sizeof(a));
+		memset(b, 1, sizeof(b));
+		assert_int_equal(ktext__read(o.kt, FAKE_TEXT + off, a, sizeof(a)), 0);
+		assert_int_equal(ktext__read_ahead(o.kt, &w, FAKE_TEXT + off, b, sizeof(b)), 0);
+		assert_memory_equal(a, b, sizeof(a));
+	}
+	/* Backwards, out of the window. */
+	assert_int_equal(ktext__read_ahead(o.kt, &w, FAKE_TEXT + 0x100, b, sizeof(b)), 0);
+	assert_int_equal(ktext__read(o.kt, FAKE_TEXT + 0x100, a, sizeof(a)), 0);
+	assert_memory_equal(a, b, sizeof(a));
+	/* Across the segment's end, and outside it: as ktext__read says. */
+	assert_int_equal(ktext__read_ahead(o.kt, &w, FAKE_TEXT + size - 8, b, sizeof(b)),
+			 ktext__read(o.kt, FAKE_TEXT + size - 8, a, sizeof(a)));
+	assert_int_equal(ktext__read_ahead(o.kt, &w, FAKE_TEXT + size + 64, b, sizeof(b)),
+			 -ERANGE);
+	ktext__window_free(&w);
+	free_fake_kernel(dir, &o);
+}
+
 static void test_plan_duplicate_names(void **state)
 {
 	char dir[] = "/tmp/bg_test_plan.XXXXXX", *globs[] = { "udp_lookup" };
@@ -818,6 +849,7 @@ int main(void)
 		cmocka_unit_test(test_kcode_hooked_site),
 		cmocka_unit_test(test_kcode_calls_to),
 		cmocka_unit_test(test_deny_list),
+		cmocka_unit_test(test_ktext_read_ahead),
 		cmocka_unit_test(test_plan_duplicate_names),
 		cmocka_unit_test(test_plan_max_funcs),
 		cmocka_unit_test(test_plan_live_host),

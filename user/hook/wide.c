@@ -133,9 +133,51 @@ static int from_tracefs(struct wide *w)
 	return err;
 }
 
+/*
+ * Sections the kernel builds without fentry calls (noinstr is notrace, and
+ * so is the entry code), whose functions may still start with a 5-byte
+ * NOP: an alternative or a static branch, which ftrace refuses to hook.
+ * One such address makes the kernel refuse the whole link (6.12) or take
+ * it and hook nothing (7.3; live.c's wide_works() finds out). Copies of
+ * inline helpers (notrace too) lie in plain .text: a few of those remain.
+ */
+static const char *const notrace_sections[][2] = {
+	{ "__entry_text_start", "__entry_text_end" },
+	{ "__irqentry_text_start", "__irqentry_text_end" },
+	{ "__softirqentry_text_start", "__softirqentry_text_end" },
+	{ "__noinstr_text_start", "__noinstr_text_end" },
+	{ "__cpuidle_text_start", "__cpuidle_text_end" },
+	{ "__kprobes_text_start", "__kprobes_text_end" },
+	{ "_sinittext", "_einittext" },
+};
+
+#define N_NOTRACE_SECTIONS (sizeof(notrace_sections) / sizeof(notrace_sections[0]))
+
+/* Their bounds in this kernel; a section it lacks is [0, 0). */
+static void notrace_ranges(const struct wide *w, uint64_t r[][2])
+{
+	for (size_t i = 0; i < N_NOTRACE_SECTIONS; i++) {
+		const struct ksym *lo = ksyms__find_name(w->o.ks, notrace_sections[i][0], NULL);
+		const struct ksym *hi = ksyms__find_name(w->o.ks, notrace_sections[i][1], NULL);
+
+		r[i][0] = lo && hi && !lo->module && !hi->module ? lo->addr : 0;
+		r[i][1] = lo && hi && !lo->module && !hi->module ? hi->addr : 0;
+	}
+}
+
+static bool in_ranges(uint64_t r[][2], size_t n, uint64_t addr)
+{
+	for (size_t i = 0; i < n; i++)
+		if (addr >= r[i][0] && addr < r[i][1])
+			return true;
+	return false;
+}
+
 /* Without tracefs: every text symbol whose code starts with an fentry site. */
 static int from_text(struct wide *w)
 {
+	struct ktext_window win = { 0 };
+	uint64_t notrace[N_NOTRACE_SECTIONS][2];
 	uint8_t code[16];
 	struct kcode_info ci;
 	int err = 0;
@@ -143,15 +185,20 @@ static int from_text(struct wide *w)
 	if (!w->o.kt)
 		return -ENOENT;
 	w->st.source = "kernel text (/proc/kcore)";
+	notrace_ranges(w, notrace);
+	/* In address order: the read-ahead window serves most functions. */
 	for (size_t i = 0; !err && i < ksyms__count(w->o.ks); i++) {
 		const struct ksym *s = ksyms__at(w->o.ks, i);
 
 		if ((s->type != 't' && s->type != 'T') || s->size < sizeof(code) ||
-		    ktext__read(w->o.kt, s->addr, code, sizeof(code)))
+		    (!s->module && in_ranges(notrace, N_NOTRACE_SECTIONS, s->addr)) ||
+		    ktext__read_ahead(w->o.kt, &win, s->addr, code, sizeof(code)))
 			continue;
-		if (!kcode__scan(code, sizeof(code), s->addr, w->o.ks, NULL, 0, &ci) && ci.fentry_site)
+		kcode__site(code, sizeof(code), s->addr, w->o.ks, &ci);
+		if (ci.fentry_site)
 			err = add(w, s);
 	}
+	ktext__window_free(&win);
 	return err;
 }
 

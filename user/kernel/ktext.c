@@ -102,6 +102,47 @@ int ktext__read(struct ktext *kt, uint64_t addr, void *buf, size_t len)
 	return -ERANGE;
 }
 
+int ktext__read_ahead(struct ktext *kt, struct ktext_window *w, uint64_t addr, void *buf,
+		      size_t len)
+{
+	if (addr >= w->lo && addr + len <= w->hi && addr + len > addr) {
+		memcpy(buf, w->buf + (addr - w->lo), len);
+		return 0;
+	}
+	if (!w->buf && !(w->buf = malloc(KTEXT_WINDOW)))
+		return ktext__read(kt, addr, buf, len);
+	w->lo = w->hi = 0;
+	for (size_t i = 0; i < kt->nsegs; i++) {
+		const struct kseg *s = &kt->segs[i];
+		uint64_t n;
+		ssize_t r;
+
+		if (addr < s->vaddr || addr >= s->vaddr + s->size)
+			continue;
+		n = s->vaddr + s->size - addr;
+		if (n > KTEXT_WINDOW)
+			n = KTEXT_WINDOW;
+		r = pread(kt->fd, w->buf, n, (off_t)(s->off + (addr - s->vaddr)));
+		if (r > 0) {
+			w->lo = addr;
+			w->hi = addr + (uint64_t)r;
+		}
+		break;
+	}
+	if (addr + len <= w->hi) {
+		memcpy(buf, w->buf, len);
+		return 0;
+	}
+	/* The end of a segment, or a window that could not be read: as asked. */
+	return ktext__read(kt, addr, buf, len);
+}
+
+void ktext__window_free(struct ktext_window *w)
+{
+	free(w->buf);
+	*w = (struct ktext_window){ 0 };
+}
+
 static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
 static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
@@ -247,6 +288,13 @@ static void decoder_close(csh *h, cs_insn *insn)
 {
 	cs_free(insn, 1);
 	cs_close(h);
+}
+
+void kcode__site(const uint8_t *code, size_t len, uint64_t addr, const struct ksyms *ks,
+		 struct kcode_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->fentry_site = fentry_site(code, len, addr, ks, info) >= 0;
 }
 
 int kcode__scan(const uint8_t *code, size_t len, uint64_t addr, const struct ksyms *ks,

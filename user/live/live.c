@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -403,6 +405,30 @@ static void on_stopped(void *ctx)
 		wide__detach_async(l->w);
 }
 
+/*
+ * Whether the net runs: a few system calls of ours must reach it. The
+ * kernel may take a kprobe.multi link over an address ftrace cannot hook
+ * and hook none of its addresses (7.3), where it refuses the link on
+ * 6.12: a list read from kernel text can hold such an address (an inline
+ * helper's copy, notrace, that starts with a static branch).
+ */
+static bool wide_works(struct live *l)
+{
+	volatile struct graph_bpf__bss *bss = l->skel->bss;
+	bool seen = false;
+
+	bss->bg_wide_probed = 0;
+	__atomic_store_n(&bss->bg_wide_probe_tgid, (uint32_t)getpid(), __ATOMIC_RELEASE);
+	for (int i = 0; i < 3 && !seen; i++) {
+		syscall(SYS_getppid);
+		syscall(SYS_getuid);
+		syscall(SYS_getgid);
+		seen = __atomic_load_n(&bss->bg_wide_probed, __ATOMIC_ACQUIRE) != 0;
+	}
+	__atomic_store_n(&bss->bg_wide_probe_tgid, 0, __ATOMIC_RELEASE);
+	return seen;
+}
+
 int live__attach_wide(struct live *l)
 {
 	const struct wide_stats *ws;
@@ -421,6 +447,13 @@ int live__attach_wide(struct live *l)
 		return err;
 	}
 	memset(l->wmap, 0xff, (ws->funcs + 1) * sizeof(*l->wmap));
+	if (!wide_works(l)) {
+		fprintf(stderr, "bpfgraph: the kernel took the wide net's link but it hooks "
+			"nothing (%zu functions from %s: one of them, ftrace cannot hook?)\n",
+			ws->funcs, ws->source);
+		free_wide(l, true);
+		return -ENODATA;
+	}
 	l->wide_on = true;
 	l->skel->bss->bg_wide_on = 1;
 	if (l->verbose)
