@@ -710,6 +710,13 @@ static __always_inline int session_run(struct pt_regs *regs)
 		guarded(regs, BG_RUN_MEXIT, false);
 		return 0;
 	}
+	/*
+	 * Before the cookie (a search among the link's addresses): once
+	 * stopped, a net still being closed must cost the machine, and the
+	 * reader taking the records left, as little as it can.
+	 */
+	if (bg_stopped)
+		return 1;
 	ck = bpf_get_attach_cookie(regs);
 	return guarded_ck(regs, ck & BG_FUNC_WIDE ? BG_RUN_WENTRY : BG_RUN_MENTRY, false, true,
 			  ck) ? 0 : 1;

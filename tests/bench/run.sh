@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The performance bench (issue #6) in one command:
-#   tests/bench/run.sh [--short | --tiers]
+#   tests/bench/run.sh [--short | --tiers | --start]
 # Builds bpfgraph, the bench's workload timer (bwl) and baseline loop
 # (ldlink) into $OUTPUT (default build), boots the QEMU bench once
 # (tests/vm/run.sh) with tests/bench/perf.sh as the scenario and prints
@@ -8,6 +8,8 @@
 # 1000-function set (about 10 minutes). --tiers: the hook tiers the
 # booted kernel has side by side instead (tests/bench/tiers.sh and
 # tiers.check; BG_VM_KERNEL picks the kernel, TIERS_GUARD the limits).
+# --start: where the default tier's start goes, step by step
+# (tests/bench/start.sh and start.check; START_FUNC, START_RUNS).
 # Environment: OUTPUT, BENCH_SKIP="unrel-bg sub-args sub-kprobes sub-work"
 # (steps to leave out: bpfgraph on the unrelated workload; the in-subtree
 # runs with -O funcgraph-args, with --kprobes, the per-work trampolines),
@@ -24,8 +26,9 @@ script=perf
 case "${1:-}" in
 --short) short=1 ;;
 --tiers) script=tiers ;;
+--start) script=start ;;
 "") ;;
-*) echo "usage: tests/bench/run.sh [--short | --tiers]" >&2; exit 2 ;;
+*) echo "usage: tests/bench/run.sh [--short | --tiers | --start]" >&2; exit 2 ;;
 esac
 
 make -s OUTPUT="$OUTPUT" "$OUTPUT/bpfgraph" "$OUTPUT/vm/wl"
@@ -42,6 +45,7 @@ tar -C "$b" -czf "$b/payload.tgz" bwl ldlink
 	sed -n '1,/^# bench-timeout/p' "$here/$script.sh"
 	echo "BENCH_SHORT=$short BENCH_SKIP='${BENCH_SKIP:-}' BENCH_ONLY='${BENCH_ONLY:-}'"
 	echo "TIERS_ONLY='${TIERS_ONLY:-}' TIERS_NCALL=${TIERS_NCALL:-200} TIERS_NPIPE=${TIERS_NPIPE:-20000}"
+	echo "START_FUNC='${START_FUNC:-do_sys_openat2}' START_RUNS=${START_RUNS:-2}"
 	echo 'mkdir -p /tmp/bb && base64 -d <<"BENCH_PAYLOAD" | gunzip | tar -x -f - -C /tmp/bb'
 	base64 "$b/payload.tgz"
 	echo 'BENCH_PAYLOAD'

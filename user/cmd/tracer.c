@@ -727,11 +727,16 @@ static struct graph_bpf *open_skel(const struct bg_opts *o, const struct kernel_
 	/* The plan's kprobe.session links and the wide net's. */
 	bpf_program__set_autoload(skel->progs.bg_msession, (kmulti && ki->ksession) || ki->wide);
 	/*
-	 * bg_kentry, bg_kexit and bg_icall stay: the wide net stands in for
-	 * per-site probes, but where the kernel refuses it at attach time
-	 * (a function its list has that ftrace cannot hook) indirect calls
-	 * are probed after all.
+	 * Per-function kprobes and per-site probes (indirect calls, RCU call
+	 * sites): with the whole plan on kprobe.multi links and the wide net
+	 * instead of per-site probes, nothing attaches them unless the kernel
+	 * refuses the net; live.c loads them then (probe_progs()).
 	 */
+	if (ki->wide && kmulti) {
+		bpf_program__set_autoload(skel->progs.bg_kentry, false);
+		bpf_program__set_autoload(skel->progs.bg_kexit, false);
+		bpf_program__set_autoload(skel->progs.bg_icall, false);
+	}
 	if ((kmulti && ki->ksession) || ki->wide)
 		bpf_program__set_expected_attach_type(skel->progs.bg_msession,
 						      (enum bpf_attach_type)BG_ATTACH_KPROBE_SESSION);

@@ -38,6 +38,8 @@ struct live {
 	bool ksession; /* live_opts.ksession */
 	bool progress;
 	struct icall *ic; /* NULL: indirect calls are not probed */
+	/* bg_kentry/kexit/icall, loaded later where the skeleton left them out (probe_progs) */
+	struct graph_bpf *later;
 	struct kprobes *kp; /* functions fentry cannot attach to */
 	int verbose;
 	unsigned int attached, failed, skipped;
@@ -56,6 +58,53 @@ struct live {
 };
 
 /*
+ * The skeleton whose bg_kentry, bg_kexit and bg_icall are loaded. Where
+ * the wide net stands in for per-site probes they are left out at start
+ * (tracer.c: verifying them took 0.2-0.4 s); a net the kernel refused
+ * needs them after all: a second instance of the object, on the same
+ * maps, loads only those three. NULL when that fails (said why).
+ */
+static struct graph_bpf *probe_progs(struct live *l)
+{
+	struct bpf_program *prog;
+	struct bpf_map *map;
+	struct graph_bpf *s;
+	int err = 0;
+
+	if (bpf_program__fd(l->skel->progs.bg_icall) >= 0)
+		return l->skel;
+	if (l->later)
+		return l->later;
+	s = graph_bpf__open();
+	if (!s) {
+		err = -errno;
+		goto out;
+	}
+	bpf_object__for_each_program(prog, s->obj)
+		bpf_program__set_autoload(prog, prog == s->progs.bg_kentry ||
+							prog == s->progs.bg_kexit ||
+							prog == s->progs.bg_icall);
+	bpf_object__for_each_map(map, s->obj) {
+		const struct bpf_map *m0 =
+			bpf_object__find_map_by_name(l->skel->obj, bpf_map__name(map));
+
+		err = m0 ? bpf_map__reuse_fd(map, bpf_map__fd(m0)) : -ENOENT;
+		if (err)
+			goto out;
+	}
+	err = graph_bpf__load(s);
+out:
+	if (err) {
+		fprintf(stderr, "bpfgraph: cannot load the per-site probe programs: %s\n",
+			strerror(-err));
+		graph_bpf__destroy(s);
+		return NULL;
+	}
+	l->later = s;
+	return s;
+}
+
+/*
  * Function idx is probed where the functions probed from now on call it,
  * and where traced functions call it through a pointer (bg_targets).
  */
@@ -63,12 +112,12 @@ static int wrap(struct live *l, uint32_t idx)
 {
 	const struct bg_func *f = &l->p->funcs.f[idx];
 	__u32 v = BG_TARGET_WRAPPED(idx);
+	struct graph_bpf *s;
 	int err;
 
-	if (!l->ic)
+	if (!l->ic || !(s = probe_progs(l)))
 		return -ENOENT;
-	err = icall__wrap(l->ic, l->skel->progs.bg_kentry, l->skel->progs.bg_kexit,
-			  f->addr, idx);
+	err = icall__wrap(l->ic, s->progs.bg_kentry, s->progs.bg_kexit, f->addr, idx);
 	/* Called through a pointer, too: the indirect call site's probe shows it. */
 	if (!err && bpf_map_update_elem(bpf_map__fd(l->skel->maps.bg_targets), &f->addr, &v,
 					BPF_ANY))
@@ -557,10 +606,15 @@ int live__attach_kprobes(struct live *l)
 void live__probe_calls(struct live *l, const struct ksyms *ks, struct ktext *kt,
 		       bool indirect)
 {
+	struct graph_bpf *s;
+
 	/* The wide net shows what indirect calls reach: no probes for them. */
 	if (indirect && l->w)
 		return;
-	l->ic = icall__new(l->skel->progs.bg_icall, ks, kt, l->verbose, stderr);
+	s = probe_progs(l);
+	if (!s)
+		return;
+	l->ic = icall__new(s->progs.bg_icall, ks, kt, l->verbose, stderr);
 	if (!l->ic) {
 		fprintf(stderr, "bpfgraph: indirect calls are not followed: %s\n",
 			strerror(errno));
@@ -717,5 +771,6 @@ void live__free(struct live *l)
 	free_wide(l, false);
 	icall__free(l->ic);
 	kprobes__free(l->kp);
+	graph_bpf__destroy(l->later);
 	free(l);
 }
