@@ -478,7 +478,7 @@ static __always_inline const void *tramp_caller_at(void *ctx, __u64 ck)
 enum bg_run {
 	BG_RUN_ENTRY, BG_RUN_EXIT, BG_RUN_KENTRY, BG_RUN_KEXIT, BG_RUN_ICALL,
 	BG_RUN_MENTRY, BG_RUN_MEXIT, /* kprobe.multi: as KENTRY/KEXIT, with generations */
-	BG_RUN_WENTRY, /* the wide net's entry (bg_msession); its return runs as MEXIT */
+	BG_RUN_WENTRY, /* the wide net's entry (bg_wide); its return runs as MEXIT */
 	BG_RUN_TENTRY, /* fentry.multi (bg_tentry): as ENTRY, graph functions by cookie */
 };
 
@@ -702,37 +702,36 @@ int bg_mexit(struct pt_regs *regs)
  * BG_FENTRY_SITE_END). bpf_session_is_return() would say it too, but its
  * signature differs between kernels (6.12: no argument; 7.x: the context).
  */
-static __always_inline int session_run(struct pt_regs *regs)
+static __always_inline int session_run(struct pt_regs *regs, enum bg_run entry)
 {
-	__u64 ck;
-
 	if (PT_REGS_IP(regs) - bpf_get_func_ip(regs) >= BG_FENTRY_SITE_END) {
 		guarded(regs, BG_RUN_MEXIT, false);
 		return 0;
 	}
-	/*
-	 * Before the cookie (a search among the link's addresses): once
-	 * stopped, a net still being closed must cost the machine, and the
-	 * reader taking the records left, as little as it can.
-	 */
+	/* Once stopped, a net still being closed costs as little as it can. */
 	if (bg_stopped)
 		return 1;
-	ck = bpf_get_attach_cookie(regs);
-	return guarded_ck(regs, ck & BG_FUNC_WIDE ? BG_RUN_WENTRY : BG_RUN_MENTRY, false, true,
-			  ck) ? 0 : 1;
+	return guarded(regs, entry, false) ? 0 : 1;
 }
 
-/*
- * Every kprobe.session link: the plan's where the kernel has them (6.10+),
- * and the wide net, one link over every traceable function that has no
- * link of its own (user/hook/wide.h), so that the first traced call is
- * complete before anything was learned about it. The net's cookies carry
- * BG_FUNC_WIDE: one program for both is verified once at start.
- */
+/* The plan on the kprobe.multi tier where the kernel has kprobe.session links (6.10+). */
 SEC("kprobe.multi")
 int bg_msession(struct pt_regs *regs)
 {
-	return session_run(regs);
+	return session_run(regs, BG_RUN_MENTRY);
+}
+
+/*
+ * The wide net: one kprobe.session link over every traceable function
+ * that has no link of its own (user/hook/wide.h), so that the first traced
+ * call is complete before anything was learned about it. A program of its
+ * own, not bg_msession choosing by cookie: sharing one cost a loaded
+ * machine more while the net was open (stop_bounds 'dur' on 6.12).
+ */
+SEC("kprobe.multi")
+int bg_wide(struct pt_regs *regs)
+{
+	return session_run(regs, BG_RUN_WENTRY);
 }
 
 /*

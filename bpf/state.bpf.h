@@ -67,7 +67,7 @@ volatile __u32 bg_stopped = 0;
 /* The kprobe.multi link generation whose entry programs record (BG_CK_GEN). */
 volatile __u32 bg_gen = 0;
 /*
- * The wide net (bg_msession, BG_FUNC_WIDE) records entries: set while it is the only hook of
+ * The wide net (bg_wide) records entries: set while it is the only hook of
  * the functions it covers, cleared before they get links of their own.
  */
 volatile __u32 bg_wide_on = 0;

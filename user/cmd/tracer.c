@@ -724,8 +724,11 @@ static struct graph_bpf *open_skel(const struct bg_opts *o, const struct kernel_
 	kmulti = ki->hook == BG_HOOK_KMULTI || ki->kmulti_rest;
 	bpf_program__set_autoload(skel->progs.bg_mentry, kmulti && (!ki->ksession || ki->wide));
 	bpf_program__set_autoload(skel->progs.bg_mexit, kmulti && !ki->ksession);
-	/* The plan's kprobe.session links and the wide net's. */
-	bpf_program__set_autoload(skel->progs.bg_msession, (kmulti && ki->ksession) || ki->wide);
+	bpf_program__set_autoload(skel->progs.bg_msession, kmulti && ki->ksession);
+	bpf_program__set_autoload(skel->progs.bg_wide, ki->wide);
+	if (ki->wide)
+		bpf_program__set_expected_attach_type(skel->progs.bg_wide,
+						      (enum bpf_attach_type)BG_ATTACH_KPROBE_SESSION);
 	/*
 	 * Per-function kprobes and per-site probes (indirect calls, RCU call
 	 * sites): with the whole plan on kprobe.multi links and the wide net
@@ -737,7 +740,7 @@ static struct graph_bpf *open_skel(const struct bg_opts *o, const struct kernel_
 		bpf_program__set_autoload(skel->progs.bg_kexit, false);
 		bpf_program__set_autoload(skel->progs.bg_icall, false);
 	}
-	if ((kmulti && ki->ksession) || ki->wide)
+	if (kmulti && ki->ksession)
 		bpf_program__set_expected_attach_type(skel->progs.bg_msession,
 						      (enum bpf_attach_type)BG_ATTACH_KPROBE_SESSION);
 	/* bg_franges: every function of the plan and room for live ones. */

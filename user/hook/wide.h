@@ -2,7 +2,7 @@
 /*
  * The wide net: one kprobe.session link over every traceable function
  * that has no link of its own, so that the first traced call is complete
- * before anything was learned about it (bg_msession in bpf/graph.bpf.c).
+ * before anything was learned about it (bg_wide in bpf/graph.bpf.c).
  * Calls outside a graph pay an entry hook and one load; calls inside one
  * are recorded like those of planned functions, under a wide index
  * (BG_FUNC_WIDE | position in the table) that user space turns into a
@@ -63,7 +63,7 @@ struct wide;
 struct wide *wide__new(const struct wide_opts *o);
 /*
  * The net over what was listed, less funcs (functions with links of their
- * own), with prog_fd (bg_msession, loaded as a kprobe.session program) and
+ * own), with prog_fd (bg_wide, loaded as a kprobe.session program) and
  * its cookies of link generation gen (BG_CK_GEN): 0 or -errno. Its table
  * is fixed from here on (wide__sym()).
  */

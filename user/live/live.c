@@ -485,7 +485,7 @@ int live__attach_wide(struct live *l)
 
 	if (!l->w)
 		return -ENOENT;
-	err = wide__attach(l->w, &l->p->funcs, bpf_program__fd(l->skel->progs.bg_msession),
+	err = wide__attach(l->w, &l->p->funcs, bpf_program__fd(l->skel->progs.bg_wide),
 			   l->skel->bss->bg_gen & 0xff);
 	ws = wide__stats(l->w);
 	l->wmap = err ? NULL : malloc((ws->funcs + 1) * sizeof(*l->wmap));
