@@ -489,8 +489,7 @@ enum bg_run {
  * leave its filters and task-state creation out, which the verifier then
  * need not walk for every clone.
  */
-static __always_inline bool guarded_ck(void *ctx, enum bg_run what, bool graph, bool have_ck,
-				       __u64 ck_in)
+static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 {
 	struct pt_regs *regs = ctx;
 	struct task_state *st, *ran;
@@ -509,8 +508,7 @@ static __always_inline bool guarded_ck(void *ctx, enum bg_run what, bool graph, 
 
 	if (bg_stopped || (!graph && !kentry && !bg_active))
 		return false;
-	/* On kprobe.multi links a lookup by address among the link's: once per run. */
-	ck = have_ck ? ck_in : bpf_get_attach_cookie(ctx);
+	ck = bpf_get_attach_cookie(ctx);
 	if (what == BG_RUN_WENTRY && bg_wide_probe_tgid &&
 	    (bpf_get_current_pid_tgid() >> 32) == bg_wide_probe_tgid)
 		__sync_fetch_and_add(&bg_wide_probed, 1);
@@ -603,11 +601,6 @@ static __always_inline bool guarded_ck(void *ctx, enum bg_run what, bool graph, 
 	}
 	ran->busy = 0;
 	return opened;
-}
-
-static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
-{
-	return guarded_ck(ctx, what, graph, false, 0);
 }
 
 SEC("fentry")
@@ -708,9 +701,6 @@ static __always_inline int session_run(struct pt_regs *regs, enum bg_run entry)
 		guarded(regs, BG_RUN_MEXIT, false);
 		return 0;
 	}
-	/* Once stopped, a net still being closed costs as little as it can. */
-	if (bg_stopped)
-		return 1;
 	return guarded(regs, entry, false) ? 0 : 1;
 }
 
