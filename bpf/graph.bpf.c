@@ -43,6 +43,10 @@ static __always_inline struct task_state *enter_state(struct task_state *st, __u
 	/* Outside any graph: only an entry function starts one. */
 	if (!(ck & BG_CK_GRAPH) || !bg_enabled || !task_selected())
 		return NULL;
+	if (bg_wide_hold) {
+		stat_inc(BG_ST_HELD, 1);
+		return NULL;
+	}
 	if (bg_noirqs && in_hardirq_ctx())
 		return NULL;
 	if (!st) {
@@ -73,15 +77,24 @@ static __always_inline void pop_frame(struct task_state *st, __u32 top, __u64 no
 	if (top < st->irq)
 		st->irq = 0; /* the interrupt entry frame closed */
 	/*
-	 * Only in the command bpfgraph may stop: elsewhere (-p, --no-pause)
-	 * the net stays on until user space narrows it, the calls made until
-	 * then complete.
+	 * The first graph is over: the net stops recording. The command
+	 * bpfgraph started is stopped until what the net met is linked; with
+	 * no command to stop (system-wide, -p, --no-pause) no new graph
+	 * starts until then (bg_wide_hold). A graph in another process of
+	 * the command leaves the net on until user space narrows it and
+	 * pauses the command.
 	 */
-	if (!top && bg_wide_once && bg_wide_on && bg_pause_tgid &&
-	    (bpf_get_current_pid_tgid() >> 32) == bg_pause_tgid) {
-		bg_wide_on = 0;
-		/* Delivered on the way back to user space. */
-		bpf_send_signal(19 /* SIGSTOP */);
+	if (!top && bg_wide_once && bg_wide_on) {
+		__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+		if (!bg_pause_tgid) {
+			bg_wide_on = 0;
+			bg_wide_hold = 1;
+		} else if (tgid == bg_pause_tgid) {
+			bg_wide_on = 0;
+			/* Delivered on the way back to user space. */
+			bpf_send_signal(19 /* SIGSTOP */);
+		}
 	}
 	if (bg_thresh_ns && dur < bg_thresh_ns) {
 		if (!top)
@@ -508,12 +521,19 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 
 	if (bg_stopped || (!graph && !kentry && !bg_active))
 		return false;
+	/*
+	 * The net starts no graph (no BG_CK_GRAPH in its cookies): outside
+	 * one, and once narrowed, it returns before the cookie, which on
+	 * kprobe.multi is a binary search among the link's 40 000 addresses.
+	 */
+	if (what == BG_RUN_WENTRY) {
+		if (bg_wide_probe_tgid &&
+		    (bpf_get_current_pid_tgid() >> 32) == bg_wide_probe_tgid)
+			__sync_fetch_and_add(&bg_wide_probed, 1);
+		if (!bg_wide_on || !bg_active)
+			return false;
+	}
 	ck = bpf_get_attach_cookie(ctx);
-	if (what == BG_RUN_WENTRY && bg_wide_probe_tgid &&
-	    (bpf_get_current_pid_tgid() >> 32) == bg_wide_probe_tgid)
-		__sync_fetch_and_add(&bg_wide_probed, 1);
-	if (what == BG_RUN_WENTRY && !bg_wide_on)
-		return false;
 	/* A link pair being replaced, or not in use yet: see BG_CK_GEN. */
 	if (what == BG_RUN_MENTRY && !(ck & BG_CK_KEEP) && BG_CK_GEN(ck) != (bg_gen & 0xff))
 		return false;

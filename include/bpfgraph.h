@@ -325,6 +325,11 @@ enum bg_reg {
 #define BG_ST_HIDDEN_LOST 10
 /* --args-detail reads left out: the batch was busy (a preempted writer) */
 #define BG_ST_DETAIL_LOST 11
-#define BG_ST_NR 12
+/*
+ * calls of -G functions not traced while what the wide net met was being
+ * linked (bg_wide_hold: traces without a command bpfgraph can stop)
+ */
+#define BG_ST_HELD 12
+#define BG_ST_NR 13
 
 #endif /* BPFGRAPH_H */

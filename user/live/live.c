@@ -419,6 +419,8 @@ static void narrow_wide(struct live *l)
 			links__now() - l->wide_narrowed_at);
 	l->s->pause_child = l->pause_after;
 	l->s->hold_growth = false;
+	/* No command to stop: graphs begin again (bg_wide_hold). */
+	__atomic_store_n(&l->skel->bss->bg_wide_hold, 0, __ATOMIC_RELEASE);
 	/* Stopped by us, or at the end of its first call (bg_wide_once). */
 	if (l->pause_after)
 		session__pause(l->s, false);

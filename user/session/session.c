@@ -626,6 +626,7 @@ void session__read_stats(struct session *s)
 		case BG_ST_TRAMP_CALL: s->st.tramp_call = sum; break;
 		case BG_ST_TRAMP_JMP: s->st.tramp_jmp = sum; break;
 		case BG_ST_DETAIL_LOST: s->st.detail_lost = sum; break;
+		case BG_ST_HELD: s->st.held = sum; break;
 		}
 	}
 	free(vals);

@@ -34,6 +34,7 @@ struct session_stats {
 	uint64_t tramp_call, tramp_jmp; /* trampoline frames seen of each layout */
 	uint64_t unmapped; /* wide net records of no known function (dropped) */
 	uint64_t detail_lost; /* --args-detail reads left out (batch busy) */
+	uint64_t held; /* graphs not begun while the wide net's finds were linked */
 	uint64_t *drops_cpu; /* drops per possible CPU (ndrops_cpu), or NULL */
 	int ndrops_cpu;
 	int cmd_status; /* wait status of COMMAND, -1 if none */
