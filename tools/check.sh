@@ -14,13 +14,13 @@
 #      not counted, when the host allows it)
 #    - the QEMU bench: all scenarios on Debian's 6.1 but those of
 #      BG_VM_KERNEL_ONLY (one test each; BG_SCENARIOS="a b" picks some),
-#      then the scenarios of BG_VM_KERNEL_SCENARIOS on each newer kernel
-#      of BG_VM_KERNELS (default "6.12 7.3"; "" for none) and those of
-#      BG_VM_KERNEL_ONLY and BG_VM_KERNEL_ALSO (6.1's too) on theirs,
-#      those boots side by side, and
-#      one fidelity table with a column per kernel; beside those boots,
-#      the hook-tier bench's default tier on BG_TIERS_KERNEL (6.12; "" for
-#      none) against TIERS_GUARD (one test)
+#      the scenarios of BG_VM_KERNEL_SCENARIOS on each newer kernel of
+#      BG_VM_KERNELS (default "6.12 7.3"; "" for none) and those of
+#      BG_VM_KERNEL_ONLY and BG_VM_KERNEL_ALSO on theirs, and the
+#      hook-tier bench's default tier on BG_TIERS_KERNEL (6.12; "" for
+#      none) against TIERS_GUARD (one test): one boot per kernel and
+#      clock, BG_VM_GUESTS (the host's CPUs) at once; then one fidelity
+#      table with a column per kernel
 # Last line, always: "N passed, N failed"; exit 1 if anything failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -210,60 +210,91 @@ fetch_kernels() {
 	done
 }
 
-# One boot per clock for all scenarios; each scenario is one test. A
-# scenario with no verdict (the guest hung, the kernel could not be
-# fetched) failed.
-run_vm() {
-	local results=$OUTPUT/vm/bench.results s rc=0
-	local names
-	mapfile -t names < <(vm_scenarios)
-	section "QEMU bench (${#names[@]} scenarios)"
-	[ ${#names[@]} -gt 0 ] || return 0
-	rm -f "$results"
-	# Room beyond run.sh's own 900 s: the two boots took 1400-2000 s side
-	# by side (two host CPUs), the instruction clock's up to about 2400 s
-	# when fidelity's waits for the hooks' release grew; a hung guest is
-	# still caught within a minute by the heartbeat.
-	BG_VM_TIMEOUT=${BG_VM_TIMEOUT:-3300} tests/vm/run.sh --label bench "${names[@]}" \
-		2>&1 | tee "$OUTPUT/vm-6.1.log" || rc=${PIPESTATUS[0]}
-	count_vm_results "$results" "$OUTPUT/vm-6.1.log" "vm" "${names[@]}"
-	[ $rc -ne 3 ] || echo "check: the guest did not finish; see the messages above"
+# A scenario's clock, as tests/vm/run.sh reads it: icount or real.
+scenario_clock() {
+	local c
+	c=$(sed -n 's/^# bench-clock: *\([a-z]*\).*/\1/p' "tests/vm/scenarios/$1.sh" 2>/dev/null | head -n1)
+	echo "${c:-real}"
 }
 
-# The newer kernels: the scenarios that must pass on every kernel. The
-# fidelity suite is the comparison with each kernel's own function_graph
-# (on the instruction clock); dry_run_errors covers the plan and the
-# refusals; stop_outputs signals in each phase, failing outputs and a
-# second instance, which differ by hook tier. Not trace_openat: on the host's clock its three calls are
-# compared line for line with one function_graph run, and 7.3 (lazy
-# preemption) switched the traced task out at the start of its first
-# call in one of two CI runs, drawing the scheduler's calls into the graph
-# that the kernel's run did not have. Each kernel is one run of
-# tests/vm/run.sh (one CPU each, its boots one after the other), the
-# kernels side by side.
-run_vm_kernels() {
-	local kernels=${BG_VM_KERNELS-6.12 7.3} k pids=()
-	local names
-	read -r -a names <<<"${BG_VM_KERNEL_SCENARIOS:-fidelity dry_run_errors stop_outputs}"
-	[ -n "$kernels" ] && [ ${#names[@]} -gt 0 ] || return 0
-	section "QEMU bench on newer kernels: $kernels (${#names[@]} scenarios each)"
-	for k in $kernels; do
-		rm -f "$(vm_dir "$k")/bench.results"
-		BG_VM_KERNEL=$k BG_VM_JOBS=1 BG_VM_TIMEOUT=${BG_VM_TIMEOUT:-2400} \
-			tests/vm/run.sh --label bench "${names[@]}" $(kernel_only "$k") 2>&1 |
-			tee "$OUTPUT/vm-$k.log" | sed -u "s/^/[$k] /" &
-		pids+=($!)
+# The bench's guest boots as jobs, "KERNEL CLOCK SCENARIO...": 6.1 runs
+# every scenario but those of BG_VM_KERNEL_ONLY, each newer kernel of
+# BG_VM_KERNELS those of BG_VM_KERNEL_SCENARIOS, and each kernel its own
+# BG_VM_KERNEL_ONLY and BG_VM_KERNEL_ALSO ones; one boot per kernel and
+# clock. The longest first, as measured in CI: 6.1's (fentry trampolines
+# are attached and released one by one), then the newer kernels'
+# instruction clock (fidelity), then their host clock.
+vm_jobs() {
+	local k
+	vm_jobs_of 6.1 real icount
+	for k in ${BG_VM_KERNELS-6.12 7.3}; do vm_jobs_of "$k" icount; done
+	for k in ${BG_VM_KERNELS-6.12 7.3}; do vm_jobs_of "$k" real; done
+}
+vm_jobs_of() { # KERNEL CLOCK...
+	local k=$1 c s names extra pick
+	shift
+	if [ "$k" = 6.1 ]; then
+		mapfile -t names < <(vm_scenarios)
+	else
+		read -r -a names <<<"${BG_VM_KERNEL_SCENARIOS:-fidelity dry_run_errors stop_outputs}"
+	fi
+	read -r -a extra <<<"$(kernel_only "$k" | tr '\n' ' ')"
+	names+=("${extra[@]}")
+	for c in "$@"; do
+		pick=()
+		for s in "${names[@]}"; do
+			[ -n "$s" ] && [ "$(scenario_clock "$s")" = "$c" ] && pick+=("$s")
+		done
+		[ ${#pick[@]} -eq 0 ] || echo "$k $c ${pick[*]}"
 	done
-	# Beside them: the hook-tier bench's short run (a third guest).
-	run_tiers_guard >"$OUTPUT/tiers-guard.log" 2>&1 &
-	pids+=($!)
-	for k in "${pids[@]}"; do wait "$k" || true; done
-	for k in $kernels; do
-		# shellcheck disable=SC2046
-		count_vm_results "$(vm_dir "$k")/bench.results" "$OUTPUT/vm-$k.log" "vm $k" \
-			"${names[@]}" $(kernel_only "$k")
+}
+
+# One job: a kernel's scenarios of one clock, in one boot (and the boots
+# after a guest that died). Label bench for the host clock's, icount for
+# the instruction clock's: their results files are apart.
+run_vm_job() { # KERNEL CLOCK SCENARIO...
+	local k=$1 c=$2 label=bench tag=$1
+	shift 2
+	[ "$c" = icount ] && label=icount tag="$k icount"
+	rm -f "$(vm_dir "$k")/$label.results"
+	BG_VM_KERNEL=$k BG_VM_JOBS=1 BG_VM_TIMEOUT=${BG_VM_TIMEOUT:-3300} \
+		tests/vm/run.sh --label "$label" "$@" 2>&1 |
+		tee "$OUTPUT/vm-$k-$c.log" | sed -u "s/^/[$tag] /"
+}
+
+# Every guest of the bench, BG_VM_GUESTS at once (the host's CPUs: TCG
+# runs a guest on one thread, and a third guest beside two slowed the
+# host clock's scenarios), in the order of vm_jobs, the hook-tier bench's
+# short run last. Each scenario is one test; one without a verdict (the
+# guest hung, the kernel could not be fetched) failed. Then one fidelity
+# table with a column per kernel, and the tier bench's verdict.
+run_vm_all() {
+	local jobs=() j k c n=0 slots=${BG_VM_GUESTS:-$(nproc)}
+	mapfile -t jobs < <(vm_jobs)
+	for j in "${jobs[@]}"; do
+		read -r -a f <<<"$j"
+		n=$((n + ${#f[@]} - 2))
 	done
-	fidelity_table 6.1 $kernels
+	section "QEMU bench: $n scenarios in ${#jobs[@]} boots, $slots at once"
+	for j in "${jobs[@]}"; do
+		while [ "$(jobs -rp | wc -l)" -ge "$slots" ]; do wait -n || true; done
+		# shellcheck disable=SC2086
+		run_vm_job $j &
+	done
+	if [ -n "${BG_TIERS_KERNEL-6.12}" ]; then
+		while [ "$(jobs -rp | wc -l)" -ge "$slots" ]; do wait -n || true; done
+		run_tiers_guard >"$OUTPUT/tiers-guard.log" 2>&1 &
+	fi
+	wait || true
+	for j in "${jobs[@]}"; do
+		read -r k c f <<<"$j"
+		# shellcheck disable=SC2086
+		count_vm_results "$(vm_dir "$k")/$([ "$c" = icount ] && echo icount || echo bench).results" \
+			"$OUTPUT/vm-$k-$c.log" "vm $k" $f
+	done
+	# shellcheck disable=SC2086
+	fidelity_table 6.1 ${BG_VM_KERNELS-6.12 7.3}
+	[ -n "${BG_TIERS_KERNEL-6.12}" ] || return 0
 	section "hook-tier bench, default tier on ${BG_TIERS_KERNEL-6.12} (tests/bench/run.sh --tiers)"
 	tail -n 14 "$OUTPUT/tiers-guard.log"
 	if grep -q '^tiers guard: PASS' "$OUTPUT/tiers-guard.log"; then
@@ -350,8 +381,7 @@ main() {
 		section "host"
 		run_one refuse_host tests/host/refuse.sh
 		fetch_kernels
-		run_vm
-		run_vm_kernels
+		run_vm_all
 	fi
 	finish
 }
