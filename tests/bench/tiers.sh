@@ -137,7 +137,7 @@ for t in $tiers; do
 	res "$t pipe_before $(ns_of $t.pipe0)"
 	echo go >go.$t
 	if [ "${t%-norcu}" = wide ] || [ "$t" = wide-pairs ] || [ "${t%-norcu}" = tmulti-wide ]; then
-		wait_for 'wide net closed' $t.ss.err 120
+		wait_for 'first traced call over' $t.ss.err 120
 	fi
 	sleep 2
 	bwl -o $t.pipe1 pipe "$NPIPE"

@@ -413,61 +413,6 @@ int wide__narrow(struct wide *w, const int32_t *met, int entry_fd)
 	return 0;
 }
 
-/*
- * Whether the site at addr is hooked now: 1 (a call or jmp), 0 (a NOP),
- * -EAGAIN (an int3: being rewritten), -ENOTSUP (not an fentry site).
- */
-static int site_hooked(struct ktext *kt, uint64_t addr)
-{
-	uint8_t code[16];
-	struct kcode_info info;
-	int err = ktext__read(kt, addr, code, sizeof(code));
-
-	if (err)
-		return err;
-	memset(&info, 0, sizeof(info));
-	kcode__site(code, sizeof(code), addr, NULL, &info);
-	if (info.site_int3)
-		return -EAGAIN;
-	if (!info.fentry_site)
-		return -ENOTSUP;
-	return info.site_op != 0;
-}
-
-int wide__close_keeps_shared(struct wide *w, uint32_t i)
-{
-	uint64_t addr, ck;
-	struct ktext *kt;
-	int fd, r = -EAGAIN;
-
-	if (!w || i >= w->n || !wide__attached(w))
-		return -EINVAL;
-	addr = w->sym[i]->addr;
-	ck = (uint64_t)(BG_FUNC_WIDE | i) | (uint64_t)w->gen << BG_CK_GEN_SHIFT;
-	kt = ktext__open(NULL);
-	if (!kt)
-		return -errno;
-	/* Hooked by the net before the test, or the test says nothing. */
-	if (site_hooked(kt, addr) != 1) {
-		ktext__close(kt);
-		return -ENOTSUP;
-	}
-	fd = links__kprobe_multi(w->prog_fd, BG_ATTACH_KPROBE_SESSION, &addr, &ck, 1);
-	if (fd < 0) {
-		ktext__close(kt);
-		return fd;
-	}
-	close(fd);
-	/* The close has returned: ftrace is done with the site, or nearly. */
-	for (int tries = 0; tries < 50 && r == -EAGAIN; tries++) {
-		r = site_hooked(kt, addr);
-		if (r == -EAGAIN)
-			usleep(1000);
-	}
-	ktext__close(kt);
-	return r;
-}
-
 bool wide__attached(const struct wide *w)
 {
 	return w && (w->link_fd >= 0 || w->hot_fd >= 0);

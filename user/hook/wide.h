@@ -80,18 +80,6 @@ bool wide__attached(const struct wide *w);
  * 0 or -errno.
  */
 int wide__narrow(struct wide *w, const int32_t *met, int entry_fd);
-/*
- * Whether closing one link leaves the addresses it shares with another
- * hooked for the other: so on kernels where each kprobe.multi link is an
- * ftrace ops of its own (6.12); where links share the function-graph
- * tracer's filter (7.3), the close took them off for every link. Tested
- * on the net's function at position i (one it met, hooked by the net
- * alone): a second link over it is made and closed, and its fentry site
- * read from /proc/kcore. Where the answer is no, the net has lost that
- * function: test only once the net is off. 1: kept, 0: taken off,
- * -errno: cannot tell.
- */
-int wide__close_keeps_shared(struct wide *w, uint32_t i);
 /* The function at position i of the table, or NULL. */
 const struct ksym *wide__sym(const struct wide *w, uint32_t i);
 /*

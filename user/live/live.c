@@ -52,9 +52,7 @@ struct live {
 	bool wide_always; /* --wide=always: never narrowed */
 	unsigned int wide_met; /* functions it found */
 	double wide_narrowed_at; /* when it was narrowed, 0: not yet */
-	bool narrowing; /* from then until the net is closed */
-	bool met_linked; /* what the net met has links of its own */
-	int keeps_shared; /* wide__close_keeps_shared(), 0 untested */
+	bool narrowing; /* from then until what the net met is linked */
 	struct session *s;
 	bool pause_after; /* session.pause_child once narrowed */
 };
@@ -375,76 +373,25 @@ static void link_met(struct live *l)
 }
 
 /*
- * The first traced call is over: the net stops recording, and the command
- * is paused (with no command, no new graph begins: bg_wide_hold) until
- * what the net met has links of its own. The net is closed once no task
- * is inside a graph (calls under way in it get their returns), at most
- * WIDE_DRAIN_S after, by a child process (wide__detach_async: the reader
- * goes on meanwhile, and a stop is not held up). Where the kernel keeps
- * an address hooked for one link when another link over it closes
- * (wide__close_keeps_shared()), the new links are made first and the
- * command goes on as soon as the close has begun: under a load the close
- * took seconds (7-10 s on 6.12). Elsewhere the close would take the new
- * links' addresses off too: they are made once the net is gone. What
- * live discovery finds waits for the close either way: under a load it
- * held ftrace's lock for seconds, and a link made meanwhile waited for it
- * with the reader.
+ * The first traced call is over: the net stops recording and the command
+ * is paused. Once no task is inside a graph (calls under way get their
+ * returns) the net is closed, by a child process (wide__detach_async: the
+ * reader goes on meanwhile, and a stop is not held up), and only once it
+ * is gone does what it met get links of its own: on kernels where fprobe
+ * runs on the function graph tracer (6.14+), closing a link over
+ * addresses another link hooks too unhooked them for both (seen on 7.3).
+ * A graph that does not end within WIDE_DRAIN_S loses its open calls'
+ * exits.
  */
 #define WIDE_DRAIN_S 2.0
-
-static void link_met_now(struct live *l)
-{
-	unsigned int failed;
-	int err;
-
-	link_met(l);
-	failed = l->kp ? kprobes__flush(l->kp) : 0;
-	err = wide__narrow(l->w, l->wmap, bpf_program__fd(l->skel->progs.bg_mentry));
-	if (err)
-		fprintf(stderr, "bpfgraph: cannot keep __rcu_read_lock/unlock hooked: %s\n",
-			strerror(-err));
-	l->met_linked = true;
-	if (l->verbose)
-		fprintf(stderr, "bpfgraph: first traced call over: %u functions the wide net "
-			"met linked (%u refused) %.2f s after, %s\n", l->wide_met, failed,
-			links__now() - l->wide_narrowed_at,
-			l->keeps_shared == 1 ? "before its close (a closing link leaves what "
-					       "another hooks hooked on this kernel)" :
-			l->keeps_shared == 0 ? "once it was closed (a closing link takes its "
-					       "addresses off for every link on this kernel)" :
-					       "once it was closed");
-}
-
-/* The command goes on; with none, graphs begin again (bg_wide_hold). */
-static void release(struct live *l)
-{
-	l->s->pause_child = l->pause_after;
-	__atomic_store_n(&l->skel->bss->bg_wide_hold, 0, __ATOMIC_RELEASE);
-	/* Stopped by us, or at the end of its first call (bg_wide_once). */
-	if (l->pause_after)
-		session__pause(l->s, false);
-}
-
-/* The first function the net met that gets a link of its own, or -1. */
-static int64_t first_met(const struct live *l)
-{
-	for (size_t wi = 0; wi < wide__stats(l->w)->funcs; wi++) {
-		int idx = l->wmap[wi];
-
-		if (idx >= 0 && !(!l->p->funcs.f[idx].module &&
-				  plan__hook_only(l->p->funcs.f[idx].name)))
-			return (int64_t)wi;
-	}
-	return -1;
-}
 
 static void narrow_wide(struct live *l)
 {
 	double t0 = links__now();
+	unsigned int failed;
+	int err;
 
 	if (l->wide_on) {
-		int64_t wi;
-
 		__atomic_store_n(&l->skel->bss->bg_wide_on, 0, __ATOMIC_RELEASE);
 		l->wide_on = false;
 		l->wide_narrowed_at = t0;
@@ -452,35 +399,31 @@ static void narrow_wide(struct live *l)
 		/* --no-pause: the command runs on, its calls meanwhile partly drawn. */
 		if (l->pause_after)
 			session__pause(l->s, true);
-		wi = first_met(l);
-		l->keeps_shared = wi < 0 ? -ENOENT : wide__close_keeps_shared(l->w, (uint32_t)wi);
-		if (l->verbose > 1)
-			fprintf(stderr, "bpfgraph: wide net: a closing link leaves addresses it "
-				"shares hooked for the other: %s (tested in %.2f s)\n",
-				l->keeps_shared == 1 ? "yes" : l->keeps_shared == 0 ? "no" :
-				strerror(-l->keeps_shared), links__now() - t0);
-		if (l->keeps_shared == 1)
-			link_met_now(l);
 	}
-	if (wide__attached(l->w)) {
-		if (__atomic_load_n(&l->skel->bss->bg_active, __ATOMIC_ACQUIRE) &&
-		    t0 - l->wide_narrowed_at < WIDE_DRAIN_S)
-			return;
-		wide__detach_async(l->w);
-		if (l->met_linked)
-			release(l);
-	}
+	if (__atomic_load_n(&l->skel->bss->bg_active, __ATOMIC_ACQUIRE) &&
+	    t0 - l->wide_narrowed_at < WIDE_DRAIN_S)
+		return;
+	wide__detach_async(l->w);
 	if (!wide__detached(l->w))
 		return; /* the next poll looks again */
 	l->narrowing = false;
-	if (!l->met_linked) {
-		link_met_now(l);
-		release(l);
-	}
-	l->s->hold_growth = false;
+	link_met(l);
+	failed = l->kp ? kprobes__flush(l->kp) : 0;
+	err = wide__narrow(l->w, l->wmap, bpf_program__fd(l->skel->progs.bg_mentry));
+	if (err)
+		fprintf(stderr, "bpfgraph: cannot keep __rcu_read_lock/unlock hooked: %s\n",
+			strerror(-err));
 	if (l->verbose)
-		fprintf(stderr, "bpfgraph: wide net closed %.2f s after the first traced call\n",
+		fprintf(stderr, "bpfgraph: first traced call over: the wide net closed, %u "
+			"functions it met linked (%u refused) in %.2f s\n", l->wide_met, failed,
 			links__now() - l->wide_narrowed_at);
+	l->s->pause_child = l->pause_after;
+	l->s->hold_growth = false;
+	/* No command to stop: graphs begin again (bg_wide_hold). */
+	__atomic_store_n(&l->skel->bss->bg_wide_hold, 0, __ATOMIC_RELEASE);
+	/* Stopped by us, or at the end of its first call (bg_wide_once). */
+	if (l->pause_after)
+		session__pause(l->s, false);
 }
 
 static void on_poll(void *ctx, uint64_t graphs_done)
