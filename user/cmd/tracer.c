@@ -1020,6 +1020,14 @@ static int run_close(struct run *r, const struct plan *p, const struct tracer_si
 			(unsigned long long)(s->st.records - s->stop_records), t_out - t_drain,
 			r->detach_s,
 			r->releaser > 0 ? "left to a background process" : "all released");
+	/*
+	 * The -d alarm is handled when this process next runs: under a load
+	 * (and SCHED_BATCH, see session__run) that may be late, and the
+	 * stop's count above starts at the handler.
+	 */
+	if (verbosity && s->end_due_ns && s->stop_req_ns > s->end_due_ns + 50000000ULL)
+		fprintf(stderr, "bpfgraph: the end of -d was seen %.2f s after it was due\n",
+			(s->stop_req_ns - s->end_due_ns) / 1e9);
 	if (ran)
 		cerr = print_report(p, r) ?: cerr;
 	discover__free(s->discover);

@@ -447,6 +447,7 @@ int session__run(struct session *s)
 	 */
 	if (s->duration_ms)
 		stop__after_ms(s->duration_ms);
+	s->end_due_ns = t_end;
 	s->polling = true;
 	for (int full = 0;;) {
 		/*

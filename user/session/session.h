@@ -104,6 +104,7 @@ struct session {
 	uint64_t duration_ms; /* 0: until a signal or the command ends */
 	uint64_t stop_ns; /* CLOCK_MONOTONIC when session__run stopped tracing */
 	uint64_t stop_req_ns; /* when it was asked to (stop.h), 0: the trace ended by itself */
+	uint64_t end_due_ns; /* with duration_ms: when -d's end was due */
 	/*
 	 * The part of each step of the poll under way that came after the
 	 * request: reading records, formatting them, the caller's on_poll,
