@@ -84,17 +84,13 @@ static __always_inline void pop_frame(struct task_state *st, __u32 top, __u64 no
 	 * the command leaves the net on until user space narrows it and
 	 * pauses the command.
 	 */
-	if (!top && bg_wide_once && bg_wide_on) {
-		__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-
-		if (!bg_pause_tgid) {
-			bg_wide_on = 0;
+	if (!top && bg_wide_once && bg_wide_on &&
+	    (!bg_pause_tgid || (bpf_get_current_pid_tgid() >> 32) == bg_pause_tgid)) {
+		bg_wide_on = 0;
+		if (!bg_pause_tgid)
 			bg_wide_hold = 1;
-		} else if (tgid == bg_pause_tgid) {
-			bg_wide_on = 0;
-			/* Delivered on the way back to user space. */
-			bpf_send_signal(19 /* SIGSTOP */);
-		}
+		else
+			bpf_send_signal(19 /* SIGSTOP: delivered on the way back to user space */);
 	}
 	if (bg_thresh_ns && dur < bg_thresh_ns) {
 		if (!top)

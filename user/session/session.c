@@ -421,7 +421,6 @@ static void grow_paused(struct session *s, struct ring_buffer *rb)
 int session__run(struct session *s)
 {
 	struct ring_buffer *rb;
-	uint64_t t_end = s->duration_ms ? mono_ns() + s->duration_ms * 1000000ULL : 0;
 	int err = 0, had_child = s->child > 0;
 	/* Where the last poll was when: read, formatted, on_poll, grown. */
 	uint64_t mark[SESSION_STOP_STEPS + 1] = { 0 };
@@ -445,9 +444,9 @@ int session__run(struct session *s)
 	 * what was found, or a long read, gives up as for Ctrl-C instead of
 	 * carrying the trace past its end.
 	 */
+	s->end_due_ns = s->duration_ms ? mono_ns() + s->duration_ms * 1000000ULL : 0;
 	if (s->duration_ms)
 		stop__after_ms(s->duration_ms);
-	s->end_due_ns = t_end;
 	s->polling = true;
 	for (int full = 0;;) {
 		/*
@@ -492,7 +491,7 @@ int session__run(struct session *s)
 			resume_if_stopped(s);
 		}
 		mark[4] = mono_ns();
-		if (stop__signal() || (t_end && mono_ns() >= t_end))
+		if (stop__signal() || (s->end_due_ns && mono_ns() >= s->end_due_ns))
 			break;
 		if (had_child && child_done(s))
 			break;
