@@ -19,8 +19,6 @@ N=${START_RUNS:-2}
 T=/sys/kernel/tracing
 
 res() { echo "$*" >>"$R"; }
-up() { cut -d' ' -f1 /proc/uptime; }
-since() { echo "$1 $(up)" | awk '{ printf "%.2f", $2 - $1 }'; }
 timed() { # KEY COMMAND...: the command's guest time, its output dropped
 	_k=$1
 	shift

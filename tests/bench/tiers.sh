@@ -22,8 +22,6 @@ NCALL=${TIERS_NCALL:-200}
 NPIPE=${TIERS_NPIPE:-20000}
 
 res() { echo "$*" >>"$R"; }
-up() { cut -d' ' -f1 /proc/uptime; }
-since() { echo "$1 $(up)" | awk '{ printf "%.2f", $2 - $1 }'; }
 ns_of() { sed -n 's/.* ns=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
 # Until FILE has a line matching PATTERN, for at most S seconds.
 wait_for() { # PATTERN FILE S

@@ -33,6 +33,8 @@ wait_stopped() {
 
 # Guest uptime in seconds (two decimals).
 up() { cut -d' ' -f1 /proc/uptime; }
+# Guest seconds since uptime T (two decimals).
+since() { echo "$1 $(up)" | awk '{ printf "%.2f", $2 - $1 }'; }
 
 # Whether a program of bpfgraph (bg_*) is loaded. grep -q ends bpftool's
 # listing at the first match, which keeps a poll ten times a second cheap
