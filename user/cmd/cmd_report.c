@@ -63,6 +63,11 @@ static void print_info(const struct record_info *in, const char *path, int verbo
 			" dropped, %" PRIu64 " recursion misses, %" PRIu64 " unmatched exits, %"
 			PRIu64 " unmatched entries\n", path, in->records, in->funcs.n, t->drops,
 			t->recursion_misses, t->unmatched_exits, t->unmatched_entries);
+	/* Calls missing from the file, as the recording's own summary said. */
+	if (t->held)
+		fprintf(stderr, "bpfgraph: %s: %" PRIu64 " calls of the -G functions were not "
+			"recorded: they began after the first traced call, while what the wide "
+			"net met in it was being linked\n", path, t->held);
 }
 
 /* Copies the rest of a pipe, after the n bytes already read, to a temporary file. */

@@ -642,7 +642,7 @@ static void fill_trailer(struct record_trailer *t, const struct run *r)
 		.recursion_misses = attach__stats(r->a)->recursion_misses, .nested = st->nested,
 		.unmatched_exits = st->unmatched_exits, .unmatched_entries = st->unwound,
 		.deep = st->deep, .nostate = st->nostate,
-		.end_ns = output__clock_ns(CLOCK_MONOTONIC),
+		.end_ns = output__clock_ns(CLOCK_MONOTONIC), .held = st->held,
 	};
 }
 

@@ -28,7 +28,7 @@
 /* A block waits at most this long (in record time) for more records. */
 #define BLOCK_MAX_AGE_NS 1000000000ULL
 #define ZLEVEL 1
-#define NR_TRAILER 9
+#define NR_TRAILER 10
 /* addr, size, btf_id, flags, kind, size, pad, three string lengths */
 #define FUNC_MIN_SIZE (8 + 4 + 4 + 4 + 4 + 3 * 4)
 
@@ -592,6 +592,7 @@ int record__write_trailer(struct record_writer *w, const struct record_trailer *
 		t->records,	    t->drops, t->recursion_misses,
 		t->nested,	    t->unmatched_exits, t->unmatched_entries,
 		t->deep,	    t->nostate, t->end_ns,
+		t->held,
 	};
 	struct bbuf b = {};
 	int err;
@@ -820,7 +821,7 @@ static int r_trailer(struct record_reader *r, size_t len)
 		v[i] = c_le(&c, 8);
 	if (c.bad || n > (len - 4) / 8)
 		return r_bad(r, "trailer block is malformed");
-	*t = (struct record_trailer){ v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8] };
+	*t = (struct record_trailer){ v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9] };
 	r->info.has_trailer = true;
 	r->seen_trailer = true;
 	return 0;

@@ -15,7 +15,8 @@
  *                 entries), before the records that use them
  *   3 RECORDS     32-byte records; type 15 is a drain mark (ts = upto),
  *                 type 14 a flush mark
- *   4 TRAILER     counters, written last
+ *   4 TRAILER     counters, written last (their count first: a reader
+ *                 takes the ones it knows, and older files lack the last)
  *   5 ARGS        (version 2) the prototypes of functions of the table
  *                 (first index, count, per function its parameters:
  *                 kind, encoding, size, name, C type; 0xffff: none), after
@@ -91,6 +92,8 @@ struct record_trailer {
 	uint64_t deep;
 	uint64_t nostate;
 	uint64_t end_ns; /* CLOCK_MONOTONIC at the end */
+	/* calls of -G functions not traced while the wide net's finds were linked */
+	uint64_t held;
 };
 
 /* --- writing ------------------------------------------------------------ */
