@@ -10,9 +10,11 @@
  *       during the warm-up, opens no fd in a round; the timed loop too is
  *       repeated (up to 5 times) until the parent's fds stay. One line
  *       per OP:
- *       op=OP n=N parent_fds=BEFORE/AFTER ns=WALL self_ticks=T parent_ticks=P
- *       (ticks: USER_HZ CPU time of bwl and of its parent, the tracer
- *       when run as "bpfgraph -- bwl ...", spent during the timed loop)
+ *       op=OP n=N parent_fds=BEFORE/AFTER ns=WALL self_ticks=T
+ *       parent_ticks=P cpu_ns=CPU (ticks: USER_HZ CPU time of bwl and of
+ *       its parent, the tracer when run as "bpfgraph -- bwl ...", spent
+ *       during the timed loop; CPU: bwl's own CPU time in it, in ns, which
+ *       leaves out a tracer's reader sharing a one-CPU machine)
  *   bwl [-o FILE] rate OP PER_SEC MS
  *       OP paced at PER_SEC calls per second for MS milliseconds
  *       (PER_SEC 0: as fast as possible). op=OP n=CALLS ns=WALL target=R
@@ -204,10 +206,19 @@ static int warm_up(const struct op *op, long warm, long settle_ms)
  */
 #define TIMED_ROUNDS 5
 
+/* CPU time of this process (one thread), ns. */
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 static int timed(const struct op *op, long n, long warm, long settle_ms)
 {
 	long self0, par0, fds0, fds1;
-	uint64_t t0, t;
+	uint64_t t0, t, c0, c;
 
 	if (warm > 0 && warm_up(op, warm, settle_ms))
 		return -1;
@@ -216,9 +227,11 @@ static int timed(const struct op *op, long n, long warm, long settle_ms)
 		self0 = cpu_ticks(getpid());
 		par0 = cpu_ticks(getppid());
 		t0 = now_ns();
+		c0 = cpu_ns();
 		for (long i = 0; i < n; i++)
 			if (op->fn())
 				return -1;
+		c = cpu_ns() - c0;
 		t = now_ns() - t0;
 		fds1 = fd_count(getppid());
 		if (fds1 == fds0 || round + 1 >= TIMED_ROUNDS)
@@ -228,9 +241,9 @@ static int timed(const struct op *op, long n, long warm, long settle_ms)
 		wait_parent_settled();
 	}
 	/* parent_fds: a tracer that still attached during the loop shows it. */
-	fprintf(out, "op=%s n=%ld parent_fds=%ld/%ld ns=%llu self_ticks=%ld parent_ticks=%ld\n",
-		op->name, n, fds0, fds1, (unsigned long long)t, cpu_ticks(getpid()) - self0,
-		cpu_ticks(getppid()) - par0);
+	fprintf(out, "op=%s n=%ld parent_fds=%ld/%ld ns=%llu self_ticks=%ld parent_ticks=%ld "
+		"cpu_ns=%llu\n", op->name, n, fds0, fds1, (unsigned long long)t,
+		cpu_ticks(getpid()) - self0, cpu_ticks(getppid()) - par0, (unsigned long long)c);
 	return 0;
 }
 

@@ -5,9 +5,18 @@
  * links: what any fentry tool pays at least, to compare bpfgraph's
  * attach and detach rates with.
  *
- *   ldlink [-m entry|both] [-p WORK] [-o FILE] NAMES-FILE [-- CMD [ARG]...]
+ *   ldlink [-m MODE] [-p WORK] [-o FILE] NAMES-FILE [-- CMD [ARG]...]
  *     entry  one fentry program and link per function (default)
  *     both   fexit then fentry per function, as bpfgraph does
+ *     session        one kprobe.session link (6.10+) for all functions, its
+ *                    program empty and asking for every call's return: the
+ *                    hooks a traced call meets inside bpfgraph's graphs
+ *     session-entry  the same, asking for no return: the hooks the rest
+ *                    of the machine meets (bpfgraph's programs return 1
+ *                    outside a graph)
+ *     multi-entry    one kprobe.multi link (5.18+), entries only: as
+ *                    bpfgraph hooks __rcu_read_lock/unlock once its wide
+ *                    net is closed
  *     WORK   what each program does (ldlink.bpf.c): none (default), ktime,
  *            storage, ring or all
  *     CMD    run while attached: the cost of bare trampolines and empty
@@ -20,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -95,6 +105,41 @@ static int load_and_link(const struct tmpl *t, int btf_id, struct timing *tm, in
 	return lfd < 0 ? err : lfd;
 }
 
+/* BPF_TRACE_KPROBE_SESSION: libbpf 1.1 does not know it. */
+#define LDL_ATTACH_KPROBE_SESSION 56
+
+/*
+ * The kprobe.multi modes: one empty program of attach type type
+ * (BPF_TRACE_KPROBE_MULTI or a session, where returning 0 asks for the
+ * call's return too) linked to every name at once. The link's fd, or
+ * -errno; *load_s gets the program's load time.
+ */
+static int multi_link(char **names, int n, unsigned int type, int ret, double *load_s)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = ret },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = (enum bpf_attach_type)type);
+	union bpf_attr attr;
+	double t0 = now_s();
+	int pfd, lfd, err;
+
+	pfd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "bl_multi", "GPL", insns, 2, &po);
+	if (pfd < 0)
+		return -errno;
+	*load_s = now_s() - t0;
+	memset(&attr, 0, sizeof(attr));
+	attr.link_create.prog_fd = (__u32)pfd;
+	attr.link_create.attach_type = type;
+	attr.link_create.kprobe_multi.cnt = (__u32)n;
+	attr.link_create.kprobe_multi.syms = (__u64)(uintptr_t)names;
+	lfd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	err = -errno;
+	close(pfd);
+	return lfd < 0 ? err : lfd;
+}
+
 static int run_cmd(char **argv)
 {
 	int status;
@@ -121,7 +166,7 @@ int main(int argc, char **argv)
 	struct tmpl t[2];
 	struct btf *btf;
 	char **names = NULL;
-	int *links, opt, n, both, cmd_rc = 0;
+	int *links, opt, n, both, multi, cmd_rc = 0;
 	char **cmd = NULL;
 	double t0;
 	FILE *out;
@@ -137,6 +182,8 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	both = !strcmp(mode, "both");
+	multi = !strcmp(mode, "session") || !strcmp(mode, "session-entry") ||
+		!strcmp(mode, "multi-entry");
 	for (int i = optind + 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--") && i + 1 < argc) {
 			cmd = argv + i + 1;
@@ -144,9 +191,11 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	if (optind + 1 != argc || (!both && strcmp(mode, "entry"))) {
-		fprintf(stderr, "usage: ldlink [-m entry|both] [-p WORK] [-o FILE] NAMES-FILE "
-			"[-- CMD [ARG]...]\n");
+	if (optind + 1 != argc || (!both && !multi && strcmp(mode, "entry")) ||
+	    (multi && strcmp(work, "none"))) {
+		fprintf(stderr, "usage: ldlink [-m entry|both|session|session-entry|multi-entry] "
+			"[-p WORK] [-o FILE] NAMES-FILE [-- CMD [ARG]...] (-p: entry and both "
+			"only)\n");
 		return 2;
 	}
 	n = read_names(argv[optind], &names);
@@ -157,6 +206,34 @@ int main(int argc, char **argv)
 	getrlimit(RLIMIT_NOFILE, &rl);
 	rl.rlim_cur = rl.rlim_max;
 	setrlimit(RLIMIT_NOFILE, &rl);
+	if (multi) {
+		int lfd;
+
+		t0 = now_s();
+		if (!strcmp(mode, "multi-entry"))
+			lfd = multi_link(names, n, BPF_TRACE_KPROBE_MULTI, 0, &tm.load);
+		else
+			lfd = multi_link(names, n, LDL_ATTACH_KPROBE_SESSION,
+					 !strcmp(mode, "session-entry"), &tm.load);
+		if (lfd < 0) {
+			fprintf(stderr, "ldlink: %s link over %d functions: %s\n", mode, n,
+				strerror(-lfd));
+			return 1;
+		}
+		tm.link[0] = now_s() - t0 - tm.load;
+		tm.funcs = n;
+		if (cmd)
+			cmd_rc = run_cmd(cmd);
+		t0 = now_s();
+		close(lfd);
+		tm.close[0] = now_s() - t0;
+		out = outpath ? fopen(outpath, "a") : stdout;
+		if (!out)
+			return 1;
+		fprintf(out, "mode=%s funcs=%d load_s=%.3f link_s=%.3f close_s=%.3f\n", mode,
+			tm.funcs, tm.load, tm.link[0], tm.close[0]);
+		return cmd_rc ? 1 : 0;
+	}
 	btf = btf__load_vmlinux_btf();
 	skel = ldlink_bpf__open();
 	if (!btf || !skel)

@@ -23,6 +23,9 @@ NPIPE=${TIERS_NPIPE:-20000}
 
 res() { echo "$*" >>"$R"; }
 ns_of() { sed -n 's/.* ns=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
+# The timed task's own CPU time: without a tracer's reader, which shares
+# the guest's one CPU (a machine with more runs it beside the call).
+cpu_of() { sed -n 's/.* cpu_ns=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
 # Until FILE has a line matching PATTERN, for at most S seconds.
 wait_for() { # PATTERN FILE S
 	_w=0
@@ -77,6 +80,7 @@ progress "untraced"
 bwl -o none.call openmiss "$NCALL"
 bwl -o none.pipe pipe "$NPIPE"
 res "none call $(ns_of none.call)"
+res "none call_cpu $(cpu_of none.call)"
 res "none pipe $(ns_of none.pipe)"
 
 progress "function_graph"
@@ -104,6 +108,7 @@ kill -CONT $p
 wait $p
 oracle_reset
 res "fg call $(ns_of fg.call)"
+res "fg call_cpu $(cpu_of fg.call)"
 oracle_capture -o fg.first.txt "$F" -- wl --stop openmiss 1 sleep 300 openmiss 1
 
 for t in $tiers; do
@@ -113,6 +118,7 @@ for t in $tiers; do
 	wait_released
 	bpfgraph $o -v -o $t.call.txt -G "$F" -- bwl -o $t.call openmiss "$NCALL" 2>$t.call.err
 	res "$t call $(ns_of $t.call)"
+	res "$t call_cpu $(cpu_of $t.call)"
 	rm -f $t.call.txt
 	progress "$t: first call"
 	# shellcheck disable=SC2086
@@ -140,6 +146,9 @@ for t in $tiers; do
 	sleep 2
 	bwl -o $t.pipe1 pipe "$NPIPE"
 	res "$t pipe_after $(ns_of $t.pipe1)"
+	# What the tier hooks now, for the floor below (ftrace's list: every
+	# function with a hook, whoever owns it; nothing else hooks here).
+	sed 's/[[:space:]].*//' $T/enabled_functions | sort -u >$t.hooked
 	s=$(up)
 	kill -INT $bp
 	wait $bp
@@ -150,4 +159,37 @@ for t in $tiers; do
 	kill $wp 2>/dev/null
 	wait $wp 2>/dev/null
 done
+# The floor: empty programs on the functions the default tier hooks once
+# the first call is over (the wide net where the kernel has it, else the
+# last tier), by the same kind of hook. What a call or the pipe loop costs
+# then is the kernel's hook alone, which no program of ours can go below.
+# Inside a graph every call's return is hooked; outside one no return is;
+# __rcu_read_lock/unlock's entries only, by kprobe.multi, once the net is
+# closed.
+d=
+for t in $tiers; do
+	d=$t
+done
+case " $tiers " in *" wide "*) d=wide ;; esac
+case $d in
+wide* | ksession) fmode=session ;;
+*) fmode= ;;
+esac
+if [ -n "$fmode" ] && [ -s $d.hooked ]; then
+	progress "floor: empty kprobe.session programs on the $(wc -l <$d.hooked) functions $d hooks"
+	res "floor funcs $(wc -l <$d.hooked)"
+	lazy='^__rcu_read_(un)?lock$'
+	grep -E "$lazy" $d.hooked >floor.lazy
+	grep -vE "$lazy" $d.hooked >floor.names
+	wait_released
+	# "ldlink ... --" over the lazy ones, if any, around each run.
+	lz=
+	[ -s floor.lazy ] && lz="ldlink -m multi-entry -o floor.ldl floor.lazy --"
+	$lz ldlink -m session -o floor.ldl floor.names -- bwl -o floor.call openmiss "$NCALL"
+	res "floor call $(ns_of floor.call)"
+	res "floor call_cpu $(cpu_of floor.call)"
+	wait_released
+	$lz ldlink -m session-entry -o floor.ldl floor.names -- bwl -o floor.pipe pipe "$NPIPE"
+	res "floor pipe_after $(ns_of floor.pipe)"
+fi
 progress "done"
