@@ -55,7 +55,12 @@ static __always_inline void walk_callers(void *ctx, struct task_state *st, __u32
 
 	if (!pr || !pr->hi || (caller > pr->lo && caller <= pr->hi))
 		return;
-	if (bpf_map_update_elem(&bg_stacked, &caller, &one, BPF_NOEXIST))
+	/*
+	 * Looked up first: an update takes the bucket's lock (irqsave),
+	 * whose function is hooked in most plans, on every such call.
+	 */
+	if (bpf_map_lookup_elem(&bg_stacked, &caller) ||
+	    bpf_map_update_elem(&bg_stacked, &caller, &one, BPF_NOEXIST))
 		return; /* walked before (or the set is full) */
 	sb = bpf_map_lookup_elem(&bg_stackbuf, &zero);
 	if (!sb)

@@ -179,17 +179,18 @@ static __always_inline void emit_entry_args(const struct task_state *st, void *c
 
 /*
  * One call entered. frame pairs it with its exit (see task_state);
- * caller_at is where the return address into the caller can be read;
- * args where its arguments are (funcgraph-args).
+ * caller_at is where the return address into the caller can be read, or
+ * NULL with that address read already (caller: 0 for none); args where
+ * its arguments are (funcgraph-args).
  * Returns the task's state (created here by an entry function), or NULL.
  */
 static __always_inline struct task_state *on_entry(void *ctx, struct task_state *st, __u64 ck,
 						   __u64 frame, const void *caller_at,
-						   enum bg_args_from args)
+						   __u64 caller, enum bg_args_from args)
 {
 	__u32 limit = bg_max_depth ? bg_max_depth : BG_MAX_DEPTH;
 	__u32 d;
-	__u64 now, caller = 0, shown;
+	__u64 now, shown;
 	__u8 flags = 0;
 
 	/* Not in a graph: an entry function's program, which may start one. */
@@ -210,8 +211,11 @@ static __always_inline struct task_state *on_entry(void *ctx, struct task_state 
 		st->opens++;
 		return st;
 	}
-	if (!bg_thresh_ns && caller_at)
-		bpf_probe_read_kernel(&caller, sizeof(caller), caller_at);
+	/* Not shown with tracing_thresh, nor read: entries are not written. */
+	if (bg_thresh_ns)
+		caller = 0;
+	else if (caller_at && bpf_probe_read_kernel(&caller, sizeof(caller), caller_at))
+		caller = 0;
 	shown = caller;
 	/*
 	 * A function entered by a tail jump from a function with a return
@@ -441,14 +445,19 @@ static __always_inline bool called_by_us(__u64 ret)
  * runs, inside a graph: hidden with its exit, like a -x function. A hook
  * without a return side (BG_CK_LAZY: the net's __rcu_read_lock/unlock once
  * narrowed) opens nothing: no exit would come to close it, and every
- * fentry-multi call runs the trampoline's helpers twice.
+ * fentry-multi call runs the trampoline's helpers twice. *caller gets the
+ * return address, read at the function's first instruction (0 if it
+ * cannot be), which on_entry() shows: one read for both.
  */
-static __always_inline bool hide_own_call(struct pt_regs *regs, struct task_state *st, __u64 ck)
+static __always_inline bool hide_own_call(struct pt_regs *regs, struct task_state *st, __u64 ck,
+					  __u64 *caller)
 {
 	__u64 ret = 0;
 
-	if (bpf_probe_read_kernel(&ret, sizeof(ret), (void *)PT_REGS_SP(regs)) ||
-	    !called_by_us(ret))
+	if (bpf_probe_read_kernel(&ret, sizeof(ret), (void *)PT_REGS_SP(regs)))
+		ret = 0;
+	*caller = ret;
+	if (!ret || !called_by_us(ret))
 		return false;
 	if (st && (st->depth || st->skip) && !(ck & BG_CK_LAZY)) {
 		st->skip++;
@@ -482,6 +491,17 @@ static __always_inline const void *tramp_caller_at(void *ctx, __u64 ck)
 	}
 	stat_inc(BG_ST_TRAMP_JMP, 1);
 	return slot;
+}
+
+/* Is the hooked function one of the -G functions (bg_graph_lo)? */
+static __always_inline bool graph_func_ip(void *ctx)
+{
+	__u64 ip = bpf_get_func_ip(ctx);
+
+	for (int i = 0; i < BG_GRAPH_IPS; i++)
+		if (i < bg_graph_n && ip - bg_graph_lo[i] < BG_FENTRY_SITE_END)
+			return true;
+	return false;
 }
 
 enum bg_run {
@@ -529,6 +549,13 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 		if (!bg_wide_on || !bg_active)
 			return false;
 	}
+	/*
+	 * The plan's entries, for all the work outside a graph: with no task
+	 * inside one, only a -G function can start one, and its address
+	 * says so more cheaply than the cookie.
+	 */
+	if (what == BG_RUN_MENTRY && bg_graph_n && !bg_active && !graph_func_ip(ctx))
+		return false;
 	ck = bpf_get_attach_cookie(ctx);
 	/* A link pair being replaced, or not in use yet: see BG_CK_GEN. */
 	if (what == BG_RUN_MENTRY && !(ck & BG_CK_KEEP) && BG_CK_GEN(ck) != (bg_gen & 0xff))
@@ -552,7 +579,7 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 	switch (what) {
 	case BG_RUN_ENTRY:
 	case BG_RUN_TENTRY:
-		ran = on_entry(ctx, st, ck, (__u64)ctx, tramp_caller_at(ctx, ck), BG_ARGS_TRAMP);
+		ran = on_entry(ctx, st, ck, (__u64)ctx, tramp_caller_at(ctx, ck), 0, BG_ARGS_TRAMP);
 		break;
 	case BG_RUN_EXIT:
 		bpf_get_func_ret(ctx, &ret);
@@ -568,13 +595,13 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 		if (ck & BG_CK_CALLSITE) {
 			ran = on_entry(ctx, st, ck, (ck & BG_CK_TAIL)   ? BG_FRAME_TAIL :
 					       (ck & BG_CK_LAZY) ? BG_FRAME_LAZY :
-								   BG_FRAME_KPROBE, NULL, BG_ARGS_REGS_AT);
+								   BG_FRAME_KPROBE, NULL, 0, BG_ARGS_REGS_AT);
 			break;
 		}
-		if (hide_own_call(regs, st, ck))
-			break;
 		/* At the function's first instruction: sp points at the return address. */
-		ran = on_entry(ctx, st, ck, BG_FRAME_KPROBE, (void *)PT_REGS_SP(regs), BG_ARGS_REGS_AT);
+		if (hide_own_call(regs, st, ck, &ret))
+			break;
+		ran = on_entry(ctx, st, ck, BG_FRAME_KPROBE, NULL, ret, BG_ARGS_REGS_AT);
 		break;
 	case BG_RUN_KEXIT:
 		if (st)
@@ -582,14 +609,14 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 		break;
 	case BG_RUN_MENTRY:
 	case BG_RUN_WENTRY:
-		if (hide_own_call(regs, st, ck))
+		if (hide_own_call(regs, st, ck, &ret))
 			break;
 		/* No return hook (wide__narrow()): closed at the task's next event. */
 		if (ck & BG_CK_LAZY) {
-			ran = on_entry(ctx, st, ck, BG_FRAME_LAZY, (void *)PT_REGS_SP(regs), BG_ARGS_REGS_AT);
+			ran = on_entry(ctx, st, ck, BG_FRAME_LAZY, NULL, ret, BG_ARGS_REGS_AT);
 			break;
 		}
-		ran = on_entry(ctx, st, ck, BG_FRAME_MULTI(BG_CK_GEN(ck)), (void *)PT_REGS_SP(regs),
+		ran = on_entry(ctx, st, ck, BG_FRAME_MULTI(BG_CK_GEN(ck)), NULL, ret,
 			       BG_ARGS_REGS_AT);
 		break;
 	case BG_RUN_MEXIT:
@@ -804,7 +831,7 @@ static __always_inline void on_icall(struct pt_regs *regs, struct task_state *st
 		 * the task's next event, as for a call site without an exit probe.
 		 */
 		on_entry(NULL, st, BG_TARGET_INDEX(*v) | BG_CK_CALLSITE | BG_CK_LAZY,
-			 BG_FRAME_LAZY, NULL, BG_ARGS_NONE);
+			 BG_FRAME_LAZY, NULL, 0, BG_ARGS_NONE);
 		return;
 	}
 	if (v || (st->irq && !bg_discover_irqs))

@@ -47,6 +47,9 @@ const volatile __u64 bg_hooked_ret[2] = {};
 /* [start, end) of the trampoline's helpers; see BG_SELF_RANGES. */
 const volatile __u64 bg_self_lo[BG_SELF_RANGES] = {};
 const volatile __u64 bg_self_hi[BG_SELF_RANGES] = {};
+/* The -G functions' starts (see BG_GRAPH_IPS); bg_graph_n 0: not known. */
+const volatile __u64 bg_graph_lo[BG_GRAPH_IPS] = {};
+const volatile __u32 bg_graph_n = 0;
 /* [_stext, _etext): no BPF trampoline image lies there (see called_by_us). */
 const volatile __u64 bg_ktext_lo = 0;
 const volatile __u64 bg_ktext_hi = 0;

@@ -305,6 +305,14 @@ enum bg_reg {
  */
 #define BG_SELF_RANGES 16
 
+/*
+ * The -G functions' addresses the programs know, when there are at most
+ * this many: a kprobe.multi entry outside any graph then tells from its
+ * address alone that it starts none, before the cookie (a binary search
+ * among the link's addresses).
+ */
+#define BG_GRAPH_IPS 8
+
 /* Counters in the bg_stats per-CPU array (index). */
 #define BG_ST_DROPS 0 /* records lost: the ring buffer was full */
 #define BG_ST_DEEP 1 /* deeper than BG_MAX_DEPTH: not recorded */

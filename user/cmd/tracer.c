@@ -334,8 +334,6 @@ static void start_wide(struct kernel_info *ki, const struct bg_opts *o)
 			strerror(errno));
 }
 
-
-/* bg_self_lo/hi: what a BPF trampoline calls around our programs. */
 /*
  * The return hooks' addresses (bg_hooked_ret): a tail-called function's
  * caller is read as one of them, and the entry program takes the caller
@@ -350,6 +348,23 @@ static void fill_hooked_ret(struct graph_bpf *skel, const struct ksyms *ks)
 
 		skel->rodata->bg_hooked_ret[i] = s ? s->addr : 0;
 	}
+}
+
+/* bg_graph_lo: the -G functions' addresses, if there are at most BG_GRAPH_IPS. */
+static void fill_graph_ips(struct graph_bpf *skel, const struct plan *p)
+{
+	uint32_t n = 0;
+
+	for (size_t i = 0; i < p->funcs.n; i++) {
+		if (!(p->funcs.f[i].flags & BG_FN_GRAPH))
+			continue;
+		if (n == BG_GRAPH_IPS || !p->funcs.f[i].addr) {
+			n = 0;
+			break;
+		}
+		skel->rodata->bg_graph_lo[n++] = p->funcs.f[i].addr;
+	}
+	skel->rodata->bg_graph_n = n;
 }
 
 struct range {
@@ -758,6 +773,7 @@ static struct graph_bpf *open_skel(const struct bg_opts *o, const struct kernel_
 					       o->flags & BG_O_DETAIL ? (uint32_t)nfuncs + 1 : 1);
 	fill_self_ranges(skel, ki->ks);
 	fill_hooked_ret(skel, ki->ks);
+	fill_graph_ips(skel, p);
 	if (err) {
 		fprintf(stderr, "bpfgraph: cannot size the BPF maps: %s\n", strerror(-err));
 		graph_bpf__destroy(skel);

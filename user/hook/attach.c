@@ -742,6 +742,10 @@ void attach__print_runs(struct attach *a, int top)
 	print_runs_line(a->err, "fexit (all functions)", cnt[1], ns[1]);
 	print_prog(a->err, "kprobe entries", a->skel->progs.bg_kentry);
 	print_prog(a->err, "kprobe returns", a->skel->progs.bg_kexit);
+	print_prog(a->err, "kprobe.multi entries", a->skel->progs.bg_mentry);
+	print_prog(a->err, "kprobe.multi returns", a->skel->progs.bg_mexit);
+	print_prog(a->err, "kprobe.session (the plan)", a->skel->progs.bg_msession);
+	print_prog(a->err, "kprobe.session (the wide net)", a->skel->progs.bg_wide);
 	print_prog(a->err, "indirect call probes", a->skel->progs.bg_icall);
 	print_prog(a->err, "sched_switch", a->skel->progs.bg_switch);
 	qsort(fr, used, sizeof(*fr), by_ns_desc);
