@@ -456,7 +456,12 @@ static __always_inline bool hide_own_call(struct pt_regs *regs, struct task_stat
 
 	if (bpf_probe_read_kernel(&ret, sizeof(ret), (void *)PT_REGS_SP(regs)))
 		ret = 0;
-	*caller = ret;
+	/*
+	 * What the verifier learns of ret below (ranges against the
+	 * trampoline's helpers) would stay with the copy on_entry() shows
+	 * and keep it from pruning states there: give it an unknown one.
+	 */
+	*caller = ret ^ bg_opaque_zero;
 	if (!ret || !called_by_us(ret))
 		return false;
 	if (st && (st->depth || st->skip) && !(ck & BG_CK_LAZY)) {

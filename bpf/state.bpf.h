@@ -54,6 +54,9 @@ const volatile __u32 bg_graph_n = 0;
 const volatile __u64 bg_ktext_lo = 0;
 const volatile __u64 bg_ktext_hi = 0;
 
+/* Always 0; read from .bss, so the verifier takes it as any value (hide_own_call). */
+volatile __u64 bg_opaque_zero = 0;
+
 /*
  * Set by user space once every program is attached, so that no task
  * starts a graph while half of its functions still lack their links.
