@@ -171,11 +171,9 @@ for t in $tiers; do
 	d=$t
 done
 case " $tiers " in *" wide "*) d=wide ;; esac
-case $d in
-wide* | ksession) fmode=session ;;
-*) fmode= ;;
-esac
-if [ -n "$fmode" ] && [ -s $d.hooked ]; then
+# Only for the kprobe.session tiers, whose hooks ldlink -m session makes alike.
+case $d in wide* | ksession) ;; *) d= ;; esac
+if [ -n "$d" ] && [ -s $d.hooked ]; then
 	progress "floor: empty kprobe.session programs on the $(wc -l <$d.hooked) functions $d hooks"
 	res "floor funcs $(wc -l <$d.hooked)"
 	lazy='^__rcu_read_(un)?lock$'
