@@ -43,10 +43,6 @@ static __always_inline struct task_state *enter_state(struct task_state *st, __u
 	/* Outside any graph: only an entry function starts one. */
 	if (!(ck & BG_CK_GRAPH) || !bg_enabled || !task_selected())
 		return NULL;
-	if (bg_wide_hold) {
-		stat_inc(BG_ST_HELD, 1);
-		return NULL;
-	}
 	if (bg_noirqs && in_hardirq_ctx())
 		return NULL;
 	if (!st) {
@@ -77,20 +73,20 @@ static __always_inline void pop_frame(struct task_state *st, __u32 top, __u64 no
 	if (top < st->irq)
 		st->irq = 0; /* the interrupt entry frame closed */
 	/*
-	 * The first graph is over: the net stops recording. The command
-	 * bpfgraph started is stopped until what the net met is linked; with
-	 * no command to stop (system-wide, -p, --no-pause) no new graph
-	 * starts until then (bg_wide_hold). A graph in another process of
-	 * the command leaves the net on until user space narrows it and
-	 * pauses the command.
+	 * The first graph is over. The command bpfgraph started is stopped,
+	 * and the net stops recording, until what the net met is linked. With
+	 * no command to stop (system-wide, -p, --no-pause) the net records on
+	 * while user space links what it met (bg_wide_ended). A graph in
+	 * another process of the command leaves the net on until user space
+	 * narrows it and pauses the command.
 	 */
-	if (!top && bg_wide_once && bg_wide_on &&
-	    (!bg_pause_tgid || (bpf_get_current_pid_tgid() >> 32) == bg_pause_tgid)) {
-		bg_wide_on = 0;
-		if (!bg_pause_tgid)
-			bg_wide_hold = 1;
-		else
+	if (!top && bg_wide_once && bg_wide_on) {
+		if (!bg_pause_tgid) {
+			bg_wide_ended = 1;
+		} else if ((bpf_get_current_pid_tgid() >> 32) == bg_pause_tgid) {
+			bg_wide_on = 0;
 			bpf_send_signal(19 /* SIGSTOP: delivered on the way back to user space */);
+		}
 	}
 	if (bg_thresh_ns && dur < bg_thresh_ns) {
 		if (!top)
@@ -564,6 +560,9 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 	ck = bpf_get_attach_cookie(ctx);
 	/* A link pair being replaced, or not in use yet: see BG_CK_GEN. */
 	if (what == BG_RUN_MENTRY && !(ck & BG_CK_KEEP) && BG_CK_GEN(ck) != (bg_gen & 0xff))
+		return false;
+	/* The net records this function until it is off: see BG_CK_NET. */
+	if ((ck & BG_CK_NET) && bg_wide_on)
 		return false;
 	start = graph || (kentry && (ck & BG_CK_GRAPH));
 	if (!start && !bg_active)

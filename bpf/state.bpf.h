@@ -78,15 +78,13 @@ volatile __u32 bg_gen = 0;
  */
 volatile __u32 bg_wide_on = 0;
 /*
- * Set with bg_wide_on cleared at the end of the first graph where no
- * command can be stopped (system-wide, -p, --no-pause): no new graph
- * starts until user space has linked what the net met and clears it.
- * Graphs begun meanwhile would lack the net's functions (a partial graph
- * looks like a different call), and under a load they would keep the
- * net's records coming while its close is under way; they are counted
- * (BG_ST_HELD) instead.
+ * Set at the end of the first graph where no command can be stopped
+ * (system-wide, -p, --no-pause): the net goes on recording, so that the
+ * graphs that begin meanwhile are complete, until user space has linked
+ * what it met (BG_CK_NET) and clears bg_wide_on. Nothing waits for a
+ * quiet moment: under a steady load there is none.
  */
-volatile __u32 bg_wide_hold = 0;
+volatile __u32 bg_wide_ended = 0;
 /*
  * The net's self-test (live__attach_wide): its entries in this process
  * are counted, bg_wide_on or not. 0: no test under way.

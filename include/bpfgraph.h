@@ -209,6 +209,13 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
  * names (BG_CK_GEN).
  */
 #define BG_CK_KEEP (1ULL << 38)
+/*
+ * A function the wide net hooks too, linked while the net still records
+ * (no command to stop: user/live/live.c): its entries are ignored while
+ * bg_wide_on is set, so that each call is recorded by one hook, and the
+ * hook that took its entry takes its return.
+ */
+#define BG_CK_NET (1ULL << 39)
 #define BG_CK_INDEX(ck) ((__u32)(ck))
 /*
  * The index of a function under the wide net (user/hook/wide.h), which has no
@@ -335,7 +342,8 @@ enum bg_reg {
 #define BG_ST_DETAIL_LOST 11
 /*
  * calls of -G functions not traced while what the wide net met was being
- * linked (bg_wide_hold: traces without a command bpfgraph can stop)
+ * linked: counted by earlier versions, which held new graphs meanwhile
+ * where no command could be stopped; read from their recordings
  */
 #define BG_ST_HELD 12
 #define BG_ST_NR 13

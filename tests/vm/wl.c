@@ -10,6 +10,10 @@
  *     tcp N        loopback TCP connect, N sends of 64 bytes, receive all
  *     pipe N       write and read back 1 byte through a pipe N times
  *     read N       read /proc/version N times (open once, pread)
+ *     readloop MS  pread /proc/version for MS milliseconds (0: until
+ *                  SIGTERM); at each SIGUSR1 it prints "mark CALLS NS"
+ *                  (calls made so far, CLOCK_MONOTONIC ns), at the end
+ *                  "total CALLS": a tracer's count is checked against it
  *     getpid N     N getpid() system calls (no libc caching)
  *     sleep MS     sleep MS milliseconds
  *     spin MS      burn CPU in user space for MS milliseconds
@@ -232,13 +236,58 @@ static int do_spin(long ms)
 	return 0;
 }
 
+static volatile sig_atomic_t loop_mark, loop_end;
+
+static void on_loop_signal(int sig)
+{
+	if (sig == SIGUSR1)
+		loop_mark = 1;
+	else
+		loop_end = 1;
+}
+
+static int do_readloop(long ms)
+{
+	struct sigaction sa = { .sa_handler = on_loop_signal };
+	long end = ms ? now_ms() + ms : 0;
+	unsigned long calls = 0;
+	struct timespec ts;
+	char buf[512];
+	int fd;
+
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	fd = open("/proc/version", O_RDONLY);
+	if (fd < 0)
+		fail("open /proc/version: %s", strerror(errno));
+	while (!loop_end && (!end || now_ms() < end)) {
+		if (pread(fd, buf, sizeof(buf), 0) <= 0) {
+			fprintf(stderr, "wl: read /proc/version: %s\n", strerror(errno));
+			close(fd);
+			return -1;
+		}
+		calls++;
+		if (loop_mark) {
+			loop_mark = 0;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			printf("mark %lu %lld\n", calls,
+			       (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+			fflush(stdout);
+		}
+	}
+	close(fd);
+	printf("total %lu\n", calls);
+	fflush(stdout);
+	return 0;
+}
+
 static const struct cmd {
 	const char *name;
 	int (*fn)(long n);
 } cmds[] = {
 	{ "openmiss", do_openmiss }, { "udp", do_udp },     { "tcp", do_tcp },
 	{ "pipe", do_pipe },	     { "read", do_read },   { "getpid", do_getpid },
-	{ "sleep", do_sleep },	     { "spin", do_spin },
+	{ "sleep", do_sleep },	     { "spin", do_spin },   { "readloop", do_readloop },
 };
 
 static int usage(void)
@@ -246,7 +295,7 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: wl [-v] [--stop] CMD N [CMD N ...]\n"
 		"  CMD: openmiss udp tcp pipe read getpid (N times),\n"
-		"       sleep spin (N milliseconds)\n");
+		"       sleep spin readloop (N milliseconds)\n");
 	return 2;
 }
 

@@ -677,11 +677,6 @@ static int print_report(const struct plan *p, const struct run *r)
 		fprintf(stderr, "bpfgraph: %llu calls were recorded without their --args-detail "
 			"reads (their CPU's batch was in use by a preempted program)\n",
 			(unsigned long long)r->s.st.detail_lost);
-	if (r->s.st.held)
-		fprintf(stderr, "bpfgraph: %llu calls of the -G functions were not traced: they "
-			"began after the first traced call, while what the wide net met in it "
-			"was being linked (a COMMAND is stopped meanwhile instead, unless --no-pause)\n",
-			(unsigned long long)r->s.st.held);
 	if (r->s.st.unmapped)
 		fprintf(stderr, "bpfgraph: %llu records of the wide net named no function it "
 			"listed: dropped\n", (unsigned long long)r->s.st.unmapped);

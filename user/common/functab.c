@@ -86,5 +86,6 @@ uint64_t functab__cookie(const struct bg_func *f, uint32_t idx)
 {
 	return idx | ((f->flags & BG_FN_GRAPH) ? BG_CK_GRAPH : 0) |
 	       ((f->flags & BG_FN_NOTRACE) ? BG_CK_NOTRACE : 0) |
-	       ((f->flags & BG_FN_IRQ) ? BG_CK_IRQ : 0);
+	       ((f->flags & BG_FN_IRQ) ? BG_CK_IRQ : 0) |
+	       ((f->flags & BG_FN_NET) ? BG_CK_NET : 0);
 }

@@ -33,6 +33,8 @@ enum bg_ret_kind {
 #define BG_FN_IRQ 0x40 /* an interrupt entry point (funcgraph-irqs) */
 /* Variadic, or a struct or union by value in or out: fentry.multi refuses it. */
 #define BG_FN_BYVAL 0x80
+/* Linked while the wide net records: silent until it stops (BG_CK_NET). */
+#define BG_FN_NET 0x100
 
 struct bg_func {
 	char *name; /* kallsyms name, e.g. "getname_flags.part.0" */

@@ -70,14 +70,15 @@ struct wide *wide__new(const struct wide_opts *o);
 int wide__attach(struct wide *w, const struct functab *funcs, int prog_fd, uint32_t gen);
 bool wide__attached(const struct wide *w);
 /*
- * What stays once the net is narrowed (bg_wide_on cleared): an entry-only
+ * What stays once the net is narrowed: an entry-only
  * kprobe.multi link (program entry_fd, bg_mentry) over __rcu_read_lock and
  * __rcu_read_unlock if the net met them (met[i] >= 0 for position i of the
  * table), recording always (BG_CK_KEEP). They get no return hook: every
  * caller in the machine would pay for it (a traced open cost 3 to 7 times
  * more with a session link on them); a call of theirs is drawn as a leaf
  * closed at the task's next event (BG_CK_LAZY), as they call nothing.
- * 0 or -errno.
+ * It records only once bg_wide_on is cleared (BG_CK_NET), so it may be
+ * made while the net still records. 0 or -errno.
  */
 int wide__narrow(struct wide *w, const int32_t *met, int entry_fd);
 /* The function at position i of the table, or NULL. */

@@ -52,7 +52,9 @@ struct live {
 	bool wide_always; /* --wide=always: never narrowed */
 	unsigned int wide_met; /* functions it found */
 	double wide_narrowed_at; /* when it was narrowed, 0: not yet */
-	bool narrowing; /* from then until what the net met is linked */
+	bool narrowing; /* from then until the net is closed and what it met linked */
+	double handed_at; /* no command: when its links took over from the net */
+	bool ended_seen; /* bg_wide_ended, at the last poll */
 	struct session *s;
 	bool pause_after; /* session.pause_child once narrowed */
 };
@@ -364,8 +366,12 @@ static void link_met(struct live *l)
 		/* __rcu_read_lock...: the net's keep link shows them (wide__narrow). */
 		if (!f->module && plan__hook_only(f->name))
 			continue;
-		if (l->kp && !kprobes__attached(l->kp, (uint32_t)idx) &&
-		    !kprobes__attach(l->kp, (uint32_t)idx, f)) {
+		/* BG_FN_NET: tried once already (a refused one is not tried again). */
+		if (l->kp && !(f->flags & BG_FN_NET) && !kprobes__attached(l->kp, (uint32_t)idx)) {
+			/* Its link may come while the net still records (narrow_running). */
+			f->flags |= BG_FN_NET;
+			if (kprobes__attach(l->kp, (uint32_t)idx, f))
+				continue;
 			frange_set(l->skel, (uint32_t)idx, f);
 			f->flags |= BG_FN_EXPANDED;
 		}
@@ -373,40 +379,19 @@ static void link_met(struct live *l)
 }
 
 /*
- * The first traced call is over: the net stops recording and the command
- * is paused. Once no task is inside a graph (calls under way get their
- * returns) the net is closed, by a child process (wide__detach_async: the
- * reader goes on meanwhile, and a stop is not held up), and only once it
- * is gone does what it met get links of its own: on kernels where fprobe
- * runs on the function graph tracer (6.14+), closing a link over
- * addresses another link hooks too unhooked them for both (seen on 7.3).
- * A graph that does not end within WIDE_DRAIN_S loses its open calls'
- * exits.
+ * A graph under way when the net stops recording keeps its open calls'
+ * returns on the net: it is closed once no task is inside a graph, or
+ * WIDE_DRAIN_S after it stopped (a graph that has not ended by then loses
+ * those exits).
  */
 #define WIDE_DRAIN_S 2.0
 
-static void narrow_wide(struct live *l)
+/* The functions the net met get links of their own now; logs with -v. */
+static void link_met_now(struct live *l, const char *when, double since)
 {
-	double t0 = links__now();
 	unsigned int failed;
 	int err;
 
-	if (l->wide_on) {
-		__atomic_store_n(&l->skel->bss->bg_wide_on, 0, __ATOMIC_RELEASE);
-		l->wide_on = false;
-		l->wide_narrowed_at = t0;
-		l->narrowing = true;
-		/* --no-pause: the command runs on, its calls meanwhile partly drawn. */
-		if (l->pause_after)
-			session__pause(l->s, true);
-	}
-	if (__atomic_load_n(&l->skel->bss->bg_active, __ATOMIC_ACQUIRE) &&
-	    t0 - l->wide_narrowed_at < WIDE_DRAIN_S)
-		return;
-	wide__detach_async(l->w);
-	if (!wide__detached(l->w))
-		return; /* the next poll looks again */
-	l->narrowing = false;
 	link_met(l);
 	failed = l->kp ? kprobes__flush(l->kp) : 0;
 	err = wide__narrow(l->w, l->wmap, bpf_program__fd(l->skel->progs.bg_mentry));
@@ -414,26 +399,101 @@ static void narrow_wide(struct live *l)
 		fprintf(stderr, "bpfgraph: cannot keep __rcu_read_lock/unlock hooked: %s\n",
 			strerror(-err));
 	if (l->verbose)
-		fprintf(stderr, "bpfgraph: first traced call over: the wide net closed, %u "
-			"functions it met linked (%u refused) in %.2f s\n", l->wide_met, failed,
-			links__now() - l->wide_narrowed_at);
-	l->s->pause_child = l->pause_after;
+		fprintf(stderr, "bpfgraph: first traced call over: %u functions the wide net met "
+			"linked (%u refused) %s, %.2f s after it\n", l->wide_met, failed, when,
+			links__now() - since);
+}
+
+/*
+ * With a command to stop (pause_after): the net stopped recording at the
+ * end of its first call, and the command is stopped. Once no task is
+ * inside a graph (calls under way get their returns) the net is closed,
+ * by a child process (wide__detach_async: the reader goes on meanwhile,
+ * and a stop is not held up), and only once it is gone does what it met
+ * get links of its own. Nothing is traced meanwhile, so the order costs
+ * only the command's pause.
+ */
+static void narrow_paused(struct live *l)
+{
+	if (l->wide_on) {
+		__atomic_store_n(&l->skel->bss->bg_wide_on, 0, __ATOMIC_RELEASE);
+		l->wide_on = false;
+		l->wide_narrowed_at = links__now();
+		l->narrowing = true;
+		session__pause(l->s, true);
+	}
+	if (__atomic_load_n(&l->skel->bss->bg_active, __ATOMIC_ACQUIRE) &&
+	    links__now() - l->wide_narrowed_at < WIDE_DRAIN_S)
+		return;
+	wide__detach_async(l->w);
+	if (!wide__detached(l->w))
+		return; /* the next poll looks again */
+	l->narrowing = false;
+	link_met_now(l, "once the net closed", l->wide_narrowed_at);
+	l->s->pause_child = true;
 	l->s->hold_growth = false;
-	/* No command to stop: graphs begin again (bg_wide_hold). */
-	__atomic_store_n(&l->skel->bss->bg_wide_hold, 0, __ATOMIC_RELEASE);
 	/* Stopped by us, or at the end of its first call (bg_wide_once). */
+	session__pause(l->s, false);
+}
+
+/*
+ * With no command to stop (system-wide, -p, --no-pause): calls keep
+ * coming, and a hold until the net is closed (seconds under a load) would
+ * leave them all untraced. The net records on while what it met is
+ * linked beside it, silent while it records (BG_CK_NET); then one store
+ * hands every call that begins from the net to those links, and a call
+ * under way ends on the hook that took its entry. The net is closed
+ * after that, in a child, and what it met in the graphs of the hand-over
+ * is linked once it is gone. Functions the net meets later than its
+ * first graphs stay untraced (and are no longer drawn).
+ */
+static void narrow_running(struct live *l)
+{
+	if (l->wide_on) {
+		l->wide_narrowed_at = links__now();
+		link_met_now(l, "beside the net", l->wide_narrowed_at);
+		__atomic_store_n(&l->skel->bss->bg_wide_on, 0, __ATOMIC_RELEASE);
+		l->wide_on = false;
+		l->narrowing = true;
+		l->handed_at = links__now();
+	}
+	if (__atomic_load_n(&l->skel->bss->bg_active, __ATOMIC_ACQUIRE) &&
+	    links__now() - l->handed_at < WIDE_DRAIN_S)
+		return;
+	wide__detach_async(l->w);
+	if (!wide__detached(l->w))
+		return;
+	l->narrowing = false;
+	/* The hand-over's graphs may have met more; linking waited for the close. */
+	link_met(l);
+	if (l->kp)
+		kprobes__flush(l->kp);
+	l->s->hold_growth = false;
+}
+
+static void narrow_wide(struct live *l)
+{
 	if (l->pause_after)
-		session__pause(l->s, false);
+		narrow_paused(l);
+	else
+		narrow_running(l);
 }
 
 static void on_poll(void *ctx, uint64_t graphs_done)
 {
 	struct live *l = ctx;
-	/* The BPF side turns the net off at the end of the first graph. */
-	bool off = !__atomic_load_n(&l->skel->bss->bg_wide_on, __ATOMIC_ACQUIRE);
+	volatile struct graph_bpf__bss *bss = l->skel->bss;
+	/* The BPF side turns the net off at the end of the first graph of a command. */
+	bool off = !__atomic_load_n(&bss->bg_wide_on, __ATOMIC_ACQUIRE);
+	/*
+	 * Or marks that end (no command): seen at the poll before, its
+	 * records were read by this one, even by a reader that lags.
+	 */
+	bool ended = l->ended_seen;
 
+	l->ended_seen = __atomic_load_n(&bss->bg_wide_ended, __ATOMIC_ACQUIRE);
 	/* Nothing to link for when the command is gone: the trace ends now. */
-	if (l->wide_on && !l->wide_always && (graphs_done || off) &&
+	if (l->wide_on && !l->wide_always && (graphs_done || off || ended) &&
 	    !session__child_exited(l->s))
 		narrow_wide(l);
 	else if (!l->wide_on && l->narrowing)
