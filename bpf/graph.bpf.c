@@ -82,7 +82,8 @@ static __always_inline void pop_frame(struct task_state *st, __u32 top, __u64 no
 	 */
 	if (!top && bg_wide_once && bg_wide_on) {
 		if (!bg_pause_tgid) {
-			bg_wide_ended = 1;
+			if (!bg_wide_ended)
+				bg_wide_ended = now;
 		} else if ((bpf_get_current_pid_tgid() >> 32) == bg_pause_tgid) {
 			bg_wide_on = 0;
 			bpf_send_signal(19 /* SIGSTOP: delivered on the way back to user space */);
@@ -548,6 +549,9 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 		    (bpf_get_current_pid_tgid() >> 32) == bg_wide_probe_tgid)
 			__sync_fetch_and_add(&bg_wide_probed, 1);
 		if (!bg_wide_on || !bg_active)
+			return false;
+		/* A reader starved under a load does not keep the net on. */
+		if (bg_wide_ended && bpf_ktime_get_ns() - bg_wide_ended > BG_WIDE_GRACE_NS)
 			return false;
 	}
 	/*

@@ -78,13 +78,14 @@ volatile __u32 bg_gen = 0;
  */
 volatile __u32 bg_wide_on = 0;
 /*
- * Set at the end of the first graph where no command can be stopped
- * (system-wide, -p, --no-pause): the net goes on recording, so that the
- * graphs that begin meanwhile are complete, until user space has linked
- * what it met (BG_CK_NET) and clears bg_wide_on. Nothing waits for a
- * quiet moment: under a steady load there is none.
+ * When the first graph ended (bpf_ktime_get_ns()), where no command can
+ * be stopped (system-wide, -p, --no-pause): the net goes on recording, so
+ * that the graphs that begin meanwhile are complete, until user space has
+ * linked what it met (BG_CK_NET) and clears bg_wide_on, or for at most
+ * BG_WIDE_GRACE_NS. Nothing waits for a quiet moment: under a steady load
+ * there is none. 0: not yet.
  */
-volatile __u32 bg_wide_ended = 0;
+volatile __u64 bg_wide_ended = 0;
 /*
  * The net's self-test (live__attach_wide): its entries in this process
  * are counted, bg_wide_on or not. 0: no test under way.

@@ -86,6 +86,14 @@
 #define BG_DETAIL_ARG(d) ((d) & 0x0f)
 #define BG_DETAIL_PART_OF(d) ((d) >> 4)
 
+/*
+ * val records of this CPU did not fit in the ring buffer before the next
+ * one (cpu, ts: the first of that batch's). Made where a batch goes out
+ * after a loss, ahead of it, so that the reader marks the place as
+ * function_graph does ("CPU:n [LOST n EVENTS]").
+ */
+#define BG_REC_LOST 9
+
 /* How a plan's operation reads (struct bg_detail_op.kind). */
 #define BG_DK_STR_KERNEL 1 /* a kernel string */
 #define BG_DK_STR_USER 2 /* a user string (BTF type tag __user) */
@@ -158,6 +166,7 @@ struct bg_batch {
 	__u32 n; /* records held */
 	__u32 writing; /* a program is writing to it now */
 	__u64 first_ts; /* when the first of them was staged */
+	__u64 lost; /* records lost since the last batch out (BG_REC_LOST) */
 	struct bg_rec rec[BG_BATCH];
 };
 
@@ -216,6 +225,12 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
  * hook that took its entry takes its return.
  */
 #define BG_CK_NET (1ULL << 39)
+/*
+ * How long the net records on after the first graph where no command can
+ * be stopped, if user space has not taken over by then (bg_wide_ended):
+ * a reader starved by a load cannot keep every kernel call paying it.
+ */
+#define BG_WIDE_GRACE_NS (2 * 1000 * 1000 * 1000ULL)
 #define BG_CK_INDEX(ck) ((__u32)(ck))
 /*
  * The index of a function under the wide net (user/hook/wide.h), which has no

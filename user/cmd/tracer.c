@@ -585,7 +585,8 @@ static void print_drops(const struct session_stats *st)
 	}
 	if (more)
 		fprintf(stderr, " and %d more CPUs", more);
-	fprintf(stderr, "; graphs on those CPUs may be cut or misnested. A larger -b, "
+	fprintf(stderr, "; graphs there may be cut or misnested after a 'CPU:N [LOST M "
+		"EVENTS]' line. A larger -b, "
 		"'bpfgraph record' (cheaper to keep up with than text) or fewer "
 		"functions keep a trace whole\n");
 }

@@ -386,9 +386,13 @@ static void link_met(struct live *l)
  */
 #define WIDE_DRAIN_S 2.0
 
-/* The functions the net met get links of their own now; logs with -v. */
+/*
+ * The functions the net met get links of their own now; -v says when,
+ * counted from since (the first graph's end, or when it was seen).
+ */
 static void link_met_now(struct live *l, const char *when, double since)
 {
+	double t0 = links__now();
 	unsigned int failed;
 	int err;
 
@@ -400,8 +404,8 @@ static void link_met_now(struct live *l, const char *when, double since)
 			strerror(-err));
 	if (l->verbose)
 		fprintf(stderr, "bpfgraph: first traced call over: %u functions the wide net met "
-			"linked (%u refused) %s, %.2f s after it\n", l->wide_met, failed, when,
-			links__now() - since);
+			"linked (%u refused) %s, %.2f s after it (%.2f s of it linking)\n",
+			l->wide_met, failed, when, links__now() - since, links__now() - t0);
 }
 
 /*
@@ -445,17 +449,29 @@ static void narrow_paused(struct live *l)
  * under way ends on the hook that took its entry. The net is closed
  * after that, in a child, and what it met in the graphs of the hand-over
  * is linked once it is gone. Functions the net meets later than its
- * first graphs stay untraced (and are no longer drawn).
+ * first graphs stay untraced (and are no longer drawn). Should this
+ * process be too slow to hand over (starved under a load), the net stops
+ * recording by itself BG_WIDE_GRACE_NS after the first graph.
  */
 static void narrow_running(struct live *l)
 {
 	if (l->wide_on) {
+		/* The first graph's end, on the BPF side's clock (CLOCK_MONOTONIC). */
+		uint64_t ended_ns = __atomic_load_n(&l->skel->bss->bg_wide_ended, __ATOMIC_ACQUIRE);
+		double ended = ended_ns ? (double)ended_ns / 1e9 : links__now(), late;
+
 		l->wide_narrowed_at = links__now();
-		link_met_now(l, "beside the net", l->wide_narrowed_at);
+		link_met_now(l, "beside the net", ended);
 		__atomic_store_n(&l->skel->bss->bg_wide_on, 0, __ATOMIC_RELEASE);
 		l->wide_on = false;
 		l->narrowing = true;
 		l->handed_at = links__now();
+		late = l->handed_at - ended - BG_WIDE_GRACE_NS / 1e9;
+		if (late > 0)
+			fprintf(stderr, "bpfgraph: the wide net stopped recording %.1f s after the "
+				"first traced call, before what it met was linked: calls that "
+				"began in the %.2f s after that lack those functions\n",
+				BG_WIDE_GRACE_NS / 1e9, late);
 	}
 	if (__atomic_load_n(&l->skel->bss->bg_active, __ATOMIC_ACQUIRE) &&
 	    links__now() - l->handed_at < WIDE_DRAIN_S)
@@ -464,11 +480,13 @@ static void narrow_running(struct live *l)
 	if (!wide__detached(l->w))
 		return;
 	l->narrowing = false;
+	l->s->hold_growth = false;
 	/* The hand-over's graphs may have met more; linking waited for the close. */
+	if (stop__signal())
+		return;
 	link_met(l);
 	if (l->kp)
 		kprobes__flush(l->kp);
-	l->s->hold_growth = false;
 }
 
 static void narrow_wide(struct live *l)
@@ -491,7 +509,7 @@ static void on_poll(void *ctx, uint64_t graphs_done)
 	 */
 	bool ended = l->ended_seen;
 
-	l->ended_seen = __atomic_load_n(&bss->bg_wide_ended, __ATOMIC_ACQUIRE);
+	l->ended_seen = __atomic_load_n(&bss->bg_wide_ended, __ATOMIC_ACQUIRE) != 0;
 	/* Nothing to link for when the command is gone: the trace ends now. */
 	if (l->wide_on && !l->wide_always && (graphs_done || off || ended) &&
 	    !session__child_exited(l->s))
