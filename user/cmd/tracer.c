@@ -566,29 +566,43 @@ struct run {
 	double detach_s; /* from the release's start until it ended or was left */
 };
 
-/* Lost records, with the CPUs they were lost on (their graphs may be wrong). */
-static void print_drops(const struct session_stats *st)
+/* "; by CPU: CPU 0: n, CPU 3: m" for the CPUs whose count is not 0, at most 8. */
+static void print_by_cpu(const uint64_t *v, int ncpu)
 {
 	int shown = 0, more = 0;
 
-	fprintf(stderr, "bpfgraph: %llu records were lost (ring buffer full)",
-		(unsigned long long)st->drops);
-	for (int c = 0; c < st->ndrops_cpu; c++) {
-		if (!st->drops_cpu[c])
+	for (int c = 0; v && c < ncpu; c++) {
+		if (!v[c])
 			continue;
 		if (shown == 8) {
 			more++;
 			continue;
 		}
 		fprintf(stderr, "%s CPU %d: %llu", shown++ ? "," : "; by CPU:", c,
-			(unsigned long long)st->drops_cpu[c]);
+			(unsigned long long)v[c]);
 	}
 	if (more)
 		fprintf(stderr, " and %d more CPUs", more);
+}
+
+/* Lost records, with the CPUs they were lost on (their graphs may be wrong). */
+static void print_drops(const struct session_stats *st)
+{
+	fprintf(stderr, "bpfgraph: %llu records were lost (ring buffer full)",
+		(unsigned long long)st->drops);
+	print_by_cpu(st->drops_cpu, st->ncpu_stats);
 	fprintf(stderr, "; graphs there may be cut or misnested after a 'CPU:N [LOST M "
-		"EVENTS]' line. A larger -b, "
-		"'bpfgraph record' (cheaper to keep up with than text) or fewer "
-		"functions keep a trace whole\n");
+		"EVENTS]' line. A larger -b, 'bpfgraph record' (cheaper to keep up with than "
+		"text) or fewer functions keep a trace whole\n");
+}
+
+/* Exits left out: no call of theirs was open in their task (begun before the trace). */
+static void print_unmatched(const struct session_stats *st)
+{
+	fprintf(stderr, "bpfgraph: %llu exits matched no call open in their task and were "
+		"left out", (unsigned long long)st->unmatched_exits);
+	print_by_cpu(st->unmatched_cpu, st->ncpu_stats);
+	fprintf(stderr, "\n");
 }
 
 static void print_summary(const struct plan *p, const struct run *r)
@@ -632,6 +646,8 @@ static void print_summary(const struct plan *p, const struct run *r)
 			(int)r->releaser);
 	if (s->st.drops)
 		print_drops(&s->st);
+	if (s->st.unmatched_exits)
+		print_unmatched(&s->st);
 	if (s->st.targets_full)
 		fprintf(stderr, "bpfgraph: %llu indirect call targets were not followed: "
 			"more distinct targets than the probes can remember; narrow the "
@@ -1027,7 +1043,7 @@ static int run_close(struct run *r, const struct plan *p, const struct tracer_si
 			"was found %.2f s), %.2f s for the graphs under way and the records left "
 			"(%llu read after the end), %.2f s to close the output, %.2f s on the "
 			"hooks (%s)\n", links__now() - t_req, t0 - t_req, s->stop_step_ns[0] / 1e9,
-			s->stop_step_ns[1] / 1e9, s->stop_step_ns[2] / 1e9, s->stop_step_ns[3] / 1e9,
+			s->stop_step_ns[2] / 1e9, s->stop_step_ns[1] / 1e9, s->stop_step_ns[3] / 1e9,
 			t_drain - t0,
 			(unsigned long long)(s->st.records - s->stop_records), t_out - t_drain,
 			r->detach_s,

@@ -54,7 +54,6 @@ struct live {
 	double wide_narrowed_at; /* when it was narrowed, 0: not yet */
 	bool narrowing; /* from then until the net is closed and what it met linked */
 	double handed_at; /* no command: when its links took over from the net */
-	bool ended_seen; /* bg_wide_ended, at the last poll */
 	struct session *s;
 	bool pause_after; /* session.pause_child once narrowed */
 };
@@ -504,12 +503,11 @@ static void on_poll(void *ctx, uint64_t graphs_done)
 	/* The BPF side turns the net off at the end of the first graph of a command. */
 	bool off = !__atomic_load_n(&bss->bg_wide_on, __ATOMIC_ACQUIRE);
 	/*
-	 * Or marks that end (no command): seen at the poll before, its
-	 * records were read by this one, even by a reader that lags.
+	 * Or marks that end (no command), which a reader that lags sees
+	 * before it reads that graph's end: what the graph met and was not
+	 * read yet is linked once the net is closed (narrow_running).
 	 */
-	bool ended = l->ended_seen;
-
-	l->ended_seen = __atomic_load_n(&bss->bg_wide_ended, __ATOMIC_ACQUIRE) != 0;
+	bool ended = __atomic_load_n(&bss->bg_wide_ended, __ATOMIC_ACQUIRE) != 0;
 	/* Nothing to link for when the command is gone: the trace ends now. */
 	if (l->wide_on && !l->wide_always && (graphs_done || off || ended) &&
 	    !session__child_exited(l->s))

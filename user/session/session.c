@@ -473,10 +473,14 @@ int session__run(struct session *s)
 		/* What is left is read once the programs stop (session__finish). */
 		if (stop__signal())
 			break;
-		s->sink.drain(s->sink.ctx, mark[1] - REORDER_NS);
-		mark[2] = mono_ns();
+		/*
+		 * Before the formatting, which under a load can take seconds a
+		 * poll: the wide net's hand-over (on_poll) waits for no text.
+		 */
 		if (s->on_poll)
 			s->on_poll(s->caller_ctx, s->graphs_done);
+		mark[2] = mono_ns();
+		s->sink.drain(s->sink.ctx, mark[1] - REORDER_NS);
 		mark[3] = mono_ns();
 		if (s->hold_growth) {
 			/* Kept for later: see session.hold_growth. */
@@ -598,6 +602,15 @@ void session__finish(struct session *s)
 	s->sink.flush(s->sink.ctx);
 }
 
+/* A per-CPU counter's values, kept once (the first read that has any). */
+static void keep_per_cpu(struct session_stats *st, uint64_t **dst, const uint64_t *vals, int ncpu)
+{
+	if (*dst || !(*dst = malloc(ncpu * sizeof(**dst))))
+		return;
+	memcpy(*dst, vals, ncpu * sizeof(**dst));
+	st->ncpu_stats = ncpu;
+}
+
 void session__read_stats(struct session *s)
 {
 	int ncpu = libbpf_num_possible_cpus();
@@ -616,11 +629,10 @@ void session__read_stats(struct session *s)
 		for (int c = 0; c < ncpu; c++)
 			sum += vals[c];
 		/* Where records were lost tells which CPUs' graphs to doubt. */
-		if (k == BG_ST_DROPS && sum && !s->st.drops_cpu &&
-		    (s->st.drops_cpu = malloc(ncpu * sizeof(*vals)))) {
-			memcpy(s->st.drops_cpu, vals, ncpu * sizeof(*vals));
-			s->st.ndrops_cpu = ncpu;
-		}
+		if (k == BG_ST_DROPS && sum)
+			keep_per_cpu(&s->st, &s->st.drops_cpu, vals, ncpu);
+		else if (k == BG_ST_UNMATCHED_EXIT && sum)
+			keep_per_cpu(&s->st, &s->st.unmatched_cpu, vals, ncpu);
 		switch (k) {
 		case BG_ST_DROPS: s->st.drops = sum; break;
 		case BG_ST_DEEP: s->st.deep = sum; break;
@@ -644,6 +656,7 @@ void session__read_stats(struct session *s)
 void session__free_stats(struct session *s)
 {
 	free(s->st.drops_cpu);
-	s->st.drops_cpu = NULL;
-	s->st.ndrops_cpu = 0;
+	free(s->st.unmatched_cpu);
+	s->st.drops_cpu = s->st.unmatched_cpu = NULL;
+	s->st.ncpu_stats = 0;
 }

@@ -35,8 +35,9 @@ struct session_stats {
 	uint64_t unmapped; /* wide net records of no known function (dropped) */
 	uint64_t detail_lost; /* --args-detail reads left out (batch busy) */
 	uint64_t held; /* graphs not begun while the wide net's finds were linked */
-	uint64_t *drops_cpu; /* drops per possible CPU (ndrops_cpu), or NULL */
-	int ndrops_cpu;
+	/* drops and unmatched exits per possible CPU (ncpu_stats), or NULL: none */
+	uint64_t *drops_cpu, *unmatched_cpu;
+	int ncpu_stats;
 	int cmd_status; /* wait status of COMMAND, -1 if none */
 };
 
@@ -107,7 +108,7 @@ struct session {
 	uint64_t end_due_ns; /* with duration_ms: when -d's end was due */
 	/*
 	 * The part of each step of the poll under way that came after the
-	 * request: reading records, formatting them, the caller's on_poll,
+	 * request: reading records, the caller's on_poll, formatting them,
 	 * attaching what was found.
 	 */
 #define SESSION_STOP_STEPS 4

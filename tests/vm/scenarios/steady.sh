@@ -1,10 +1,12 @@
 #!/bin/sh
 # Tracing without a COMMAND under a steady load: a process reads a file
 # in a loop (wl readloop, counting its calls) while bpfgraph traces
-# -G vfs_read for 8 s, by -p and system-wide. Two marks from the process
+# -G vfs_read for 12 s, by -p and system-wide. Two marks from the process
 # (SIGUSR1: calls so far and CLOCK_MONOTONIC, the clock of bpfgraph's
 # timestamps), 3 s and 6 s after bpfgraph is ready, give the calls it made
-# in that window; the check counts the traced ones that began in it.
+# in that window; the check counts the traced ones that began in it. The
+# 6 s to spare keep the window inside the trace on a slow guest (a busy
+# host's "sleep 3" took 5.7 s there).
 #   NAME.marks  the process's "mark CALLS NS" lines and "total CALLS"
 #   NAME.txt    bpfgraph's text (funcgraph-abstime, funcgraph-proc)
 #   NAME.err    its stderr (-v), NAME.rc, NAME.pid (the process)
@@ -19,9 +21,9 @@ steady() { # NAME [-p]
 	echo $lp >$name.pid
 	usleep 200000
 	if [ "${2:-}" = -p ]; then sel="-p $lp"; else sel=; fi
-	progress "$name: bpfgraph -G vfs_read $sel -d 8 over a pread loop"
+	progress "$name: bpfgraph -G vfs_read $sel -d 12 over a pread loop"
 	# shellcheck disable=SC2086 # $sel is two words or none
-	bpfgraph -v -G vfs_read $sel -d 8 -O funcgraph-abstime -O funcgraph-proc \
+	bpfgraph -v -G vfs_read $sel -d 12 -O funcgraph-abstime -O funcgraph-proc \
 		-o $name.txt 2>$name.err &
 	bp=$!
 	i=0
