@@ -10,6 +10,7 @@
 #    - fuzz smoke: each $OUTPUT/fuzz/fuzz_* on its corpus in tests/fuzz/
 #      plus FUZZ_SECONDS (45) of fuzzing (one test each; --fuzz-only)
 #    - tests/build/header-deps.sh (one test)
+#    - tests/build/layers.sh (one test: no folder of user/ includes a later one)
 #    - tests/host/refuse.sh when the host refuses fentry (one test; SKIP,
 #      not counted, when the host allows it)
 #    - the QEMU bench: all scenarios on Debian's 6.1 but those of
@@ -400,8 +401,9 @@ main() {
 	if [ $unit_only = 0 ]; then
 		run_unit_san
 		run_fuzz_smoke
-		section "build dependencies"
+		section "build dependencies and layers"
 		run_one header_deps tests/build/header-deps.sh
+		run_one layers tests/build/layers.sh
 		section "host"
 		run_one refuse_host tests/host/refuse.sh
 		fetch_kernels

@@ -226,7 +226,7 @@ static void add_bytes(struct detail_vals *v, unsigned int arg, uint8_t flags, co
 		memcpy(&r.val, d + 8, 8);
 		memcpy(&r.dur, d + 16, 4);
 		memcpy(&r.pid, d + 20, 4);
-		detail__add(v, &r);
+		detail_vals__add(v, &r);
 	}
 }
 

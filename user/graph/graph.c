@@ -443,7 +443,7 @@ static void take_args(const struct cpuq *q, size_t k, struct gev *ev)
 		unsigned int at = a->depth * BG_ARGS_PER_REC;
 
 		if (bg_rec_type(a) == BG_REC_DETAIL) {
-			detail__add(&ev->detail, a);
+			detail_vals__add(&ev->detail, a);
 			continue;
 		}
 		for (unsigned int j = 0; j < BG_ARGS_PER_REC && at + j < BG_ARGS_REGS; j++)

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "bpfgraph.h"
-#include "detail.h"
+#include "detail_vals.h"
 #include "functab.h"
 #include "sink.h"
 

@@ -275,34 +275,6 @@ int detail__param_members(const struct btf *btf, uint32_t func_id, unsigned int 
 	return k;
 }
 
-void detail__add(struct detail_vals *vals, const struct bg_rec *rec)
-{
-	unsigned int arg = BG_DETAIL_ARG(rec->depth), part = BG_DETAIL_PART_OF(rec->depth);
-	struct detail_val *v = NULL;
-	uint64_t w[3] = { rec->ts, rec->val, (uint64_t)rec->pid << 32 | rec->dur };
-
-	if (part >= BG_DETAIL_PARTS)
-		return;
-	for (unsigned int i = 0; i < vals->n; i++)
-		if (vals->v[i].arg == arg)
-			v = &vals->v[i];
-	if (!v) {
-		if (part || vals->n >= BG_DETAIL_OPS)
-			return;
-		v = &vals->v[vals->n++];
-		memset(v, 0, sizeof(*v));
-		v->arg = (uint8_t)arg;
-	}
-	/* Parts come in order; a stray one (a damaged file) is left out. */
-	if (part != v->nparts)
-		return;
-	v->flags |= rec->type & ~BG_REC_TYPE_MASK;
-	for (int j = 0; j < 3; j++)
-		for (int k = 0; k < 8; k++)
-			v->data[part * BG_DETAIL_PART + j * 8 + k] = (uint8_t)(w[j] >> (8 * k));
-	v->nparts++;
-}
-
 static const struct detail_val *val_of(const struct detail_vals *vals, unsigned int arg)
 {
 	for (unsigned int i = 0; vals && i < vals->n; i++)

@@ -16,26 +16,13 @@
 #include <stdint.h>
 
 #include "bpfgraph.h"
+#include "detail_vals.h"
 
 struct btf;
 
 /* What --args-detail asked for (also BG_O_DETAIL_* in the options' flags). */
 #define DETAIL_STRINGS 0x1
 #define DETAIL_FIELDS 0x2
-
-/* One argument's detail as recorded: the data of its records, in order. */
-struct detail_val {
-	uint8_t arg; /* register index */
-	uint8_t flags; /* BG_RF_D_* */
-	uint8_t nparts; /* records seen */
-	uint8_t data[BG_DETAIL_PARTS * BG_DETAIL_PART];
-};
-
-/* The details of one entry, in the order of its records. */
-struct detail_vals {
-	uint8_t n;
-	struct detail_val v[BG_DETAIL_OPS];
-};
 
 /*
  * Whether btf marks user pointers with the "user" type tag (kernels built
@@ -67,9 +54,6 @@ struct detail_member {
  */
 int detail__param_members(const struct btf *btf, uint32_t func_id, unsigned int i,
 			  struct detail_member *m);
-
-/* Adds record rec's data to vals (a BG_REC_DETAIL following the entry). */
-void detail__add(struct detail_vals *vals, const struct bg_rec *rec);
 
 /*
  * The detail of register arg as the text shows it after the value, with
