@@ -69,8 +69,7 @@ static bool planned(const struct wide *w, uint64_t addr)
  * programs make to them, so the calls traced functions make are shown.
  * Not migrate_disable/enable, preempt_count_add/sub or the clocksource's
  * read function: every program run of ours calls them too, and hooking
- * them multiplied what each traced call cost (6.12, under emulation:
- * 2170 us against 463 us per traced open with no such function hooked).
+ * them multiplied what each traced call cost (docs/kernels.md, "The wide net").
  */
 static bool shown_rcu(const struct ksym *s)
 {
@@ -318,9 +317,8 @@ out:
  * fentry sites of a new link: locks, RCU, allocation, time, scheduling,
  * interrupts. With wide_opts.split_hot, hooked by a link of their own
  * made after the others, so that patching the bulk of the net does not
- * run the net's handler on every one of their calls (on 6.12 under
- * emulation one link for all took 2.8 s, the two 0.7 s and 0.4 s), and
- * closed before them.
+ * run the net's handler on every one of their calls (docs/kernels.md, "The wide net",
+ * "Attaching"), and closed before them.
  */
 static const char *const hot_globs[] = {
 	"*rcu*", "*spin_*", "*_raw_*", "*mutex*", "*_lock", "*_unlock", "*_lock_*", "*_unlock_*",

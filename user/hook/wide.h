@@ -34,7 +34,7 @@ struct wide_opts {
 	 * wide.c): where fprobe is built on ftrace ops (each link its own
 	 * ops). Where it runs on the function graph tracer (6.14+), links
 	 * share one filter that each new link updates as a whole: two cost
-	 * more than one (4.7 s against 3.5 s on 7.3 under emulation).
+	 * more than one (docs/kernels.md, "The wide net").
 	 */
 	bool split_hot;
 	/*
@@ -90,7 +90,7 @@ const struct ksym *wide__sym(const struct wide *w, uint32_t i);
 void wide__detach(struct wide *w);
 /*
  * The same in a child process: under a load, closing a link over 40 000
- * functions took 7-10 s (6.12, emulated), all of it in the kernel, where
+ * functions takes seconds (docs/kernels.md, "The wide net"), all of it in the kernel, where
  * the closing thread hears neither the -d alarm nor Ctrl-C and reads no
  * records. This process closes its copies at once and goes on;
  * wide__detached() says when the hooks are gone. 1: a child closes them,

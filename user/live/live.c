@@ -521,8 +521,8 @@ static void free_wide(struct live *l, bool wait);
 /*
  * The trace is over: a net still open (narrowing under way, --wide=always)
  * goes now, in a child process, while the rest of the records is read:
- * under a load on 6.12 it made the reader about ten times slower (247 000
- * records left took 24 s) and its close takes 7-10 s there.
+ * under a load it makes the reader about ten times slower, and its close
+ * takes seconds (docs/performance.md, "The wide net under a load").
  */
 static void on_stopped(void *ctx)
 {
