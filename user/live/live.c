@@ -54,6 +54,7 @@ struct live {
 	double wide_narrowed_at; /* when it was narrowed, 0: not yet */
 	bool narrowing; /* from then until the net is closed and what it met linked */
 	double handed_at; /* no command: when its links took over from the net */
+	bool ended_seen; /* bg_wide_ended, at the last poll */
 	struct session *s;
 	bool pause_after; /* session.pause_child once narrowed */
 };
@@ -446,11 +447,13 @@ static void narrow_paused(struct live *l)
  * linked beside it, silent while it records (BG_CK_NET); then one store
  * hands every call that begins from the net to those links, and a call
  * under way ends on the hook that took its entry. The net is closed
- * after that, in a child, and what it met in the graphs of the hand-over
- * is linked once it is gone. Functions the net meets later than its
- * first graphs stay untraced (and are no longer drawn). Should this
- * process be too slow to hand over (starved under a load), the net stops
- * recording by itself BG_WIDE_GRACE_NS after the first graph.
+ * after that, in a child. What the net met only in the graphs of the
+ * hand-over is not linked: such a link, made once the net was gone, held
+ * the reader for 55 s on 7.3 under a load (docs/kernels.md, "The wide
+ * net"); live discovery finds what later calls reach through pointers.
+ * Should this process be too slow to hand over (starved under a load),
+ * the net stops recording by itself BG_WIDE_GRACE_NS after the first
+ * graph.
  */
 static void narrow_running(struct live *l)
 {
@@ -480,12 +483,6 @@ static void narrow_running(struct live *l)
 		return;
 	l->narrowing = false;
 	l->s->hold_growth = false;
-	/* The hand-over's graphs may have met more; linking waited for the close. */
-	if (stop__signal())
-		return;
-	link_met(l);
-	if (l->kp)
-		kprobes__flush(l->kp);
 }
 
 static void narrow_wide(struct live *l)
@@ -503,11 +500,12 @@ static void on_poll(void *ctx, uint64_t graphs_done)
 	/* The BPF side turns the net off at the end of the first graph of a command. */
 	bool off = !__atomic_load_n(&bss->bg_wide_on, __ATOMIC_ACQUIRE);
 	/*
-	 * Or marks that end (no command), which a reader that lags sees
-	 * before it reads that graph's end: what the graph met and was not
-	 * read yet is linked once the net is closed (narrow_running).
+	 * Or marks that end (no command): seen at the poll before, the
+	 * graph's records were read by this one, even by a reader that lags.
 	 */
-	bool ended = __atomic_load_n(&bss->bg_wide_ended, __ATOMIC_ACQUIRE) != 0;
+	bool ended = l->ended_seen;
+
+	l->ended_seen = __atomic_load_n(&bss->bg_wide_ended, __ATOMIC_ACQUIRE) != 0;
 	/* Nothing to link for when the command is gone: the trace ends now. */
 	if (l->wide_on && !l->wide_always && (graphs_done || off || ended) &&
 	    !session__child_exited(l->s))
