@@ -225,12 +225,6 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
  * hook that took its entry takes its return.
  */
 #define BG_CK_NET (1ULL << 39)
-/*
- * How long the net records on after the first graph where no command can
- * be stopped, if user space has not taken over by then (bg_wide_ended):
- * a reader starved by a load cannot keep every kernel call paying it.
- */
-#define BG_WIDE_GRACE_NS (2 * 1000 * 1000 * 1000ULL)
 #define BG_CK_INDEX(ck) ((__u32)(ck))
 /*
  * The index of a function under the wide net (user/hook/wide.h), which has no
@@ -238,6 +232,12 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
  * bit; user space maps it to a table index when its records arrive.
  */
 #define BG_FUNC_WIDE 0x80000000U
+/*
+ * How long the net records on after the first graph where no command can
+ * be stopped, if user space has not taken over by then (bg_wide_ended):
+ * a reader starved by a load cannot keep every kernel call paying it.
+ */
+#define BG_WIDE_GRACE_NS (2 * 1000 * 1000 * 1000ULL)
 /*
  * kprobe.multi links: the generation of the link pair. Functions found
  * while tracing are attached in batches, one link pair each; every pair is
