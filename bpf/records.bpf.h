@@ -52,24 +52,8 @@ static __always_inline void flush(struct bg_batch *b, __u64 flags)
 	 */
 	barrier_var(n);
 	n = ((n - 1) & (BG_BATCH - 1)) + 1;
-	/* After a loss, first say where: nothing goes out before that does. */
-	if (b->lost) {
-		struct bg_rec m = {
-			.ts = b->first_ts,
-			.val = b->lost,
-			.cpu = bpf_get_smp_processor_id(),
-			.type = BG_REC_LOST,
-		};
-
-		if (bpf_ringbuf_output(&bg_events, &m, sizeof(m), flags))
-			goto lost;
-		b->lost = 0;
-	}
-	if (!bpf_ringbuf_output(&bg_events, b->rec, n * sizeof(struct bg_rec), flags))
-		return;
-lost:
-	stat_inc(BG_ST_DROPS, n);
-	b->lost += n;
+	if (bpf_ringbuf_output(&bg_events, b->rec, n * sizeof(struct bg_rec), flags))
+		stat_inc(BG_ST_DROPS, n);
 }
 
 /* This CPU's batch, or NULL while a preempted program writes to it. */

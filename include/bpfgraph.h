@@ -86,14 +86,6 @@
 #define BG_DETAIL_ARG(d) ((d) & 0x0f)
 #define BG_DETAIL_PART_OF(d) ((d) >> 4)
 
-/*
- * val records of this CPU did not fit in the ring buffer before the next
- * one (cpu, ts: the first of that batch's). Made where a batch goes out
- * after a loss, ahead of it, so that the reader marks the place as
- * function_graph does ("CPU:n [LOST n EVENTS]").
- */
-#define BG_REC_LOST 9
-
 /* How a plan's operation reads (struct bg_detail_op.kind). */
 #define BG_DK_STR_KERNEL 1 /* a kernel string */
 #define BG_DK_STR_USER 2 /* a user string (BTF type tag __user) */
@@ -166,7 +158,6 @@ struct bg_batch {
 	__u32 n; /* records held */
 	__u32 writing; /* a program is writing to it now */
 	__u64 first_ts; /* when the first of them was staged */
-	__u64 lost; /* records lost since the last batch out (BG_REC_LOST) */
 	struct bg_rec rec[BG_BATCH];
 };
 

@@ -3,9 +3,8 @@
  * Canned record scripts for the record and format tests: the language of
  * tests/golden/graph/<case>.in (see test_graph.c), replayed into any
  * rec_sink, so the same records can go to the graph builder directly or
- * through a record file. "lost" is a BG_REC_LOST record, as the BPF side
- * makes it. Scripts that use "echo" (no rec_sink counterpart) are refused
- * with canned.unsupported.
+ * through a record file. Scripts that use "lost" or "echo" (no rec_sink
+ * counterpart) are refused with canned.unsupported.
  */
 #ifndef BG_TEST_CANNED_H
 #define BG_TEST_CANNED_H
@@ -121,11 +120,6 @@ static inline struct bg_rec canned_rec(struct canned *c, char **a, int n, const 
 		return r;
 	}
 	r.cpu = (uint16_t)canned_num(a[0]);
-	if (!strcmp(op, "lost")) {
-		r.type = BG_REC_LOST;
-		r.val = canned_num(a[1]);
-		return r;
-	}
 	r.pid = (uint32_t)canned_num(a[1]);
 	if (!strcmp(op, "S")) {
 		r.type = BG_REC_SWITCH;
@@ -207,7 +201,7 @@ static inline int canned_line(struct canned *c, char **tok, int max)
 static inline bool canned_is_record(const char *op)
 {
 	return !strcmp(op, "E") || !strcmp(op, "X") || !strcmp(op, "XU") ||
-	       !strcmp(op, "S") || !strcmp(op, "comm") || !strcmp(op, "lost");
+	       !strcmp(op, "S") || !strcmp(op, "comm");
 }
 
 /*

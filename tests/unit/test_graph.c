@@ -528,10 +528,7 @@ static void test_feed_errors(void **state)
 	r = ent(0, 1, 0, 0, 10);
 	r.type = 0;
 	assert_int_equal(graph__feed(g, &r), -EINVAL);
-	r.type = BG_REC_LOST + 1;
-	assert_int_equal(graph__feed(g, &r), -EINVAL);
-	r.type = BG_REC_LOST;
-	r.cpu = BG_MAX_CPUS;
+	r.type = 9;
 	assert_int_equal(graph__feed(g, &r), -EINVAL);
 	assert_int_equal(graph__lost(g, BG_MAX_CPUS, 1), -EINVAL);
 	r = ent(BG_MAX_CPUS - 1, 1, 0, 0, 10);
@@ -641,34 +638,6 @@ static void test_noexit(void **state)
 	assert_int_equal(l.ev[1].dur, 90);
 	assert_int_equal(l.ev[2].type, GEV_EXIT);
 	assert_false(l.ev[2].noret);
-	graph__free(g);
-}
-
-/*
- * A BG_REC_LOST record (the BPF side's mark where a batch went out after a
- * loss) is graph__lost(): the marker comes right before the CPU's next
- * event, and the entry and exit around it do not fold into a leaf.
- */
-static void test_lost_record(void **state)
-{
-	struct evlog l;
-	struct graph *g = new_logged(&l);
-	struct bg_rec r[] = {
-		ent(0, 1, 5, 0, 100),
-		{ .type = BG_REC_LOST, .cpu = 0, .val = 16, .ts = 150 },
-		ext(0, 1, 5, 0, 200, 100),
-	};
-
-	(void)state;
-	for (size_t i = 0; i < 3; i++)
-		assert_int_equal(graph__feed(g, &r[i]), 0);
-	graph__flush(g);
-	assert_int_equal(l.n, 3);
-	assert_int_equal(l.ev[0].type, GEV_ENTER);
-	assert_int_equal(l.ev[1].type, GEV_LOST);
-	assert_int_equal(l.ev[1].count, 16);
-	assert_int_equal(l.ev[1].cpu, 0);
-	assert_int_equal(l.ev[2].type, GEV_EXIT);
 	graph__free(g);
 }
 
@@ -870,7 +839,6 @@ int main(void)
 		cmocka_unit_test(test_drain_wait_ends),
 		cmocka_unit_test(test_drain_watermark),
 		cmocka_unit_test(test_noexit),
-		cmocka_unit_test(test_lost_record),
 		cmocka_unit_test(test_comm_table),
 		cmocka_unit_test(test_event_comms),
 		cmocka_unit_test(test_bounded_queue),

@@ -591,9 +591,9 @@ static void print_drops(const struct session_stats *st)
 	fprintf(stderr, "bpfgraph: %llu records were lost (ring buffer full)",
 		(unsigned long long)st->drops);
 	print_by_cpu(st->drops_cpu, st->ncpu_stats);
-	fprintf(stderr, "; graphs there may be cut or misnested after a 'CPU:N [LOST M "
-		"EVENTS]' line. A larger -b, 'bpfgraph record' (cheaper to keep up with than "
-		"text) or fewer functions keep a trace whole\n");
+	fprintf(stderr, "; graphs on those CPUs may be cut or misnested. A larger -b, "
+		"'bpfgraph record' (cheaper to keep up with than text) or fewer "
+		"functions keep a trace whole\n");
 }
 
 /* Exits left out: no call of theirs was open in their task (begun before the trace). */

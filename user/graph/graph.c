@@ -320,8 +320,6 @@ int graph__feed(struct graph *g, const struct bg_rec *rec)
 	case BG_REC_ARGS:
 	case BG_REC_DETAIL:
 		return feed_args(g, rec);
-	case BG_REC_LOST:
-		return graph__lost(g, rec->cpu, rec->val);
 	case BG_REC_ENTRY:
 	case BG_REC_EXIT:
 		break;

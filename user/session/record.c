@@ -1076,7 +1076,6 @@ static bool rec_ok(const struct record_reader *r, const struct bg_rec *rec)
 	case BG_REC_ENTRY:
 	case BG_REC_EXIT:
 	case BG_REC_SWITCH:
-	case BG_REC_LOST:
 		return rec->cpu < BG_MAX_CPUS;
 	case BG_REC_COMM:
 	case RECORD_REC_DRAIN:

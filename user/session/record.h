@@ -29,8 +29,6 @@
  * are read as before. Version 3 adds enumerators to ARGS; version 4 is
  * written only with --args-detail, whose records hold BG_REC_DETAIL too
  * (the layout is otherwise version 3's, so older files read as before).
- * A file of any version may hold BG_REC_LOST records (where the ring
- * buffer was full); readers older than that type refuse them.
  * Each block stands alone, so a file whose writer died is readable up to
  * its last complete block, and memory stays bounded by one block.
  */

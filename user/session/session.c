@@ -199,9 +199,6 @@ static int take_record(struct session *s, const struct bg_rec *r)
 	/* Discovery's business only: not a record of the trace. */
 	if (bg_rec_type(r) == BG_REC_TARGET)
 		return queue_target(s, r);
-	/* Where records were lost: a mark for the output, counted in drops. */
-	if (bg_rec_type(r) == BG_REC_LOST)
-		return s->sink.feed(s->sink.ctx, r);
 	s->st.records++;
 	/*
 	 * Interrupt work lands in a traced call at random; following it
@@ -553,13 +550,6 @@ static void take_leftovers(struct session *s)
 	}
 	for (int c = 0; c < ncpu; c++) {
 		__u32 n = b[c].n < BG_BATCH ? b[c].n : BG_BATCH;
-		struct bg_rec lost = {
-			.ts = b[c].first_ts, .val = b[c].lost, .cpu = (__u16)c, .type = BG_REC_LOST,
-		};
-
-		/* The marker the next batch out would have carried. */
-		if (n && b[c].lost && take_record(s, &lost))
-			continue;
 		for (__u32 i = 0; i < n; i++)
 			if (take_record(s, &b[c].rec[i]))
 				break;

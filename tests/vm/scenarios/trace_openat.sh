@@ -1,7 +1,7 @@
 #!/bin/sh
 # bpfgraph on do_sys_openat2 for three failed opens, and the kernel's own
 # function_graph on the same workload in the same boot, for comparison.
-# bench-timeout: 300
+# bench-timeout: 450
 set -u
 . /bench/lib/guest.sh
 progress "bpfgraph -G do_sys_openat2 -- wl openmiss 3"
