@@ -550,6 +550,7 @@ static void take_leftovers(struct session *s)
 	}
 	for (int c = 0; c < ncpu; c++) {
 		__u32 n = b[c].n < BG_BATCH ? b[c].n : BG_BATCH;
+
 		for (__u32 i = 0; i < n; i++)
 			if (take_record(s, &b[c].rec[i]))
 				break;
