@@ -317,8 +317,8 @@ out:
  * fentry sites of a new link: locks, RCU, allocation, time, scheduling,
  * interrupts. With wide_opts.split_hot, hooked by a link of their own
  * made after the others, so that patching the bulk of the net does not
- * run the net's handler on every one of their calls (docs/kernels.md, "The wide net",
- * "Attaching"), and closed before them.
+ * run the net's handler on every one of their calls (docs/kernels.md,
+ * "The wide net", "Attaching"), and closed before them.
  */
 static const char *const hot_globs[] = {
 	"*rcu*", "*spin_*", "*_raw_*", "*mutex*", "*_lock", "*_unlock", "*_lock_*", "*_unlock_*",

@@ -51,9 +51,9 @@ struct live {
 	bool wide_on; /* it records (bg_wide_on) */
 	bool wide_always; /* --wide=always: never narrowed */
 	unsigned int wide_met; /* functions it found */
-	double wide_narrowed_at; /* when it was narrowed, 0: not yet */
+	/* when it stopped recording (no command: when its links took over), 0: not yet */
+	double wide_narrowed_at;
 	bool narrowing; /* from then until the net is closed and what it met linked */
-	double handed_at; /* no command: when its links took over from the net */
 	bool ended_seen; /* bg_wide_ended, at the last poll */
 	struct session *s;
 	bool pause_after; /* session.pause_child once narrowed */
@@ -366,12 +366,11 @@ static void link_met(struct live *l)
 		/* __rcu_read_lock...: the net's keep link shows them (wide__narrow). */
 		if (!f->module && plan__hook_only(f->name))
 			continue;
-		/* BG_FN_NET: tried once already (a refused one is not tried again). */
-		if (l->kp && !(f->flags & BG_FN_NET) && !kprobes__attached(l->kp, (uint32_t)idx)) {
-			/* Its link may come while the net still records (narrow_running). */
-			f->flags |= BG_FN_NET;
-			if (kprobes__attach(l->kp, (uint32_t)idx, f))
-				continue;
+		if (!l->kp || kprobes__attached(l->kp, (uint32_t)idx))
+			continue;
+		/* Its link may come while the net still records (narrow_running). */
+		f->flags |= BG_FN_NET;
+		if (!kprobes__attach(l->kp, (uint32_t)idx, f)) {
 			frange_set(l->skel, (uint32_t)idx, f);
 			f->flags |= BG_FN_EXPANDED;
 		}
@@ -462,13 +461,12 @@ static void narrow_running(struct live *l)
 		uint64_t ended_ns = __atomic_load_n(&l->skel->bss->bg_wide_ended, __ATOMIC_ACQUIRE);
 		double ended = ended_ns ? (double)ended_ns / 1e9 : links__now(), late;
 
-		l->wide_narrowed_at = links__now();
 		link_met_now(l, "beside the net", ended);
 		__atomic_store_n(&l->skel->bss->bg_wide_on, 0, __ATOMIC_RELEASE);
 		l->wide_on = false;
 		l->narrowing = true;
-		l->handed_at = links__now();
-		late = l->handed_at - ended - BG_WIDE_GRACE_NS / 1e9;
+		l->wide_narrowed_at = links__now();
+		late = l->wide_narrowed_at - ended - BG_WIDE_GRACE_NS / 1e9;
 		if (late > 0)
 			fprintf(stderr, "bpfgraph: the wide net stopped recording %.1f s after the "
 				"first traced call, before what it met was linked: calls that "
@@ -476,7 +474,7 @@ static void narrow_running(struct live *l)
 				BG_WIDE_GRACE_NS / 1e9, late);
 	}
 	if (__atomic_load_n(&l->skel->bss->bg_active, __ATOMIC_ACQUIRE) &&
-	    links__now() - l->handed_at < WIDE_DRAIN_S)
+	    links__now() - l->wide_narrowed_at < WIDE_DRAIN_S)
 		return;
 	wide__detach_async(l->w);
 	if (!wide__detached(l->w))
