@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "cli.h"
-#include "tracer.h"
+#include "preflight.h"
 
 #ifndef __maybe_unused
 #define __maybe_unused __attribute__((unused))
@@ -549,10 +549,10 @@ static void test_graph_opts(void **state __maybe_unused)
 	assert_int_equal(o.flags, BG_O_DEFAULTS & ~(BG_O_SLEEP_TIME | BG_O_IRQS));
 	assert_int_equal(o.flags_set, BG_O_SLEEP_TIME | BG_O_IRQS);
 	/* Taken off while tracing: a report of recorded durations cannot. */
-	assert_int_equal(tracer__check_report_options(&o), -EOPNOTSUPP);
+	assert_int_equal(preflight__report_options(&o), -EOPNOTSUPP);
 	cli__free(&o);
 	PARSE_OK(&o, "-G", "f", "--graph-opts=noirqs");
-	assert_int_equal(tracer__check_report_options(&o), 0);
+	assert_int_equal(preflight__report_options(&o), 0);
 	cli__free(&o);
 	PARSE_OK(&o, "-G", "f", "--graph-opts", "verbose");
 	assert_int_equal(o.flags, BG_O_DEFAULTS | BG_O_PROC | BG_O_ABSTIME);

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cmd.h"
+#include "preflight.h"
 #include "tracer.h"
 
 /* "bpfgraph record ..." as one string, for the file's header. */
@@ -42,7 +43,7 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		return cli__exit_status(err);
 	tracer__set_verbosity(o.verbosity);
-	if (tracer__check_cpus(&o)) {
+	if (preflight__cpus(&o)) {
 		cli__free(&o);
 		return BG_EXIT_USAGE;
 	}

@@ -19,9 +19,9 @@
 #include "cli.h"
 #include "cmd.h"
 #include "fgtext.h"
+#include "preflight.h"
 #include "record.h"
 #include "render.h"
-#include "tracer.h"
 
 struct input {
 	FILE *f;
@@ -457,7 +457,7 @@ int cmd_report(int argc, char **argv)
 	err = cli__parse_cmd(&o, BG_CMD_REPORT, argc, argv, stderr);
 	if (err)
 		return cli__exit_status(err);
-	if (tracer__check_report_options(&o)) {
+	if (preflight__report_options(&o)) {
 		cli__free(&o);
 		return BG_EXIT_FAILURE;
 	}

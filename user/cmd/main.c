@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "cmd.h"
 #include "diff.h"
+#include "preflight.h"
 #include "tracer.h"
 
 /* "bpfgraph record|report|diff ...": the rest of argv is theirs. */
@@ -41,7 +42,7 @@ int main(int argc, char **argv)
 	tracer__set_verbosity(o.verbosity);
 	if (o.cmd != BG_CMD_TRACE)
 		err = run_subcommand(&o);
-	else if (tracer__check_cpus(&o))
+	else if (preflight__cpus(&o))
 		err = BG_EXIT_USAGE;
 	else
 		err = tracer__exit_status(tracer__run(&o, &ts));

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The tracing steps shared by "bpfgraph -G ..." and "bpfgraph record":
- * kernel info, plan, open, attach, run, detach, summary. The caller says
+ * pre-flight, capabilities, tier, plan, programs, hooks, session, close. The caller says
  * where records go: printed (in --format, to -o or stdout), into a record
  * file, or both.
  */
@@ -15,14 +15,6 @@
 
 /* libbpf's messages at verbosity (number of -v). */
 void tracer__set_verbosity(int verbosity);
-/* -C must name a CPU of this machine: -EINVAL (reported) if not. */
-int tracer__check_cpus(const struct bg_opts *o);
-/*
- * Options report cannot honour on durations measured already
- * (nosleep-time): one line on stderr and -EOPNOTSUPP, rather than output
- * that silently ignores them. 0 otherwise.
- */
-int tracer__check_report_options(const struct bg_opts *o);
 /* Everything from the kernel info to the summary: 0 or -errno (reported). */
 int tracer__run(const struct bg_opts *o, const struct tracer_sinks *sinks);
 /*

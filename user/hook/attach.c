@@ -10,9 +10,9 @@
 #include <bpf/libbpf.h>
 
 #include "attach.h"
+#include "bpfobj.h"
 #include "links.h"
 #include "bpfgraph.h"
-#include "graph.skel.h"
 #include "stop.h"
 
 /*
@@ -26,7 +26,7 @@ static struct {
 } cost;
 
 struct attach {
-	struct graph_bpf *skel;
+	struct bpfobj *obj;
 	struct functab *funcs;
 	int *links; /* 2 per function (entry, exit); -1 when absent */
 	size_t links_cap; /* entries allocated in links */
@@ -169,8 +169,8 @@ static int attach_func(struct attach *a, uint32_t i, const struct clone_src src[
 	for (int k = 1; k >= 0; k--) {
 		/* -G functions get the entry program that starts graphs. */
 		int t = k == 0 && (f->flags & BG_FN_GRAPH) ? 2 : k;
-		struct bpf_program *tmpl = t == 2 ? a->skel->progs.bg_entry_graph :
-				   t == 1 ? a->skel->progs.bg_exit : a->skel->progs.bg_entry;
+		struct bpf_program *tmpl = t == 2 ? bpfobj__prog(a->obj, BGP_ENTRY_GRAPH) :
+				   t == 1 ? bpfobj__prog(a->obj, BGP_EXIT) : bpfobj__prog(a->obj, BGP_ENTRY);
 		int pfd = i == 0 ? bpf_program__fd(tmpl) : load_clone(&src[t], f, objfd);
 		int lfd;
 
@@ -449,14 +449,14 @@ static int grow_links(struct attach *a, size_t need)
 /* The loaded templates' final instructions, for cloning: entry, exit, graph entry. */
 static void template_srcs(const struct attach *a, struct clone_src src[3])
 {
-	src[0] = (struct clone_src){ bpf_program__insns(a->skel->progs.bg_entry),
-				     bpf_program__insn_cnt(a->skel->progs.bg_entry),
+	src[0] = (struct clone_src){ bpf_program__insns(bpfobj__prog(a->obj, BGP_ENTRY)),
+				     bpf_program__insn_cnt(bpfobj__prog(a->obj, BGP_ENTRY)),
 				     BPF_TRACE_FENTRY, "bg_entry" };
-	src[1] = (struct clone_src){ bpf_program__insns(a->skel->progs.bg_exit),
-				     bpf_program__insn_cnt(a->skel->progs.bg_exit),
+	src[1] = (struct clone_src){ bpf_program__insns(bpfobj__prog(a->obj, BGP_EXIT)),
+				     bpf_program__insn_cnt(bpfobj__prog(a->obj, BGP_EXIT)),
 				     BPF_TRACE_FEXIT, "bg_exit" };
-	src[2] = (struct clone_src){ bpf_program__insns(a->skel->progs.bg_entry_graph),
-				     bpf_program__insn_cnt(a->skel->progs.bg_entry_graph),
+	src[2] = (struct clone_src){ bpf_program__insns(bpfobj__prog(a->obj, BGP_ENTRY_GRAPH)),
+				     bpf_program__insn_cnt(bpfobj__prog(a->obj, BGP_ENTRY_GRAPH)),
 				     BPF_TRACE_FENTRY, "bg_entry_graph" };
 }
 
@@ -496,10 +496,10 @@ static int multi_all(struct attach *a, double t0)
 	int err;
 
 	a->templates = false; /* attach__one() queues instead of cloning */
-	if (!a->skel->progs.bg_tentry || bpf_program__fd(a->skel->progs.bg_tentry) < 0)
+	if (!bpfobj__prog(a->obj, BGP_TENTRY) || bpf_program__fd(bpfobj__prog(a->obj, BGP_TENTRY)) < 0)
 		return 0; /* nothing for fentry.multi in this plan: kprobes take it */
-	a->mprog[0] = tmulti_load(a->skel->progs.bg_tentry, BG_ATTACH_FENTRY_MULTI, "bg_tentry");
-	a->mprog[1] = tmulti_load(a->skel->progs.bg_exit, BG_ATTACH_FEXIT_MULTI, "bg_texit");
+	a->mprog[0] = tmulti_load(bpfobj__prog(a->obj, BGP_TENTRY), BG_ATTACH_FENTRY_MULTI, "bg_tentry");
+	a->mprog[1] = tmulti_load(bpfobj__prog(a->obj, BGP_EXIT), BG_ATTACH_FEXIT_MULTI, "bg_texit");
 	err = a->mprog[0] < 0 ? a->mprog[0] : a->mprog[1] < 0 ? a->mprog[1] : 0;
 	if (err) {
 		fprintf(a->err, "bpfgraph: cannot load the fentry.multi programs: %s\n",
@@ -527,8 +527,8 @@ static int multi_all(struct attach *a, double t0)
 
 int attach__all(struct attach *a)
 {
-	struct bpf_program *tmpl[] = { a->skel->progs.bg_entry, a->skel->progs.bg_exit,
-				       a->skel->progs.bg_entry_graph };
+	struct bpf_program *tmpl[] = { bpfobj__prog(a->obj, BGP_ENTRY), bpfobj__prog(a->obj, BGP_EXIT),
+				       bpfobj__prog(a->obj, BGP_ENTRY_GRAPH) };
 	struct clone_src src[3];
 	struct modcache mc = { NULL, 0 };
 	const struct bg_func *f0 = NULL;
@@ -549,18 +549,18 @@ int attach__all(struct attach *a)
 			f0 = &a->funcs->f[i];
 	for (size_t k = 0; k < sizeof(tmpl) / sizeof(tmpl[0]); k++) {
 		/* A kernel without fentry, or a plan without it, loads the rest. */
-		if (a->no_fentry || !f0 || (a->multi && tmpl[k] != a->skel->progs.bg_exit))
+		if (a->no_fentry || !f0 || (a->multi && tmpl[k] != bpfobj__prog(a->obj, BGP_EXIT)))
 			bpf_program__set_autoload(tmpl[k], false);
 		else
 			bpf_program__set_attach_target(tmpl[k], 0, f0->name);
 	}
 	/* bg_tentry: verified once against f0 here, loaded again for all (tmulti_load). */
 	if (a->multi && f0)
-		bpf_program__set_attach_target(a->skel->progs.bg_tentry, 0, f0->name);
+		bpf_program__set_attach_target(bpfobj__prog(a->obj, BGP_TENTRY), 0, f0->name);
 	else
-		bpf_program__set_autoload(a->skel->progs.bg_tentry, false);
+		bpf_program__set_autoload(bpfobj__prog(a->obj, BGP_TENTRY), false);
 	cost.skel_s = links__now();
-	err = graph_bpf__load(a->skel);
+	err = bpfobj__load(a->obj);
 	cost.skel_s = links__now() - cost.skel_s;
 	if (err) {
 		attach__explain_load_error(a->err, err);
@@ -709,7 +709,7 @@ void attach__print_runs(struct attach *a, int top)
 	struct fn_runs *fr = calloc(n ? n : 1, sizeof(*fr));
 	uint64_t cnt[2] = {}, ns[2] = {};
 
-	if (!fr || !a->skel)
+	if (!fr || !a->obj)
 		goto out;
 	for (size_t i = 0; a->links && i < n; i++) {
 		struct fn_runs r = { .idx = (uint32_t)i };
@@ -740,14 +740,14 @@ void attach__print_runs(struct attach *a, int top)
 	}
 	print_runs_line(a->err, "fentry (all functions)", cnt[0], ns[0]);
 	print_runs_line(a->err, "fexit (all functions)", cnt[1], ns[1]);
-	print_prog(a->err, "kprobe entries", a->skel->progs.bg_kentry);
-	print_prog(a->err, "kprobe returns", a->skel->progs.bg_kexit);
-	print_prog(a->err, "kprobe.multi entries", a->skel->progs.bg_mentry);
-	print_prog(a->err, "kprobe.multi returns", a->skel->progs.bg_mexit);
-	print_prog(a->err, "kprobe.session (the plan)", a->skel->progs.bg_msession);
-	print_prog(a->err, "kprobe.session (the wide net)", a->skel->progs.bg_wide);
-	print_prog(a->err, "indirect call probes", a->skel->progs.bg_icall);
-	print_prog(a->err, "sched_switch", a->skel->progs.bg_switch);
+	print_prog(a->err, "kprobe entries", bpfobj__prog(a->obj, BGP_KENTRY));
+	print_prog(a->err, "kprobe returns", bpfobj__prog(a->obj, BGP_KEXIT));
+	print_prog(a->err, "kprobe.multi entries", bpfobj__prog(a->obj, BGP_MENTRY));
+	print_prog(a->err, "kprobe.multi returns", bpfobj__prog(a->obj, BGP_MEXIT));
+	print_prog(a->err, "kprobe.session (the plan)", bpfobj__prog(a->obj, BGP_MSESSION));
+	print_prog(a->err, "kprobe.session (the wide net)", bpfobj__prog(a->obj, BGP_WIDE));
+	print_prog(a->err, "indirect call probes", bpfobj__prog(a->obj, BGP_ICALL));
+	print_prog(a->err, "sched_switch", bpfobj__prog(a->obj, BGP_SWITCH));
 	qsort(fr, used, sizeof(*fr), by_ns_desc);
 	for (size_t i = 0; i < used && i < (size_t)top; i++)
 		print_runs_line(a->err, a->funcs->f[fr[i].idx].name, fr[i].cnt, fr[i].ns);
@@ -786,8 +786,8 @@ void attach__unlink(struct attach *a)
 
 	if (!a->detach_t0)
 		a->detach_t0 = links__now();
-	if (a->skel && a->skel->bss)
-		a->skel->bss->bg_enabled = 0;
+	if (bpfobj__vars(a->obj))
+		*bpfobj__vars(a->obj)->enabled = 0;
 	t = links__now();
 	for (size_t i = 0; a->links && i < a->links_cap; i++)
 		cost.closes += a->links[i] >= 0;
@@ -816,8 +816,8 @@ void attach__detach(struct attach *a)
 
 	attach__unlink(a);
 	t = links__now();
-	graph_bpf__destroy(a->skel);
-	a->skel = NULL;
+	bpfobj__destroy(a->obj);
+	a->obj = NULL;
 	a->st.detach_s = links__now() - a->detach_t0;
 	a->detach_t0 = 0;
 	if (a->verbose)
@@ -829,10 +829,10 @@ struct attach *attach__new(const struct attach_opts *o)
 	struct attach *a = calloc(1, sizeof(*a));
 
 	if (!a) {
-		graph_bpf__destroy(o->skel);
+		bpfobj__destroy(o->obj);
 		return NULL;
 	}
-	a->skel = o->skel;
+	a->obj = o->obj;
 	a->funcs = o->funcs;
 	a->verbose = o->verbose;
 	a->progress = o->progress;
@@ -852,7 +852,7 @@ void attach__free(struct attach *a)
 {
 	if (!a)
 		return;
-	if (a->skel)
+	if (a->obj)
 		attach__detach(a);
 	free(a->mlinks);
 	free(a->mon);

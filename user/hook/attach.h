@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Turns a plan into loaded programs and links: the skeleton's two
- * template programs are loaded once (for the plan's first function), their
- * final instructions are cloned for every other function with that
- * function's BTF id, and each clone is linked with a cookie carrying the
- * function's index and flags. Program fds are closed once linked.
+ * The trampoline tiers. fentry: the object's three templates (entry, the
+ * entry of -G functions, exit) are loaded once, verified against the
+ * plan's first function; their final instructions are cloned for every
+ * other function with that function's BTF id, and each clone is linked
+ * with a cookie carrying the function's index and flags (program fds are
+ * closed once linked). fentry-multi: one entry and one exit program for
+ * every function, linked in batches by tracing_multi links.
  */
 #ifndef BG_ATTACH_H
 #define BG_ATTACH_H
@@ -15,7 +17,7 @@
 
 #include "functab.h"
 
-struct graph_bpf;
+struct bpfobj;
 
 struct attach_stats {
 	uint32_t attached; /* functions with both links */
@@ -27,8 +29,8 @@ struct attach_stats {
 };
 
 struct attach_opts {
-	/* Opened and configured by the caller; the attach object owns it. */
-	struct graph_bpf *skel;
+	/* Opened and configured by the caller (bpfobj.h); the attach object owns it. */
+	struct bpfobj *obj;
 	struct functab *funcs;
 	int verbose;
 	bool progress; /* show progress on stderr */
@@ -44,11 +46,11 @@ struct attach_opts {
 
 struct attach;
 
-/* NULL (errno set; o->skel destroyed) on failure. */
+/* NULL (errno set; o->obj destroyed) on failure. */
 struct attach *attach__new(const struct attach_opts *o);
 
 /*
- * Load the skeleton and attach every function of the plan. -EINTR when a
+ * Load the BPF object and attach every function of the plan. -EINTR when a
  * signal asked to stop (stop.h) before all were.
  */
 int attach__all(struct attach *a);

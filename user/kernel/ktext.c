@@ -156,10 +156,16 @@ static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 static const uint8_t endbr_poison_old[] = { 0x66, 0x0f, 0x1f, 0x00 };
 static const uint8_t endbr_poison[] = { 0x0f, 0x1f, 0x40, 0xd6 };
 
+int kcode__endbr(const uint8_t code[4])
+{
+	if (!memcmp(code, endbr64, 4))
+		return 1;
+	return !memcmp(code, endbr_poison, 4) || !memcmp(code, endbr_poison_old, 4) ? 2 : 0;
+}
+
 static bool is_endbr(const uint8_t *code)
 {
-	return !memcmp(code, endbr64, 4) || !memcmp(code, endbr_poison, 4) ||
-	       !memcmp(code, endbr_poison_old, 4);
+	return kcode__endbr(code) != 0;
 }
 
 /*

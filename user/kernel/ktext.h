@@ -73,6 +73,12 @@ int kcode__scan(const uint8_t *code, size_t len, uint64_t addr, const struct ksy
  */
 void kcode__site(const uint8_t *code, size_t len, uint64_t addr, const struct ksyms *ks,
 		 struct kcode_info *info);
+/*
+ * What a function's first four bytes are under IBT: 0 not an endbr64,
+ * 1 endbr64, 2 an endbr64 the kernel sealed at boot (a NOP unique to
+ * sealed sites: the function's address is never taken).
+ */
+int kcode__endbr(const uint8_t code[4]);
 /* Whether t is the start of code that ftrace or BPF patch fentry sites to enter. */
 bool kcode__is_tramp(const struct ksyms *ks, uint64_t t);
 /*

@@ -14,11 +14,11 @@
 
 #include "attach.h"
 #include "discover.h"
-#include "graph.skel.h"
 #include "icall.h"
 #include "kprobe.h"
 #include "links.h"
 #include "live.h"
+#include "bpfobj.h"
 #include "session.h"
 #include "stop.h"
 #include "wide.h"
@@ -32,14 +32,12 @@ struct live {
 	struct plan *p;
 	struct plan_opts po;
 	struct attach *a;
-	struct graph_bpf *skel;
+	struct bpfobj *obj;
 	enum bg_hook hook;
 	bool kmulti_rest; /* live_opts.kmulti_rest */
 	bool ksession; /* live_opts.ksession */
 	bool progress;
 	struct icall *ic; /* NULL: indirect calls are not probed */
-	/* bg_kentry/kexit/icall, loaded later where the skeleton left them out (probe_progs) */
-	struct graph_bpf *later;
 	struct kprobes *kp; /* functions fentry cannot attach to */
 	int verbose;
 	unsigned int attached, failed, skipped;
@@ -60,53 +58,6 @@ struct live {
 };
 
 /*
- * The skeleton whose bg_kentry, bg_kexit and bg_icall are loaded. Where
- * the wide net stands in for per-site probes they are left out at start
- * (tracer.c: verifying them took 0.2-0.4 s); a net the kernel refused
- * needs them after all: a second instance of the object, on the same
- * maps, loads only those three. NULL when that fails (said why).
- */
-static struct graph_bpf *probe_progs(struct live *l)
-{
-	struct bpf_program *prog;
-	struct bpf_map *map;
-	struct graph_bpf *s;
-	int err = 0;
-
-	if (bpf_program__fd(l->skel->progs.bg_icall) >= 0)
-		return l->skel;
-	if (l->later)
-		return l->later;
-	s = graph_bpf__open();
-	if (!s) {
-		err = -errno;
-		goto out;
-	}
-	bpf_object__for_each_program(prog, s->obj)
-		bpf_program__set_autoload(prog, prog == s->progs.bg_kentry ||
-							prog == s->progs.bg_kexit ||
-							prog == s->progs.bg_icall);
-	bpf_object__for_each_map(map, s->obj) {
-		const struct bpf_map *m0 =
-			bpf_object__find_map_by_name(l->skel->obj, bpf_map__name(map));
-
-		err = m0 ? bpf_map__reuse_fd(map, bpf_map__fd(m0)) : -ENOENT;
-		if (err)
-			goto out;
-	}
-	err = graph_bpf__load(s);
-out:
-	if (err) {
-		fprintf(stderr, "bpfgraph: cannot load the per-site probe programs: %s\n",
-			strerror(-err));
-		graph_bpf__destroy(s);
-		return NULL;
-	}
-	l->later = s;
-	return s;
-}
-
-/*
  * Function idx is probed where the functions probed from now on call it,
  * and where traced functions call it through a pointer (bg_targets).
  */
@@ -114,14 +65,15 @@ static int wrap(struct live *l, uint32_t idx)
 {
 	const struct bg_func *f = &l->p->funcs.f[idx];
 	__u32 v = BG_TARGET_WRAPPED(idx);
-	struct graph_bpf *s;
+	struct bpfobj *s;
 	int err;
 
-	if (!l->ic || !(s = probe_progs(l)))
+	if (!l->ic || !(s = bpfobj__probes(l->obj)))
 		return -ENOENT;
-	err = icall__wrap(l->ic, s->progs.bg_kentry, s->progs.bg_kexit, f->addr, idx);
+	err = icall__wrap(l->ic, bpfobj__prog(s, BGP_KENTRY), bpfobj__prog(s, BGP_KEXIT), f->addr,
+			  idx);
 	/* Called through a pointer, too: the indirect call site's probe shows it. */
-	if (!err && bpf_map_update_elem(bpf_map__fd(l->skel->maps.bg_targets), &f->addr, &v,
+	if (!err && bpf_map_update_elem(bpfobj__map_fd(l->obj, BGM_TARGETS), &f->addr, &v,
 					BPF_ANY))
 		err = -errno;
 	return err;
@@ -132,12 +84,12 @@ static int wrap(struct live *l, uint32_t idx)
  * programs' untraced-caller check. A failure (an index past the map's
  * size) only leaves that function's callers to be found one per call.
  */
-static void frange_set(struct graph_bpf *skel, uint32_t idx, const struct bg_func *f)
+static void frange_set(struct bpfobj *obj, uint32_t idx, const struct bg_func *f)
 {
 	struct bg_frange r = { .lo = f->addr, .hi = f->addr + f->size };
 
 	if (f->size)
-		bpf_map_update_elem(bpf_map__fd(skel->maps.bg_franges), &idx, &r, BPF_ANY);
+		bpf_map_update_elem(bpfobj__map_fd(obj, BGM_FRANGES), &idx, &r, BPF_ANY);
 }
 
 /*
@@ -172,7 +124,7 @@ static int attach_live(struct live *l, const struct ksym *s, bool report,
 		return -1;
 	}
 	l->attached++;
-	frange_set(l->skel, (uint32_t)idx, &l->p->funcs.f[idx]);
+	frange_set(l->obj, (uint32_t)idx, &l->p->funcs.f[idx]);
 	if (l->ic)
 		icall__probe(l->ic, (uint32_t)idx, &l->p->funcs.f[idx]);
 	if (l->verbose)
@@ -371,7 +323,7 @@ static void link_met(struct live *l)
 		/* Its link may come while the net still records (narrow_running). */
 		f->flags |= BG_FN_NET;
 		if (!kprobes__attach(l->kp, (uint32_t)idx, f)) {
-			frange_set(l->skel, (uint32_t)idx, f);
+			frange_set(l->obj, (uint32_t)idx, f);
 			f->flags |= BG_FN_EXPANDED;
 		}
 	}
@@ -397,7 +349,7 @@ static void link_met_now(struct live *l, const char *when, double since)
 
 	link_met(l);
 	failed = l->kp ? kprobes__flush(l->kp) : 0;
-	err = wide__narrow(l->w, l->wmap, bpf_program__fd(l->skel->progs.bg_mentry));
+	err = wide__narrow(l->w, l->wmap, bpfobj__prog_fd(l->obj, BGP_MENTRY));
 	if (err)
 		fprintf(stderr, "bpfgraph: cannot keep __rcu_read_lock/unlock hooked: %s\n",
 			strerror(-err));
@@ -419,13 +371,13 @@ static void link_met_now(struct live *l, const char *when, double since)
 static void narrow_paused(struct live *l)
 {
 	if (l->wide_on) {
-		__atomic_store_n(&l->skel->bss->bg_wide_on, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(bpfobj__vars(l->obj)->wide_on, 0, __ATOMIC_RELEASE);
 		l->wide_on = false;
 		l->wide_narrowed_at = links__now();
 		l->narrowing = true;
 		session__pause(l->s, true);
 	}
-	if (__atomic_load_n(&l->skel->bss->bg_active, __ATOMIC_ACQUIRE) &&
+	if (__atomic_load_n(bpfobj__vars(l->obj)->active, __ATOMIC_ACQUIRE) &&
 	    links__now() - l->wide_narrowed_at < WIDE_DRAIN_S)
 		return;
 	wide__detach_async(l->w);
@@ -458,11 +410,11 @@ static void narrow_running(struct live *l)
 {
 	if (l->wide_on) {
 		/* The first graph's end, on the BPF side's clock (CLOCK_MONOTONIC). */
-		uint64_t ended_ns = __atomic_load_n(&l->skel->bss->bg_wide_ended, __ATOMIC_ACQUIRE);
+		uint64_t ended_ns = __atomic_load_n(bpfobj__vars(l->obj)->wide_ended, __ATOMIC_ACQUIRE);
 		double ended = ended_ns ? (double)ended_ns / 1e9 : links__now(), late;
 
 		link_met_now(l, "beside the net", ended);
-		__atomic_store_n(&l->skel->bss->bg_wide_on, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(bpfobj__vars(l->obj)->wide_on, 0, __ATOMIC_RELEASE);
 		l->wide_on = false;
 		l->narrowing = true;
 		l->wide_narrowed_at = links__now();
@@ -473,7 +425,7 @@ static void narrow_running(struct live *l)
 				"began in the %.2f s after that lack those functions\n",
 				BG_WIDE_GRACE_NS / 1e9, late);
 	}
-	if (__atomic_load_n(&l->skel->bss->bg_active, __ATOMIC_ACQUIRE) &&
+	if (__atomic_load_n(bpfobj__vars(l->obj)->active, __ATOMIC_ACQUIRE) &&
 	    links__now() - l->wide_narrowed_at < WIDE_DRAIN_S)
 		return;
 	wide__detach_async(l->w);
@@ -494,16 +446,16 @@ static void narrow_wide(struct live *l)
 static void on_poll(void *ctx, uint64_t graphs_done)
 {
 	struct live *l = ctx;
-	volatile struct graph_bpf__bss *bss = l->skel->bss;
+	const struct bpfobj_vars *v = bpfobj__vars(l->obj);
 	/* The BPF side turns the net off at the end of the first graph of a command. */
-	bool off = !__atomic_load_n(&bss->bg_wide_on, __ATOMIC_ACQUIRE);
+	bool off = !__atomic_load_n(v->wide_on, __ATOMIC_ACQUIRE);
 	/*
 	 * Or marks that end (no command): seen at the poll before, the
 	 * graph's records were read by this one, even by a reader that lags.
 	 */
 	bool ended = l->ended_seen;
 
-	l->ended_seen = __atomic_load_n(&bss->bg_wide_ended, __ATOMIC_ACQUIRE) != 0;
+	l->ended_seen = __atomic_load_n(v->wide_ended, __ATOMIC_ACQUIRE) != 0;
 	/* Nothing to link for when the command is gone: the trace ends now. */
 	if (l->wide_on && !l->wide_always && (graphs_done || off || ended) &&
 	    !session__child_exited(l->s))
@@ -537,18 +489,18 @@ static void on_stopped(void *ctx)
  */
 static bool wide_works(struct live *l)
 {
-	volatile struct graph_bpf__bss *bss = l->skel->bss;
+	const struct bpfobj_vars *v = bpfobj__vars(l->obj);
 	bool seen = false;
 
-	bss->bg_wide_probed = 0;
-	__atomic_store_n(&bss->bg_wide_probe_tgid, (uint32_t)getpid(), __ATOMIC_RELEASE);
+	*v->wide_probed = 0;
+	__atomic_store_n(v->wide_probe_tgid, (uint32_t)getpid(), __ATOMIC_RELEASE);
 	for (int i = 0; i < 3 && !seen; i++) {
 		syscall(SYS_getppid);
 		syscall(SYS_getuid);
 		syscall(SYS_getgid);
-		seen = __atomic_load_n(&bss->bg_wide_probed, __ATOMIC_ACQUIRE) != 0;
+		seen = __atomic_load_n(v->wide_probed, __ATOMIC_ACQUIRE) != 0;
 	}
-	__atomic_store_n(&bss->bg_wide_probe_tgid, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(v->wide_probe_tgid, 0, __ATOMIC_RELEASE);
 	return seen;
 }
 
@@ -559,8 +511,8 @@ int live__attach_wide(struct live *l)
 
 	if (!l->w)
 		return -ENOENT;
-	err = wide__attach(l->w, &l->p->funcs, bpf_program__fd(l->skel->progs.bg_wide),
-			   l->skel->bss->bg_gen & 0xff);
+	err = wide__attach(l->w, &l->p->funcs, bpfobj__prog_fd(l->obj, BGP_WIDE),
+			   *bpfobj__vars(l->obj)->gen & 0xff);
 	ws = wide__stats(l->w);
 	l->wmap = err ? NULL : malloc((ws->funcs + 1) * sizeof(*l->wmap));
 	if (!err && !l->wmap)
@@ -578,7 +530,7 @@ int live__attach_wide(struct live *l)
 		return -ENODATA;
 	}
 	l->wide_on = true;
-	l->skel->bss->bg_wide_on = 1;
+	*bpfobj__vars(l->obj)->wide_on = 1;
 	if (l->verbose)
 		fprintf(stderr, "bpfgraph: wide net: %zu functions (from %s; %zu on the tracer's "
 			"own path left out) in %s, %.2f s to list, %.2f s to attach\n", ws->funcs,
@@ -610,12 +562,12 @@ int live__attach_kprobes(struct live *l)
 	unsigned int graphs = 0, graphs_ok = 0;
 	bool multi = l->hook == BG_HOOK_KMULTI || l->kmulti_rest;
 	struct kprobes_opts ko = {
-		.entry = multi && l->ksession ? l->skel->progs.bg_msession :
-			 multi		      ? l->skel->progs.bg_mentry :
-						l->skel->progs.bg_kentry,
+		.entry = multi && l->ksession ? bpfobj__prog(l->obj, BGP_MSESSION) :
+			 multi		      ? bpfobj__prog(l->obj, BGP_MENTRY) :
+						bpfobj__prog(l->obj, BGP_KENTRY),
 		.exit = multi && l->ksession ? NULL :
-			multi		     ? l->skel->progs.bg_mexit :
-					       l->skel->progs.bg_kexit,
+			multi		     ? bpfobj__prog(l->obj, BGP_MEXIT) :
+					       bpfobj__prog(l->obj, BGP_KEXIT),
 		.multi = multi, .session = multi && l->ksession, .funcs = ft, .verbose = l->verbose,
 		.progress = l->progress, .err = stderr,
 	};
@@ -631,8 +583,8 @@ int live__attach_kprobes(struct live *l)
 	 * an exit handler) was called in its place (a NULL call, seen on 7.3).
 	 */
 	if (multi && !ksyms__find_name(l->po.ks, "fprobe_fgraph_entry", NULL)) {
-		ko.gen = &l->skel->bss->bg_gen;
-		ko.active = (volatile int64_t *)&l->skel->bss->bg_active;
+		ko.gen = bpfobj__vars(l->obj)->gen;
+		ko.active = bpfobj__vars(l->obj)->active;
 	}
 	l->kp = kprobes__new(&ko);
 	if (!l->kp)
@@ -680,15 +632,15 @@ int live__attach_kprobes(struct live *l)
 void live__probe_calls(struct live *l, const struct ksyms *ks, struct ktext *kt,
 		       bool indirect)
 {
-	struct graph_bpf *s;
+	struct bpfobj *s;
 
 	/* The wide net shows what indirect calls reach: no probes for them. */
 	if (indirect && l->w)
 		return;
-	s = probe_progs(l);
+	s = bpfobj__probes(l->obj);
 	if (!s)
 		return;
-	l->ic = icall__new(s->progs.bg_icall, ks, kt, l->verbose, stderr);
+	l->ic = icall__new(bpfobj__prog(s, BGP_ICALL), ks, kt, l->verbose, stderr);
 	if (!l->ic) {
 		fprintf(stderr, "bpfgraph: indirect calls are not followed: %s\n",
 			strerror(errno));
@@ -772,7 +724,7 @@ struct live *live__new(const struct live_opts *o)
 	l->p = o->plan;
 	l->po = o->po;
 	l->a = o->attach;
-	l->skel = o->skel;
+	l->obj = o->obj;
 	l->hook = o->hook;
 	l->kmulti_rest = o->kmulti_rest;
 	l->ksession = o->ksession;
@@ -786,7 +738,7 @@ struct live *live__new(const struct live_opts *o)
 void live__set_franges(struct live *l)
 {
 	for (uint32_t i = 0; i < l->p->funcs.n; i++)
-		frange_set(l->skel, i, &l->p->funcs.f[i]);
+		frange_set(l->obj, i, &l->p->funcs.f[i]);
 }
 
 void live__bind(struct live *l, struct session *s, bool discover)
@@ -845,6 +797,5 @@ void live__free(struct live *l)
 	free_wide(l, false);
 	icall__free(l->ic);
 	kprobes__free(l->kp);
-	graph_bpf__destroy(l->later);
 	free(l);
 }

@@ -20,7 +20,7 @@
 
 struct attach;
 struct discover_stats;
-struct graph_bpf;
+struct bpfobj;
 struct kprobe_stats;
 struct session;
 struct wide;
@@ -29,7 +29,7 @@ struct live_opts {
 	struct plan *plan;
 	struct plan_opts po; /* as the plan was made: additions are planned alike */
 	struct attach *attach; /* trampolines (fentry tier) */
-	struct graph_bpf *skel; /* loaded (attach__all) */
+	struct bpfobj *obj; /* loaded (attach__all) */
 	enum bg_hook hook; /* the tier chosen: kprobes or kprobe.multi for the rest */
 	/* fentry-multi: what it cannot take goes to kprobe.multi links (the kernel has them) */
 	bool kmulti_rest;

@@ -49,7 +49,7 @@ struct session {
 	/* bg_stopped: set by session__finish, every program then returns at once */
 	volatile uint32_t *stopped;
 	/* bg_active: tasks inside a graph (session__finish waits a little for 0) */
-	volatile const long long *active;
+	volatile const int64_t *active;
 	struct ring_buffer *rb; /* from session__run to session__finish */
 	unsigned int batch; /* records taken in this poll or consume call */
 /*

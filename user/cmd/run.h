@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * One trace's state, shared by the trace command's steps (tracer.c), the
+ * BPF object's set-up (progs.c) and the summary (summary.c).
+ */
+#ifndef BG_RUN_H
+#define BG_RUN_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "caps.h"
+#include "session.h"
+#include "tier.h"
+
+struct attach;
+struct bg_opts;
+struct bpf_link;
+struct bpfobj;
+struct kbtf;
+struct ksyms;
+struct ktext;
+struct live;
+struct output;
+struct plan;
+struct record_trailer;
+struct wide;
+
+/* What the kernel has, read once, and the tier chosen from it. */
+struct kernel {
+	struct ksyms *ks;
+	struct kbtf *kb;
+	struct ktext *kt;
+	struct caps caps;
+	struct tier tier;
+	/* The wide net's list, started before planning (NULL with --dry-run); trace() takes it. */
+	struct wide *wide_list;
+	/* links__now() at start, after loading symbols, BTF and text, after planning */
+	double t_start, t_kernel, t_plan;
+};
+
+/* What one trace holds from attaching to detaching. */
+struct run {
+	struct bpfobj *obj; /* owned by a */
+	struct attach *a;
+	struct live *live;
+	struct session s;
+	struct output *out; /* NULL until opened */
+	struct bpf_link *switch_link;
+	int stats_fd; /* -vv: bpf_stats stays enabled while it is open */
+	bool no_fentry; /* a kprobe tier */
+	const char *kprobes_how; /* plan_opts.kprobes_how */
+	/*
+	 * A child process took the hooks over (handoff.h): no link, map or
+	 * program of this process may be touched any more.
+	 */
+	bool handed_off;
+	pid_t releaser; /* that child, while still at work when it was left */
+	double detach_s; /* from the release's start until it ended or was left */
+};
+
+/* progs.c: the BPF object opened and configured for this plan (NULL: said why). */
+struct bpfobj *progs__open(const struct bg_opts *o, const struct kernel *k,
+			   const struct plan *p);
+/* --args-detail's read plans and the traced tasks, once the object is loaded. */
+int progs__fill(struct bpfobj *obj, const struct bg_opts *o, const struct plan *p,
+		struct kbtf *kb, pid_t child);
+
+/* hooks.c: every hook of the trace (trampolines, kprobes, the wide net, sched_switch). */
+int run__attach(struct run *r, const struct kernel *k);
+/* Every hook released: by a child process unless wait (handoff.h). */
+void run__release(struct run *r, bool wait);
+
+/* summary.c: the counts a record file ends with. */
+void summary__trailer(struct record_trailer *t, const struct run *r);
+/*
+ * The summary, then what live discovery did. -EMFILE when functions were
+ * lost for want of file descriptors: the trace is incomplete for a cause
+ * the user can remove.
+ */
+int summary__print(const struct plan *p, const struct run *r, int verbosity);
+
+#endif

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* What a trace did, on stderr at its end; the counts a record file ends with. */
+#include <errno.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "attach.h"
+#include "discover.h"
+#include "kprobe.h"
+#include "live.h"
+#include "output.h"
+#include "plan.h"
+#include "record.h"
+#include "run.h"
+
+/* "; by CPU: CPU 0: n, CPU 3: m" for the CPUs whose count is not 0, at most 8. */
+static void print_by_cpu(const uint64_t *v, int ncpu)
+{
+	int shown = 0, more = 0;
+
+	for (int c = 0; v && c < ncpu; c++) {
+		if (!v[c])
+			continue;
+		if (shown == 8) {
+			more++;
+			continue;
+		}
+		fprintf(stderr, "%s CPU %d: %llu", shown++ ? "," : "; by CPU:", c,
+			(unsigned long long)v[c]);
+	}
+	if (more)
+		fprintf(stderr, " and %d more CPUs", more);
+}
+
+/* Lost records, with the CPUs they were lost on (their graphs may be wrong). */
+static void print_drops(const struct session_stats *st)
+{
+	fprintf(stderr, "bpfgraph: %llu records were lost (ring buffer full)",
+		(unsigned long long)st->drops);
+	print_by_cpu(st->drops_cpu, st->ncpu_stats);
+	fprintf(stderr, "; graphs on those CPUs may be cut or misnested. A larger -b, "
+		"'bpfgraph record' (cheaper to keep up with than text) or fewer "
+		"functions keep a trace whole\n");
+}
+
+/* Exits left out: no call of theirs was open in their task (begun before the trace). */
+static void print_unmatched(const struct session_stats *st)
+{
+	fprintf(stderr, "bpfgraph: %llu exits matched no call open in their task and were "
+		"left out", (unsigned long long)st->unmatched_exits);
+	print_by_cpu(st->unmatched_cpu, st->ncpu_stats);
+	fprintf(stderr, "\n");
+}
+
+static void print_summary(const struct plan *p, const struct run *r, int verbosity)
+{
+	const struct kprobe_stats *ks = live__kprobe_stats(r->live);
+	const struct attach_stats *as = attach__stats(r->a);
+	const struct session *s = &r->s;
+	unsigned int attached = as->attached, failed = as->failed;
+	double attach_s = as->attach_s;
+	char kp[64] = "";
+
+	/* Not failures, but not trampolines either: -v names them. */
+	if (r->no_fentry && ks) {
+		attached = ks->attached;
+		failed += ks->failed;
+		attach_s += ks->attach_s;
+		if (r->kprobes_how)
+			snprintf(kp, sizeof(kp), " (by %s, %u links, %u merges)", r->kprobes_how,
+				 ks->links, ks->merges);
+		else
+			snprintf(kp, sizeof(kp), " (by kprobe: --kprobes)");
+	} else if (as->handed_over && as->no_fds) {
+		snprintf(kp, sizeof(kp), " (+%u handed to kprobes, %u for want of fds)",
+			 as->handed_over, as->no_fds);
+	} else if (as->handed_over) {
+		snprintf(kp, sizeof(kp), " (+%u by kprobe: fentry refused)", as->handed_over);
+	}
+	fprintf(stderr,
+		"bpfgraph: %u functions attached, %zu skipped, %u failed%s; %llu records, "
+		"%llu dropped, %llu recursion misses, %llu nested in the tracer, "
+		"%llu unmatched exits, %llu unmatched entries, %llu too deep; "
+		"attach %.2f s, detach %.2f s\n",
+		attached, p->nskipped, failed, kp,
+		(unsigned long long)s->st.records, (unsigned long long)s->st.drops,
+		(unsigned long long)as->recursion_misses, (unsigned long long)s->st.nested,
+		(unsigned long long)s->st.unmatched_exits, (unsigned long long)s->st.unwound,
+		(unsigned long long)s->st.deep, attach_s, r->detach_s);
+	if (r->releaser > 0)
+		fprintf(stderr, "bpfgraph: the hooks are still being released by process %d "
+			"(they record nothing meanwhile); --wait-detach waits for that\n",
+			(int)r->releaser);
+	if (s->st.drops)
+		print_drops(&s->st);
+	if (s->st.unmatched_exits)
+		print_unmatched(&s->st);
+	if (s->st.targets_full)
+		fprintf(stderr, "bpfgraph: %llu indirect call targets were not followed: "
+			"more distinct targets than the probes can remember; narrow the "
+			"trace (-x, --callee-depth)\n",
+			(unsigned long long)s->st.targets_full);
+	/* Which trampoline layout the kernel has: found per call (tramp_caller_at()). */
+	if (verbosity && (s->st.tramp_call || s->st.tramp_jmp))
+		fprintf(stderr, "bpfgraph: trampoline frames: %llu entered by a call from the "
+			"fentry site, %llu by a jmp (caller's return address one slot lower)\n",
+			(unsigned long long)s->st.tramp_call, (unsigned long long)s->st.tramp_jmp);
+	if (s->st.active_neg)
+		fprintf(stderr, "bpfgraph: internal error: the count of tasks inside a graph "
+			"went below zero %llu times; records may be missing: please report it\n",
+			(unsigned long long)s->st.active_neg);
+}
+
+/* The counts a record file ends with. */
+void summary__trailer(struct record_trailer *t, const struct run *r)
+{
+	const struct session_stats *st = &r->s.st;
+
+	*t = (struct record_trailer){
+		.records = st->records, .drops = st->drops,
+		.recursion_misses = attach__stats(r->a)->recursion_misses, .nested = st->nested,
+		.unmatched_exits = st->unmatched_exits, .unmatched_entries = st->unwound,
+		.deep = st->deep, .nostate = st->nostate,
+		.end_ns = output__clock_ns(CLOCK_MONOTONIC), .held = st->held,
+	};
+}
+
+int summary__print(const struct plan *p, const struct run *r, int verbosity)
+{
+	const struct kprobe_stats *ks = live__kprobe_stats(r->live);
+	unsigned int no_fds = attach__stats(r->a)->no_fds + (ks ? ks->no_fds : 0);
+	struct rlimit lim = { 0, 0 };
+
+	print_summary(p, r, verbosity);
+	if (r->s.st.detail_lost)
+		fprintf(stderr, "bpfgraph: %llu calls were recorded without their --args-detail "
+			"reads (their CPU's batch was in use by a preempted program)\n",
+			(unsigned long long)r->s.st.detail_lost);
+	if (r->s.st.unmapped)
+		fprintf(stderr, "bpfgraph: %llu records of the wide net named no function it "
+			"listed: dropped\n", (unsigned long long)r->s.st.unmapped);
+	live__print(r->live, r->s.discover ? discover__stats(r->s.discover) : NULL,
+		    !r->handed_off);
+	if (!no_fds)
+		return 0;
+	getrlimit(RLIMIT_NOFILE, &lim);
+	fprintf(stderr, "bpfgraph: %u hooks failed for want of file descriptors (the limit is "
+		"%llu): their functions are missing from the trace; raise the limit (ulimit -n, "
+		"fs.nr_open) or trace fewer functions\n", no_fds,
+		(unsigned long long)lim.rlim_cur);
+	return -EMFILE;
+}

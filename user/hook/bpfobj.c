@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpfobj.h"
+#include "functab.h"
+#include "globset.h"
+#include "graph.skel.h"
+#include "ksyms.h"
+#include "links.h"
+
+struct bpfobj {
+	struct graph_bpf *skel;
+	struct bpfobj_vars vars; /* set by bpfobj__load */
+	struct bpfobj *probes; /* bpfobj__probes' second instance, if one was made */
+};
+
+/* struct bpfobj_vars' types are the .bss's (bpf/state.bpf.h). */
+#define SAME_SIZE(field, type) \
+	_Static_assert(sizeof(((struct graph_bpf__bss *)0)->field) == sizeof(type), #field)
+SAME_SIZE(bg_enabled, uint32_t);
+SAME_SIZE(bg_stopped, uint32_t);
+SAME_SIZE(bg_gen, uint32_t);
+SAME_SIZE(bg_active, int64_t);
+SAME_SIZE(bg_wide_on, uint32_t);
+SAME_SIZE(bg_wide_probe_tgid, uint32_t);
+SAME_SIZE(bg_wide_probed, uint32_t);
+SAME_SIZE(bg_wide_ended, uint64_t);
+
+static struct bpf_program *prog_of(const struct graph_bpf *s, enum bpfobj_prog p)
+{
+	switch (p) {
+	case BGP_ENTRY: return s->progs.bg_entry;
+	case BGP_ENTRY_GRAPH: return s->progs.bg_entry_graph;
+	case BGP_EXIT: return s->progs.bg_exit;
+	case BGP_TENTRY: return s->progs.bg_tentry;
+	case BGP_KENTRY: return s->progs.bg_kentry;
+	case BGP_KEXIT: return s->progs.bg_kexit;
+	case BGP_MENTRY: return s->progs.bg_mentry;
+	case BGP_MEXIT: return s->progs.bg_mexit;
+	case BGP_MSESSION: return s->progs.bg_msession;
+	case BGP_WIDE: return s->progs.bg_wide;
+	case BGP_ICALL: return s->progs.bg_icall;
+	case BGP_SWITCH: return s->progs.bg_switch;
+	case BGP_NR: break;
+	}
+	return NULL;
+}
+
+static struct bpf_map *map_of(const struct graph_bpf *s, enum bpfobj_map m)
+{
+	switch (m) {
+	case BGM_EVENTS: return s->maps.bg_events;
+	case BGM_STATS: return s->maps.bg_stats;
+	case BGM_BATCH: return s->maps.bg_batch;
+	case BGM_PIDS: return s->maps.bg_pids;
+	case BGM_DETAIL: return s->maps.bg_detail;
+	case BGM_FRANGES: return s->maps.bg_franges;
+	case BGM_TARGETS: return s->maps.bg_targets;
+	case BGM_NR: break;
+	}
+	return NULL;
+}
+
+/*
+ * The return hooks' addresses (bg_hooked_ret): a tail-called function's
+ * caller is read as one of them, and the entry program takes the caller
+ * of the frame below instead.
+ */
+static void fill_hooked_ret(struct graph_bpf__rodata *ro, const struct ksyms *ks)
+{
+	static const char *const names[] = { "return_to_handler", "arch_rethook_trampoline" };
+
+	for (int i = 0; i < 2 && ks; i++) {
+		const struct ksym *s = ksyms__find_name(ks, names[i], NULL);
+
+		ro->bg_hooked_ret[i] = s ? s->addr : 0;
+	}
+}
+
+/* bg_graph_lo: the -G functions' addresses, if there are at most BG_GRAPH_IPS. */
+static void fill_graph_ips(struct graph_bpf__rodata *ro, const struct functab *t)
+{
+	uint32_t n = 0;
+
+	for (size_t i = 0; t && i < t->n; i++) {
+		if (!(t->f[i].flags & BG_FN_GRAPH))
+			continue;
+		if (n == BG_GRAPH_IPS || !t->f[i].addr) {
+			n = 0;
+			break;
+		}
+		ro->bg_graph_lo[n++] = t->f[i].addr;
+	}
+	ro->bg_graph_n = n;
+}
+
+struct range {
+	uint64_t lo, hi;
+};
+
+static int by_lo(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Only padding (__pfx_/__cfi_ symbols) between lo and hi? */
+static bool only_padding(const struct ksyms *ks, uint64_t lo, uint64_t hi)
+{
+	while (lo < hi) {
+		const struct ksym *s = ksyms__find_addr(ks, lo);
+
+		if (!s || (strncmp(s->name, "__pfx_", 6) && strncmp(s->name, "__cfi_", 6)))
+			return false;
+		lo = s->addr + (s->size ? s->size : 1);
+	}
+	return true;
+}
+
+/*
+ * Kernel functions whose calls are our own work (called_by_us() in the
+ * BPF side): the trampoline's helpers around every program run and
+ * traced function, and the tracepoint runners of bg_switch (bpf_trace_run2
+ * calls rcu_read_lock() around it on a task switch inside a graph).
+ * Neighbours with only padding between them make one range.
+ */
+static void fill_self_ranges(struct graph_bpf__rodata *ro, const struct ksyms *ks)
+{
+	static const char *const globs[] = {
+		"__bpf_prog_enter*", "__bpf_prog_exit*", "__bpf_tramp_enter", "__bpf_tramp_exit",
+		"bpf_trace_run[0-9]*", "__bpf_trace_run", NULL,
+	};
+	const struct ksym *lo = ksyms__find_name(ks, "_stext", NULL);
+	const struct ksym *hi = ksyms__find_name(ks, "_etext", NULL);
+	struct globset *g = globset__new(globs);
+	struct range r[64];
+	size_t n = 0, m = 0;
+
+	if (lo && hi && !lo->module && !hi->module && lo->addr < hi->addr) {
+		ro->bg_ktext_lo = lo->addr;
+		ro->bg_ktext_hi = hi->addr;
+	}
+	/* Every kernel symbol against the list: compiled once (globset.h). */
+	for (size_t i = 0; g && i < ksyms__count(ks) && n < sizeof(r) / sizeof(r[0]); i++) {
+		const struct ksym *s = ksyms__at(ks, i);
+
+		if (s->module || (s->type != 't' && s->type != 'T') || !globset__match(g, s->name))
+			continue;
+		r[n].lo = s->addr;
+		r[n++].hi = s->addr + (s->size ? s->size : 1);
+	}
+	globset__free(g);
+	qsort(r, n, sizeof(r[0]), by_lo);
+	for (size_t i = 0; i < n; i++) {
+		if (m && only_padding(ks, r[m - 1].hi, r[i].lo)) {
+			if (r[i].hi > r[m - 1].hi)
+				r[m - 1].hi = r[i].hi;
+			continue;
+		}
+		r[m++] = r[i];
+	}
+	/* More than fit (no kernel seen has): the first ones. */
+	for (size_t i = 0; i < m && i < BG_SELF_RANGES; i++) {
+		ro->bg_self_lo[i] = r[i].lo;
+		ro->bg_self_hi[i] = r[i].hi;
+	}
+}
+
+static void fill_rodata(struct graph_bpf__rodata *ro, const struct bpfobj_config *c)
+{
+	ro->bg_max_depth = c->max_depth;
+	ro->bg_discover_irqs = c->discover_irqs;
+	ro->bg_thresh_ns = c->thresh_ns;
+	ro->bg_self_tgid = getpid();
+	ro->bg_filter_pid = c->filter_pid;
+	ro->bg_filter_cpu = c->cpumask != NULL;
+	if (c->cpumask)
+		memcpy((void *)ro->bg_cpumask, c->cpumask, sizeof(ro->bg_cpumask));
+	ro->bg_filter_comm = c->comm && c->comm[0];
+	if (ro->bg_filter_comm)
+		strncpy((char *)ro->bg_comm, c->comm, sizeof(ro->bg_comm) - 1);
+	ro->bg_noirqs = c->noirqs;
+	ro->bg_args = c->args;
+	ro->bg_detail_on = c->args && c->detail;
+	ro->bg_nosleep = c->nosleep;
+	/* bg_pause_tgid and bg_wide_once: bpfobj__set_pause(). */
+	if (c->ks) {
+		fill_self_ranges(ro, c->ks);
+		fill_hooked_ret(ro, c->ks);
+	}
+	fill_graph_ips(ro, c->funcs);
+}
+
+/*
+ * The kprobe.multi programs only where they are used: older kernels may
+ * refuse their load. bg_mentry also hooks __rcu_read_lock/unlock once the
+ * wide net is narrowed (entry only). The per-function and per-site
+ * kprobes wait until needed where the plan is on kprobe.multi links and
+ * the net stands in for per-site probes (bpfobj__probes()). The fentry
+ * templates are the attacher's to choose (attach__all).
+ */
+static void choose_progs(struct graph_bpf *s, const struct bpfobj_config *c)
+{
+	bpf_program__set_autoload(s->progs.bg_mentry, c->kmulti && (!c->ksession || c->wide));
+	bpf_program__set_autoload(s->progs.bg_mexit, c->kmulti && !c->ksession);
+	bpf_program__set_autoload(s->progs.bg_msession, c->kmulti && c->ksession);
+	bpf_program__set_autoload(s->progs.bg_wide, c->wide);
+	if (c->wide)
+		bpf_program__set_expected_attach_type(s->progs.bg_wide,
+						      (enum bpf_attach_type)BG_ATTACH_KPROBE_SESSION);
+	if (!c->probes) {
+		bpf_program__set_autoload(s->progs.bg_kentry, false);
+		bpf_program__set_autoload(s->progs.bg_kexit, false);
+		bpf_program__set_autoload(s->progs.bg_icall, false);
+	}
+	if (c->kmulti && c->ksession)
+		bpf_program__set_expected_attach_type(s->progs.bg_msession,
+						      (enum bpf_attach_type)BG_ATTACH_KPROBE_SESSION);
+}
+
+struct bpfobj *bpfobj__open(const struct bpfobj_config *c)
+{
+	struct bpfobj *o = calloc(1, sizeof(*o));
+	int err;
+
+	if (!o || !(o->skel = graph_bpf__open())) {
+		err = errno;
+		fprintf(stderr, "bpfgraph: failed to open the BPF object: %s\n", strerror(err));
+		free(o);
+		errno = err;
+		return NULL;
+	}
+	fill_rodata(o->skel->rodata, c);
+	choose_progs(o->skel, c);
+	err = bpf_map__set_max_entries(o->skel->maps.bg_events, c->ring_size);
+	if (!err)
+		err = bpf_map__set_max_entries(o->skel->maps.bg_franges,
+					       c->nfuncs + c->live_funcs);
+	/* bg_detail: a plan per planned function at most */
+	if (!err)
+		err = bpf_map__set_max_entries(o->skel->maps.bg_detail,
+					       c->detail ? c->nfuncs + 1 : 1);
+	if (err) {
+		fprintf(stderr, "bpfgraph: cannot size the BPF maps: %s\n", strerror(-err));
+		bpfobj__destroy(o);
+		errno = -err;
+		return NULL;
+	}
+	return o;
+}
+
+void bpfobj__set_pause(struct bpfobj *o, pid_t tgid, bool wide_once)
+{
+	o->skel->rodata->bg_pause_tgid = tgid > 0 ? (uint32_t)tgid : 0;
+	o->skel->rodata->bg_wide_once = wide_once;
+}
+
+static void set_vars(struct bpfobj *o)
+{
+	struct graph_bpf__bss *b = o->skel->bss;
+
+	o->vars = (struct bpfobj_vars){
+		.enabled = &b->bg_enabled, .stopped = &b->bg_stopped, .gen = &b->bg_gen,
+		.active = (volatile int64_t *)&b->bg_active, .wide_on = &b->bg_wide_on,
+		.wide_probe_tgid = &b->bg_wide_probe_tgid, .wide_probed = &b->bg_wide_probed,
+		.wide_ended = (volatile uint64_t *)&b->bg_wide_ended,
+	};
+}
+
+int bpfobj__load(struct bpfobj *o)
+{
+	int err = graph_bpf__load(o->skel);
+
+	if (!err)
+		set_vars(o);
+	return err;
+}
+
+struct bpf_program *bpfobj__prog(const struct bpfobj *o, enum bpfobj_prog p)
+{
+	return o && o->skel ? prog_of(o->skel, p) : NULL;
+}
+
+int bpfobj__prog_fd(const struct bpfobj *o, enum bpfobj_prog p)
+{
+	struct bpf_program *prog = bpfobj__prog(o, p);
+
+	return prog ? bpf_program__fd(prog) : -1;
+}
+
+int bpfobj__map_fd(const struct bpfobj *o, enum bpfobj_map m)
+{
+	struct bpf_map *map = o && o->skel ? map_of(o->skel, m) : NULL;
+
+	return map ? bpf_map__fd(map) : -1;
+}
+
+const struct bpfobj_vars *bpfobj__vars(const struct bpfobj *o)
+{
+	return o && o->skel && o->vars.enabled ? &o->vars : NULL;
+}
+
+int bpfobj__add_pid(struct bpfobj *o, uint32_t pid)
+{
+	__u8 one = 1;
+
+	return bpf_map_update_elem(bpfobj__map_fd(o, BGM_PIDS), &pid, &one, BPF_ANY) ? -errno : 0;
+}
+
+/* A second instance of the object on o's maps, loading only the per-site probes. */
+static struct graph_bpf *open_probes(const struct graph_bpf *s0)
+{
+	struct bpf_program *prog;
+	struct bpf_map *map;
+	struct graph_bpf *s = graph_bpf__open();
+	int err = 0;
+
+	if (!s)
+		goto out;
+	bpf_object__for_each_program(prog, s->obj)
+		bpf_program__set_autoload(prog, prog == s->progs.bg_kentry ||
+							prog == s->progs.bg_kexit ||
+							prog == s->progs.bg_icall);
+	bpf_object__for_each_map(map, s->obj) {
+		const struct bpf_map *m0 = bpf_object__find_map_by_name(s0->obj, bpf_map__name(map));
+
+		err = m0 ? bpf_map__reuse_fd(map, bpf_map__fd(m0)) : -ENOENT;
+		if (err)
+			goto out;
+	}
+	err = graph_bpf__load(s);
+out:
+	if (!s || err) {
+		err = s ? err : -errno;
+		fprintf(stderr, "bpfgraph: cannot load the per-site probe programs: %s\n",
+			strerror(-err));
+		graph_bpf__destroy(s);
+		return NULL;
+	}
+	return s;
+}
+
+/*
+ * Where the wide net stands in for per-site probes they are left out at
+ * start (their verification is start-up time the net makes unneeded); a
+ * net the kernel refused needs them after all.
+ */
+struct bpfobj *bpfobj__probes(struct bpfobj *o)
+{
+	struct graph_bpf *s;
+
+	if (bpf_program__fd(o->skel->progs.bg_icall) >= 0)
+		return o;
+	if (o->probes)
+		return o->probes;
+	s = open_probes(o->skel);
+	if (!s)
+		return NULL;
+	o->probes = calloc(1, sizeof(*o->probes));
+	if (!o->probes) {
+		graph_bpf__destroy(s);
+		return NULL;
+	}
+	o->probes->skel = s;
+	return o->probes;
+}
+
+void bpfobj__destroy(struct bpfobj *o)
+{
+	if (!o)
+		return;
+	bpfobj__destroy(o->probes);
+	graph_bpf__destroy(o->skel);
+	free(o);
+}

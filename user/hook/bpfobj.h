@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The BPF object (bpf/graph.bpf.c), owned here: opened and filled with
+ * the trace's read-only data in one step, loaded once, then handed out as
+ * program and map handles and the globals user space shares with the
+ * programs while tracing. This is the one file that includes the
+ * generated skeleton.
+ */
+#ifndef BG_BPFOBJ_H
+#define BG_BPFOBJ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "bpfgraph.h"
+
+struct bpf_program;
+struct bpf_map;
+struct ksyms;
+struct functab;
+
+/* The programs, by what they hook (bpf/graph.bpf.c). */
+enum bpfobj_prog {
+	BGP_ENTRY, /* fentry template: a function inside a graph */
+	BGP_ENTRY_GRAPH, /* fentry template: a -G function, which may start one */
+	BGP_EXIT, /* fexit template; also loaded as fexit.multi */
+	BGP_TENTRY, /* fentry.multi (tracing_multi) */
+	BGP_KENTRY, /* kprobe, per function or per call site */
+	BGP_KEXIT, /* kretprobe */
+	BGP_MENTRY, /* kprobe.multi */
+	BGP_MEXIT, /* kretprobe.multi */
+	BGP_MSESSION, /* kprobe.session: the plan */
+	BGP_WIDE, /* kprobe.session: the wide net */
+	BGP_ICALL, /* kprobes on indirect call sites */
+	BGP_SWITCH, /* tp_btf/sched_switch */
+	BGP_NR,
+};
+
+/* The maps user space reads or fills. */
+enum bpfobj_map {
+	BGM_EVENTS, /* the ring buffer */
+	BGM_STATS, /* per-CPU counters (BG_ST_*) */
+	BGM_BATCH, /* per-CPU record batches, read once at the end */
+	BGM_PIDS, /* the traced tasks */
+	BGM_DETAIL, /* --args-detail read plans, by function index */
+	BGM_FRANGES, /* each function's address range, by index */
+	BGM_TARGETS, /* indirect call targets already followed */
+	BGM_NR,
+};
+
+/*
+ * The globals the programs and user space share while tracing, in the
+ * object's .bss (bpf/state.bpf.h says what each means).
+ */
+struct bpfobj_vars {
+	volatile uint32_t *enabled, *stopped, *gen;
+	volatile int64_t *active;
+	volatile uint32_t *wide_on, *wide_probe_tgid, *wide_probed;
+	volatile uint64_t *wide_ended;
+};
+
+/* The object's read-only data and map sizes: fixed once it is loaded. */
+struct bpfobj_config {
+	uint32_t max_depth; /* 0: BG_MAX_DEPTH */
+	uint64_t thresh_ns;
+	bool discover_irqs, noirqs, args, detail, nosleep;
+	bool filter_pid; /* only tasks in BGM_PIDS (and their threads) */
+	const uint64_t *cpumask; /* only these CPUs; NULL: all */
+	const char *comm; /* only tasks of this name; NULL or "": any */
+	uint32_t ring_size; /* bytes */
+	uint32_t nfuncs; /* the plan's functions (sizes BGM_FRANGES, BGM_DETAIL) */
+	uint32_t live_funcs; /* room for functions found while tracing */
+	/*
+	 * Which programs are loaded: kprobe.multi (the tier, or what
+	 * fentry-multi cannot take), by kprobe.session links; the wide net;
+	 * the per-function and per-site kprobes.
+	 */
+	bool kmulti, ksession, wide, probes;
+	/* Kernel symbols fill the self-call ranges and return hooks' addresses. */
+	const struct ksyms *ks;
+	/* The plan: its -G functions' addresses let the entry programs test the ip. */
+	const struct functab *funcs;
+};
+
+struct bpfobj;
+
+/* Opened and configured, not loaded. NULL (errno set; said why) on failure. */
+struct bpfobj *bpfobj__open(const struct bpfobj_config *c);
+/*
+ * Before loading: the command whose first traced call pauses it while
+ * what it met is hooked (0: none), and whether the net closes after the
+ * first graph.
+ */
+void bpfobj__set_pause(struct bpfobj *o, pid_t tgid, bool wide_once);
+int bpfobj__load(struct bpfobj *o);
+struct bpf_program *bpfobj__prog(const struct bpfobj *o, enum bpfobj_prog p);
+/* -1 before loading or for a program left out. */
+int bpfobj__prog_fd(const struct bpfobj *o, enum bpfobj_prog p);
+int bpfobj__map_fd(const struct bpfobj *o, enum bpfobj_map m);
+/* NULL until loaded. */
+const struct bpfobj_vars *bpfobj__vars(const struct bpfobj *o);
+/* Adds a task to BGM_PIDS: 0 or -errno. */
+int bpfobj__add_pid(struct bpfobj *o, uint32_t pid);
+/*
+ * The per-site probe programs (BGP_KENTRY, BGP_KEXIT, BGP_ICALL), loaded
+ * on their own where open left them out: a second instance of the object
+ * on the same maps. o itself when it has them; NULL (said why) on failure.
+ * The instance is o's: freed with it.
+ */
+struct bpfobj *bpfobj__probes(struct bpfobj *o);
+/* Programs, maps and links' programs go; NULL is fine. */
+void bpfobj__destroy(struct bpfobj *o);
+
+#endif

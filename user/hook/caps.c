@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "attach.h"
+#include "caps.h"
+#include "kprobe.h"
+#include "ksyms.h"
+#include "ktext.h"
+#include "plan.h"
+
+/* Functions sampled for IBT: how many kernel text symbols are read. */
+#define IBT_SAMPLE 256
+
+/*
+ * IBT from the text itself: endbr64 where a function starts, and sealed
+ * (turned into a NOP) where its address is never taken. A sample of
+ * kernel functions tells both.
+ */
+static enum caps_ibt probe_ibt(const struct ksyms *ks, struct ktext *kt)
+{
+	bool endbr = false, sealed = false, read = false;
+	size_t seen = 0;
+
+	for (size_t i = 0; ks && kt && i < ksyms__count(ks) && seen < IBT_SAMPLE; i++) {
+		const struct ksym *s = ksyms__at(ks, i);
+		uint8_t code[4];
+
+		if (s->module || (s->type != 't' && s->type != 'T') ||
+		    !strncmp(s->name, "__pfx_", 6) || !strncmp(s->name, "__cfi_", 6))
+			continue;
+		seen++;
+		if (ktext__read(kt, s->addr, code, sizeof(code)))
+			continue;
+		read = true;
+		switch (kcode__endbr(code)) {
+		case 1: endbr = true; break;
+		case 2: sealed = true; break;
+		default: break;
+		}
+	}
+	if (!read)
+		return CAPS_IBT_UNKNOWN;
+	return sealed ? CAPS_IBT_SEALED : endbr ? CAPS_IBT_ENDBR : CAPS_IBT_NONE;
+}
+
+static void probe_clocksource(struct caps *c)
+{
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+
+	c->clocksource[0] = 0;
+	if (f) {
+		if (!fgets(c->clocksource, sizeof(c->clocksource), f))
+			c->clocksource[0] = 0;
+		fclose(f);
+	}
+	c->clocksource[strcspn(c->clocksource, "\n")] = 0;
+	c->clock_read = plan__set_clocksource(c->clocksource);
+}
+
+void caps__probe(struct caps *c, const struct ksyms *ks, struct ktext *kt, bool btf)
+{
+	*c = (struct caps){ .btf = btf, .text = kt != NULL };
+	c->kprobe_multi.have = kprobes__multi_supported();
+	c->kprobe_session.have = c->kprobe_multi.have > 0 ? kprobes__session_supported() : 0;
+	c->tracing_multi.have = attach__multi_supported();
+	c->fprobe_fgraph = ks && ksyms__find_name(ks, "fprobe_fgraph_entry", NULL);
+	c->ibt = probe_ibt(ks, kt);
+	probe_clocksource(c);
+}
+
+static const char *yes_no(const struct cap *k)
+{
+	static char why[64];
+
+	if (k->have >= 0)
+		return k->have ? "yes" : "no";
+	snprintf(why, sizeof(why), "unknown (%s)", strerror(-k->have));
+	return why;
+}
+
+void caps__print(const struct caps *c, FILE *f, const char *prefix)
+{
+	static const char *const ibt[] = {
+		[CAPS_IBT_UNKNOWN] = "unknown (kernel text not readable)",
+		[CAPS_IBT_NONE] = "no (functions start at their fentry site)",
+		[CAPS_IBT_ENDBR] = "yes, endbr64 before the fentry site",
+		[CAPS_IBT_SEALED] = "yes, endbr64 before the fentry site, sealed where the "
+				    "address is never taken",
+	};
+
+	fprintf(f, "%skernel: kprobe.multi links: %s\n", prefix, yes_no(&c->kprobe_multi));
+	fprintf(f, "%skernel: kprobe.session links: %s\n", prefix, yes_no(&c->kprobe_session));
+	fprintf(f, "%skernel: tracing_multi links (fentry.multi): %s\n", prefix,
+		yes_no(&c->tracing_multi));
+	fprintf(f, "%skernel: fprobe on the function graph tracer: %s\n", prefix,
+		c->kprobe_multi.have <= 0 ? "no fprobe" :
+		c->fprobe_fgraph	    ? "yes (a shadow stack frame per hooked call)" :
+					      "no (on ftrace ops, returns by rethook)");
+	fprintf(f, "%skernel: IBT: %s\n", prefix, ibt[c->ibt]);
+	fprintf(f, "%skernel: BTF: %s; kernel text: %s\n", prefix,
+		c->btf ? "yes" : "no (no fentry, no argument types)",
+		c->text ? "readable" : "not readable (no callees found, no call-site probes)");
+	fprintf(f, "%skernel: clocksource: %s%s%s\n", prefix,
+		c->clocksource[0] ? c->clocksource : "unknown",
+		c->clock_read ? ", read by " : " (its read function unknown here)",
+		c->clock_read ? c->clock_read : "");
+}
