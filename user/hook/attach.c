@@ -10,72 +10,13 @@
 #include <bpf/libbpf.h>
 
 #include "attach.h"
+#include "attach_int.h"
 #include "bpfobj.h"
 #include "links.h"
 #include "bpfgraph.h"
 #include "stop.h"
 
-/*
- * Where attach and detach time goes, for -v: program loads (verifier and
- * JIT) against link creation (trampoline rebuild and text patching), and
- * the link closes (links__close_all(): several threads at once).
- */
-static struct {
-	double skel_s, load_s, link_s, close_s;
-	uint32_t loads, links, closes;
-} cost;
-
-struct attach {
-	struct bpfobj *obj;
-	struct functab *funcs;
-	int *links; /* 2 per function (entry, exit); -1 when absent */
-	size_t links_cap; /* entries allocated in links */
-	struct attach_stats st;
-	int verbose;
-	bool progress; /* show progress on stderr */
-	bool no_fentry; /* kprobe tiers: the fentry/fexit templates are not even loaded */
-	bool templates; /* set by attach__all: the fentry templates are loaded */
-	FILE *err;
-	double detach_t0; /* when attach__unlink began, 0: not yet */
-	/* The tracing_multi tier (attach_opts.multi). */
-	bool multi;
-	int mprog[2]; /* its entry and exit programs, -1: not loaded */
-	int *mlinks; /* one per batch and direction */
-	size_t nmlinks, mlinks_cap;
-	uint8_t *mon; /* per function: linked by a batch */
-	size_t mon_cap;
-	uint32_t *queue; /* functions for the next attach__flush() */
-	size_t nqueue, queue_cap;
-};
-
-/*
- * tracing_multi (fentry.multi/fexit.multi links, attach types 59 and 60
- * in 7.x's enum bpf_attach_type; libbpf 1.1.2 knows neither): one program
- * per direction for every function, loaded with attach_btf_id 0 (a BTF id
- * there is refused with EINVAL), linked with link_create.tracing_multi =
- * { ids: __u32 BTF ids, cookies: __u64, cnt }. The kernel still builds a
- * trampoline per function, for its prototype, but updates ftrace for the
- * whole batch at once. A link is refused as a whole: EINVAL when one
- * function is variadic, takes or returns a struct by value (BG_FN_BYVAL)
- * or is named twice, ENOENT when one cannot be hooked, EBUSY when the
- * program is on one of them already (docs/kernels.md).
- */
-#define BG_ATTACH_FENTRY_MULTI 59
-#define BG_ATTACH_FEXIT_MULTI 60
-
-/* union bpf_attr's link_create as 7.x has it (Debian 12's header predates it). */
-struct tmulti_attr {
-	uint32_t prog_fd, target_fd, attach_type, flags;
-	uint64_t ids, cookies;
-	uint32_t cnt;
-	uint8_t pad[92];
-};
-
-/* With the argument registers the entry program skips to the return address. */
-static uint64_t cookie_of(const struct bg_func *f, uint32_t idx)
-{
-	return functab__cookie(f, idx) | (uint64_t)f->nr_regs << BG_CK_NREGS_SHIFT;
-}
+struct attach_cost attach_cost;
 
 /* fd of the kernel BTF object of a module (for attach_btf_obj_fd). */
 static int module_btf_fd(const char *module)
@@ -115,8 +56,8 @@ static int load_clone(const struct clone_src *src, const struct bg_func *f, int 
 			       src->cnt, &opts);
 	int err = -errno;
 
-	cost.load_s += links__now() - t0;
-	cost.loads++;
+	attach_cost.load_s += links__now() - t0;
+	attach_cost.loads++;
 	return fd < 0 ? err : fd;
 }
 
@@ -127,8 +68,8 @@ static int link_one(int prog_fd, enum bpf_attach_type type, uint64_t cookie)
 	int fd = bpf_link_create(prog_fd, 0, type, &opts);
 	int err = -errno;
 
-	cost.link_s += links__now() - t0;
-	cost.links++;
+	attach_cost.link_s += links__now() - t0;
+	attach_cost.links++;
 	return fd < 0 ? err : fd;
 }
 
@@ -188,209 +129,6 @@ static int attach_func(struct attach *a, uint32_t i, const struct clone_src src[
 		a->links[2 * i + k] = lfd;
 	}
 	return err;
-}
-
-static int tmulti_link(int prog_fd, uint32_t type, const uint32_t *ids, const uint64_t *cookies,
-		       size_t n)
-{
-	struct tmulti_attr attr;
-	double t0 = links__now();
-	int fd, err;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_fd = (uint32_t)prog_fd;
-	attr.attach_type = type;
-	attr.ids = (uint64_t)(uintptr_t)ids;
-	attr.cookies = (uint64_t)(uintptr_t)cookies;
-	attr.cnt = (uint32_t)n;
-	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
-	err = -errno;
-	cost.link_s += links__now() - t0;
-	cost.links++;
-	return fd < 0 ? err : fd;
-}
-
-static int push_mlink(struct attach *a, int fd)
-{
-	if (a->nmlinks == a->mlinks_cap) {
-		size_t cap = a->mlinks_cap ? a->mlinks_cap * 2 : 16;
-		int *v = realloc(a->mlinks, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		a->mlinks = v;
-		a->mlinks_cap = cap;
-	}
-	a->mlinks[a->nmlinks++] = fd;
-	return 0;
-}
-
-static int grow_mon(struct attach *a, size_t need)
-{
-	uint8_t *v;
-
-	if (need <= a->mon_cap)
-		return 0;
-	v = realloc(a->mon, need);
-	if (!v)
-		return -ENOMEM;
-	memset(v + a->mon_cap, 0, need - a->mon_cap);
-	a->mon = v;
-	a->mon_cap = need;
-	return 0;
-}
-
-/*
- * One link pair for functions idx[0..n): 0 or -errno (then nothing of it
- * is left). fexit first, as for the clones (attach_func()).
- */
-static int tmulti_pair(struct attach *a, const uint32_t *idx, size_t n)
-{
-	uint32_t *ids = calloc(n, sizeof(*ids));
-	uint64_t *cks = calloc(n, sizeof(*cks));
-	int fd[2] = { -1, -1 }, err = 0;
-
-	if (!ids || !cks) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		ids[i] = a->funcs->f[idx[i]].btf_id;
-		cks[i] = cookie_of(&a->funcs->f[idx[i]], idx[i]);
-	}
-	fd[1] = tmulti_link(a->mprog[1], BG_ATTACH_FEXIT_MULTI, ids, cks, n);
-	if (fd[1] >= 0)
-		fd[0] = tmulti_link(a->mprog[0], BG_ATTACH_FENTRY_MULTI, ids, cks, n);
-	err = fd[1] < 0 ? fd[1] : fd[0] < 0 ? fd[0] : 0;
-	if (!err && ((err = push_mlink(a, fd[1])) || (err = push_mlink(a, fd[0])))) {
-		if (a->nmlinks && a->mlinks[a->nmlinks - 1] == fd[1])
-			a->nmlinks--;
-	}
-	if (err) {
-		for (int k = 0; k < 2; k++)
-			if (fd[k] >= 0)
-				close(fd[k]);
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++)
-		a->mon[idx[i]] = 1;
-	a->st.attached += (uint32_t)n;
-out:
-	free(ids);
-	free(cks);
-	return err;
-}
-
-/*
- * A batch the kernel refuses as a whole is split in halves until the
- * refused functions stand alone; they go to refused() (a kprobe may
- * take them). Returns how many were refused.
- */
-static unsigned int tmulti_split(struct attach *a, const uint32_t *idx, size_t n,
-				 void (*refused)(void *ctx, uint32_t idx), void *ctx)
-{
-	int err;
-
-	if (!n)
-		return 0;
-	err = tmulti_pair(a, idx, n);
-	if (!err)
-		return 0;
-	if (n > 1 && err != -EMFILE && err != -ENFILE && err != -ENOMEM)
-		return tmulti_split(a, idx, n / 2, refused, ctx) +
-		       tmulti_split(a, idx + n / 2, n - n / 2, refused, ctx);
-	for (size_t i = 0; i < n; i++) {
-		a->st.failed++;
-		if (err == -EMFILE || err == -ENFILE)
-			a->st.no_fds++;
-		if (a->verbose)
-			fprintf(a->err, "bpfgraph: fentry.multi refused '%s': %s\n",
-				a->funcs->f[idx[i]].display, strerror(-err));
-		if (refused)
-			refused(ctx, idx[i]);
-	}
-	return (unsigned int)n;
-}
-
-/*
- * Module functions would need their module's BTF object per link, and the
- * kernel refuses BG_FN_BYVAL ones: left to kprobes, without a try.
- */
-static bool tmulti_takes(const struct bg_func *f)
-{
-	return !(f->flags & (BG_FN_KPROBE | BG_FN_BYVAL)) && f->btf_id && !f->module;
-}
-
-unsigned int attach__flush(struct attach *a, void (*refused)(void *ctx, uint32_t idx), void *ctx)
-{
-	unsigned int n;
-
-	if (!a->multi || !a->nqueue)
-		return 0;
-	if (grow_mon(a, a->funcs->n)) {
-		n = (unsigned int)a->nqueue;
-		a->st.failed += n;
-		for (size_t i = 0; refused && i < a->nqueue; i++)
-			refused(ctx, a->queue[i]);
-	} else {
-		n = tmulti_split(a, a->queue, a->nqueue, refused, ctx);
-	}
-	a->nqueue = 0;
-	return n;
-}
-
-static int tmulti_queue(struct attach *a, uint32_t idx)
-{
-	if (a->nqueue == a->queue_cap) {
-		size_t cap = a->queue_cap ? a->queue_cap * 2 : 256;
-		uint32_t *v = realloc(a->queue, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		a->queue = v;
-		a->queue_cap = cap;
-	}
-	a->queue[a->nqueue++] = idx;
-	return 0;
-}
-
-/* The loaded template's instructions again, as a tracing_multi program. */
-static int tmulti_load(const struct bpf_program *tmpl, uint32_t type, const char *name)
-{
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = (enum bpf_attach_type)type);
-	double t0 = links__now();
-	int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, name, "GPL", bpf_program__insns(tmpl),
-			       bpf_program__insn_cnt(tmpl), &opts);
-	int err = -errno;
-
-	cost.load_s += links__now() - t0;
-	cost.loads++;
-	return fd < 0 ? err : fd;
-}
-
-int attach__multi_supported(void)
-{
-	/* r0 = 0; exit */
-	static const struct bpf_insn prog[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	LIBBPF_OPTS(bpf_prog_load_opts, opts,
-		    .expected_attach_type = (enum bpf_attach_type)BG_ATTACH_FENTRY_MULTI);
-	int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "bg_probe", "GPL", prog, 2, &opts);
-	int err = -errno, lfd;
-
-	/* Before tracing_multi (7.x) the attach type is unknown: EINVAL. */
-	if (fd < 0)
-		return err == -EINVAL ? 0 : err;
-	/* Loaded: the link request for no function must be the one refused. */
-	lfd = tmulti_link(fd, BG_ATTACH_FENTRY_MULTI, NULL, NULL, 0);
-	close(fd);
-	if (lfd >= 0) {
-		close(lfd);
-		return 1;
-	}
-	return lfd == -EINVAL ? 1 : 0;
 }
 
 void attach__progress(const struct attach *a, uint32_t done, double t0, double *last)
@@ -489,42 +227,6 @@ static int attach_counted(struct attach *a, uint32_t i, const struct clone_src s
 	return err;
 }
 
-/* attach__all() of the tracing_multi tier, after the templates are loaded. */
-static int multi_all(struct attach *a, double t0)
-{
-	uint32_t want = 0;
-	int err;
-
-	a->templates = false; /* attach__one() queues instead of cloning */
-	if (!bpfobj__prog(a->obj, BGP_TENTRY) || bpf_program__fd(bpfobj__prog(a->obj, BGP_TENTRY)) < 0)
-		return 0; /* nothing for fentry.multi in this plan: kprobes take it */
-	a->mprog[0] = tmulti_load(bpfobj__prog(a->obj, BGP_TENTRY), BG_ATTACH_FENTRY_MULTI, "bg_tentry");
-	a->mprog[1] = tmulti_load(bpfobj__prog(a->obj, BGP_EXIT), BG_ATTACH_FEXIT_MULTI, "bg_texit");
-	err = a->mprog[0] < 0 ? a->mprog[0] : a->mprog[1] < 0 ? a->mprog[1] : 0;
-	if (err) {
-		fprintf(a->err, "bpfgraph: cannot load the fentry.multi programs: %s\n",
-			strerror(-err));
-		return err;
-	}
-	for (uint32_t i = 0; i < a->funcs->n; i++) {
-		if (!tmulti_takes(&a->funcs->f[i])) {
-			a->st.failed += !(a->funcs->f[i].flags & BG_FN_KPROBE);
-			continue;
-		}
-		want++;
-		if ((err = tmulti_queue(a, i)))
-			return err;
-	}
-	attach__flush(a, NULL, NULL);
-	a->st.attach_s = links__now() - t0;
-	if (a->verbose)
-		fprintf(a->err, "bpfgraph: fentry.multi: %u of %u functions in %zu link pairs, "
-			"%.3f s\n", a->st.attached, want, a->nmlinks / 2, a->st.attach_s);
-	if (stop__signal())
-		return -EINTR;
-	return !want || a->st.attached ? 0 : -ENOENT;
-}
-
 int attach__all(struct attach *a)
 {
 	struct bpf_program *tmpl[] = { bpfobj__prog(a->obj, BGP_ENTRY), bpfobj__prog(a->obj, BGP_EXIT),
@@ -559,16 +261,16 @@ int attach__all(struct attach *a)
 		bpf_program__set_attach_target(bpfobj__prog(a->obj, BGP_TENTRY), 0, f0->name);
 	else
 		bpf_program__set_autoload(bpfobj__prog(a->obj, BGP_TENTRY), false);
-	cost.skel_s = links__now();
+	attach_cost.skel_s = links__now();
 	err = bpfobj__load(a->obj);
-	cost.skel_s = links__now() - cost.skel_s;
+	attach_cost.skel_s = links__now() - attach_cost.skel_s;
 	if (err) {
 		attach__explain_load_error(a->err, err);
 		return err;
 	}
 	a->templates = !a->no_fentry && f0;
 	if (a->multi)
-		return multi_all(a, t0);
+		return tmulti__all(a, t0);
 	if (a->templates)
 		template_srcs(a, src);
 	for (uint32_t i = 0; i < a->funcs->n; i++) {
@@ -607,7 +309,7 @@ int attach__one(struct attach *a, uint32_t idx)
 	if (idx == 0 || idx >= a->funcs->n || (a->funcs->f[idx].flags & BG_FN_KPROBE))
 		return -EINVAL;
 	if (a->multi)
-		return a->mprog[0] >= 0 && tmulti_takes(&a->funcs->f[idx]) ? tmulti_queue(a, idx) :
+		return a->mprog[0] >= 0 && tmulti__takes(&a->funcs->f[idx]) ? tmulti__queue(a, idx) :
 									   -EOPNOTSUPP;
 	if (!a->templates)
 		return -EOPNOTSUPP; /* nothing to clone: a kprobe will do */
@@ -761,8 +463,8 @@ static void print_cost(const struct attach *a, double destroy_s)
 		"bpfgraph: attach cost: templates %.3f s; %u clones loaded in %.3f s, "
 		"%u links in %.3f s; detach: %u closes %.3f s (several at once), "
 		"skeleton %.3f s\n",
-		cost.skel_s, cost.loads, cost.load_s, cost.links, cost.link_s, cost.closes,
-		cost.close_s, destroy_s);
+		attach_cost.skel_s, attach_cost.loads, attach_cost.load_s, attach_cost.links, attach_cost.link_s, attach_cost.closes,
+		attach_cost.close_s, destroy_s);
 }
 
 struct unlink_progress {
@@ -790,10 +492,10 @@ void attach__unlink(struct attach *a)
 		*bpfobj__vars(a->obj)->enabled = 0;
 	t = links__now();
 	for (size_t i = 0; a->links && i < a->links_cap; i++)
-		cost.closes += a->links[i] >= 0;
+		attach_cost.closes += a->links[i] >= 0;
 	if (a->links)
 		links__close_all(NULL, a->links, a->links_cap, unlink_progress, &up);
-	cost.closes += (uint32_t)a->nmlinks;
+	attach_cost.closes += (uint32_t)a->nmlinks;
 	if (a->nmlinks)
 		links__close_all(NULL, a->mlinks, a->nmlinks, unlink_progress, &up);
 	a->nmlinks = 0;
@@ -802,7 +504,7 @@ void attach__unlink(struct attach *a)
 			close(a->mprog[k]);
 		a->mprog[k] = -1;
 	}
-	cost.close_s += links__now() - t;
+	attach_cost.close_s += links__now() - t;
 	if (up.last > 0)
 		fprintf(a->err, "\n");
 	free(a->links);

@@ -18,6 +18,7 @@
 #include "kprobe.h"
 #include "links.h"
 #include "live.h"
+#include "netfsm.h"
 #include "bpfobj.h"
 #include "session.h"
 #include "stop.h"
@@ -46,15 +47,12 @@ struct live {
 	/* The wide net (user/hook/wide.h), NULL: none. */
 	struct wide *w;
 	int32_t *wmap; /* function table index by wide index; -1: not met yet */
-	bool wide_on; /* it records (bg_wide_on) */
+	struct netfsm net; /* its state (netfsm.h) */
 	bool wide_always; /* --wide=always: never narrowed */
 	unsigned int wide_met; /* functions it found */
-	/* when it stopped recording (no command: when its links took over), 0: not yet */
-	double wide_narrowed_at;
-	bool narrowing; /* from then until the net is closed and what it met linked */
+	double first_end; /* the first traced call's end (running: when it was linked) */
 	bool ended_seen; /* bg_wide_ended, at the last poll */
 	struct session *s;
-	bool pause_after; /* session.pause_child once narrowed */
 };
 
 /*
@@ -330,14 +328,6 @@ static void link_met(struct live *l)
 }
 
 /*
- * A graph under way when the net stops recording keeps its open calls'
- * returns on the net: it is closed once no task is inside a graph, or
- * WIDE_DRAIN_S after it stopped (a graph that has not ended by then loses
- * those exits).
- */
-#define WIDE_DRAIN_S 2.0
-
-/*
  * The functions the net met get links of their own now; -v says when,
  * counted from since (the first graph's end, or when it was seen).
  */
@@ -359,109 +349,95 @@ static void link_met_now(struct live *l, const char *when, double since)
 			l->wide_met, failed, when, links__now() - since, links__now() - t0);
 }
 
-/*
- * With a command to stop (pause_after): the net stopped recording at the
- * end of its first call, and the command is stopped. Once no task is
- * inside a graph (calls under way get their returns) the net is closed,
- * by a child process (wide__detach_async: the reader goes on meanwhile,
- * and a stop is not held up), and only once it is gone does what it met
- * get links of its own. Nothing is traced meanwhile, so the order costs
- * only the command's pause.
- */
-static void narrow_paused(struct live *l)
+/* The first graph's end, on the BPF side's clock (CLOCK_MONOTONIC), or now. */
+static double first_end(const struct live *l)
 {
-	if (l->wide_on) {
+	uint64_t ns = __atomic_load_n(bpfobj__vars(l->obj)->wide_ended, __ATOMIC_ACQUIRE);
+
+	return ns ? (double)ns / 1e9 : links__now();
+}
+
+/*
+ * Running (netfsm.h): the hand-over is one store. Should this process be
+ * too slow to make it (starved under a load), the BPF side stopped the
+ * net by itself BG_WIDE_GRACE_NS after the first graph: say what that
+ * cost. What the net met only in the graphs of the hand-over is not
+ * linked: such a link, made once the net was gone, held the reader for
+ * a long time under a load (docs/kernels.md, "The wide net"); live
+ * discovery finds what later calls reach through pointers.
+ */
+static void hand_over(struct live *l)
+{
+	double late;
+
+	__atomic_store_n(bpfobj__vars(l->obj)->wide_on, 0, __ATOMIC_RELEASE);
+	late = links__now() - l->first_end - BG_WIDE_GRACE_NS / 1e9;
+	if (late > 0)
+		fprintf(stderr, "bpfgraph: the wide net stopped recording %.1f s after the "
+			"first traced call, before what it met was linked: calls that "
+			"began in the %.2f s after that lack those functions\n",
+			BG_WIDE_GRACE_NS / 1e9, late);
+}
+
+/* Carries out one of the net's actions (netfsm.h). */
+static void net_act(struct live *l, enum net_action act)
+{
+	switch (act) {
+	case NET_ACT_LINK_MET:
+		l->first_end = first_end(l);
+		link_met_now(l, "beside the net", l->first_end);
+		break;
+	case NET_ACT_HAND_OVER:
+		hand_over(l);
+		break;
+	case NET_ACT_STOP_PAUSE:
 		__atomic_store_n(bpfobj__vars(l->obj)->wide_on, 0, __ATOMIC_RELEASE);
-		l->wide_on = false;
-		l->wide_narrowed_at = links__now();
-		l->narrowing = true;
 		session__pause(l->s, true);
+		break;
+	case NET_ACT_CLOSE:
+		wide__detach_async(l->w);
+		break;
+	case NET_ACT_LINK_RESUME:
+		link_met_now(l, "once the net closed", l->net.stopped_at);
+		l->s->pause_child = true;
+		l->s->hold_growth = false;
+		/* Stopped by us, or at the end of its first call (bg_wide_once). */
+		session__pause(l->s, false);
+		break;
+	case NET_ACT_RELEASE:
+		l->s->hold_growth = false;
+		break;
+	case NET_ACT_NONE:
+		break;
 	}
-	if (__atomic_load_n(bpfobj__vars(l->obj)->active, __ATOMIC_ACQUIRE) &&
-	    links__now() - l->wide_narrowed_at < WIDE_DRAIN_S)
-		return;
-	wide__detach_async(l->w);
-	if (!wide__detached(l->w))
-		return; /* the next poll looks again */
-	l->narrowing = false;
-	link_met_now(l, "once the net closed", l->wide_narrowed_at);
-	l->s->pause_child = true;
-	l->s->hold_growth = false;
-	/* Stopped by us, or at the end of its first call (bg_wide_once). */
-	session__pause(l->s, false);
-}
-
-/*
- * With no command to stop (system-wide, -p, --no-pause): calls keep
- * coming, and a hold until the net is closed (seconds under a load) would
- * leave them all untraced. The net records on while what it met is
- * linked beside it, silent while it records (BG_CK_NET); then one store
- * hands every call that begins from the net to those links, and a call
- * under way ends on the hook that took its entry. The net is closed
- * after that, in a child. What the net met only in the graphs of the
- * hand-over is not linked: such a link, made once the net was gone, held
- * the reader for 55 s on 7.3 under a load (docs/kernels.md, "The wide
- * net"); live discovery finds what later calls reach through pointers.
- * Should this process be too slow to hand over (starved under a load),
- * the net stops recording by itself BG_WIDE_GRACE_NS after the first
- * graph.
- */
-static void narrow_running(struct live *l)
-{
-	if (l->wide_on) {
-		/* The first graph's end, on the BPF side's clock (CLOCK_MONOTONIC). */
-		uint64_t ended_ns = __atomic_load_n(bpfobj__vars(l->obj)->wide_ended, __ATOMIC_ACQUIRE);
-		double ended = ended_ns ? (double)ended_ns / 1e9 : links__now(), late;
-
-		link_met_now(l, "beside the net", ended);
-		__atomic_store_n(bpfobj__vars(l->obj)->wide_on, 0, __ATOMIC_RELEASE);
-		l->wide_on = false;
-		l->narrowing = true;
-		l->wide_narrowed_at = links__now();
-		late = l->wide_narrowed_at - ended - BG_WIDE_GRACE_NS / 1e9;
-		if (late > 0)
-			fprintf(stderr, "bpfgraph: the wide net stopped recording %.1f s after the "
-				"first traced call, before what it met was linked: calls that "
-				"began in the %.2f s after that lack those functions\n",
-				BG_WIDE_GRACE_NS / 1e9, late);
-	}
-	if (__atomic_load_n(bpfobj__vars(l->obj)->active, __ATOMIC_ACQUIRE) &&
-	    links__now() - l->wide_narrowed_at < WIDE_DRAIN_S)
-		return;
-	wide__detach_async(l->w);
-	if (!wide__detached(l->w))
-		return;
-	l->narrowing = false;
-	l->s->hold_growth = false;
-}
-
-static void narrow_wide(struct live *l)
-{
-	if (l->pause_after)
-		narrow_paused(l);
-	else
-		narrow_running(l);
 }
 
 static void on_poll(void *ctx, uint64_t graphs_done)
 {
 	struct live *l = ctx;
 	const struct bpfobj_vars *v = bpfobj__vars(l->obj);
-	/* The BPF side turns the net off at the end of the first graph of a command. */
-	bool off = !__atomic_load_n(v->wide_on, __ATOMIC_ACQUIRE);
-	/*
-	 * Or marks that end (no command): seen at the poll before, the
-	 * graph's records were read by this one, even by a reader that lags.
-	 */
-	bool ended = l->ended_seen;
+	struct net_input in = {
+		/*
+		 * The BPF side turns the net off at the end of the first graph
+		 * of a command, or marks that end (no command): seen at the
+		 * poll before, the graph's records were read by this one, even
+		 * by a reader that lags.
+		 */
+		.first_over = graphs_done || !__atomic_load_n(v->wide_on, __ATOMIC_ACQUIRE) ||
+			      l->ended_seen,
+		/* Nothing to link for when the command is gone: the trace ends now. */
+		.child_exited = l->net.state == NET_OPEN && session__child_exited(l->s),
+	};
+	enum net_action act;
 
 	l->ended_seen = __atomic_load_n(v->wide_ended, __ATOMIC_ACQUIRE) != 0;
-	/* Nothing to link for when the command is gone: the trace ends now. */
-	if (l->wide_on && !l->wide_always && (graphs_done || off || ended) &&
-	    !session__child_exited(l->s))
-		narrow_wide(l);
-	else if (!l->wide_on && l->narrowing)
-		narrow_wide(l);
+	do {
+		in.now = links__now();
+		in.active = __atomic_load_n(v->active, __ATOMIC_ACQUIRE) != 0;
+		in.closed = l->net.state == NET_CLOSING && wide__detached(l->w);
+		act = netfsm__step(&l->net, &in);
+		net_act(l, act);
+	} while (act != NET_ACT_NONE);
 }
 
 static void free_wide(struct live *l, bool wait);
@@ -529,7 +505,7 @@ int live__attach_wide(struct live *l)
 		free_wide(l, true);
 		return -ENODATA;
 	}
-	l->wide_on = true;
+	netfsm__open(&l->net, false, l->wide_always); /* paused: live__bind() */
 	*bpfobj__vars(l->obj)->wide_on = 1;
 	if (l->verbose)
 		fprintf(stderr, "bpfgraph: wide net: %zu functions (from %s; %zu on the tracer's "
@@ -762,7 +738,7 @@ void live__bind(struct live *l, struct session *s, bool discover)
 	 * command runs on, and what discovery finds waits until the net is
 	 * narrowed (with --wide=always, for good).
 	 */
-	l->pause_after = s->pause_child;
+	l->net.paused = s->pause_child;
 	s->pause_child = false;
 	s->hold_growth = true;
 }

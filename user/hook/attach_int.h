@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The trampoline tiers' shared state: attach.c (fentry) and tmulti.c (fentry-multi). */
+#ifndef BG_ATTACH_INT_H
+#define BG_ATTACH_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "attach.h"
+#include "bpfgraph.h"
+#include "functab.h"
+
+/*
+ * Where attach and detach time goes, for -v: program loads (verifier and
+ * JIT) against link creation (trampoline rebuild and text patching), and
+ * the link closes (links__close_all(): several threads at once).
+ */
+struct attach_cost {
+	double skel_s, load_s, link_s, close_s;
+	uint32_t loads, links, closes;
+};
+extern struct attach_cost attach_cost;
+
+struct attach {
+	struct bpfobj *obj;
+	struct functab *funcs;
+	int *links; /* 2 per function (entry, exit); -1 when absent */
+	size_t links_cap; /* entries allocated in links */
+	struct attach_stats st;
+	int verbose;
+	bool progress; /* show progress on stderr */
+	bool no_fentry; /* kprobe tiers: the fentry/fexit templates are not even loaded */
+	bool templates; /* set by attach__all: the fentry templates are loaded */
+	FILE *err;
+	double detach_t0; /* when attach__unlink began, 0: not yet */
+	/* The tracing_multi tier (attach_opts.multi). */
+	bool multi;
+	int mprog[2]; /* its entry and exit programs, -1: not loaded */
+	int *mlinks; /* one per batch and direction */
+	size_t nmlinks, mlinks_cap;
+	uint8_t *mon; /* per function: linked by a batch */
+	size_t mon_cap;
+	uint32_t *queue; /* functions for the next attach__flush() */
+	size_t nqueue, queue_cap;
+};
+
+/* With the argument registers the entry program skips to the return address. */
+static inline uint64_t cookie_of(const struct bg_func *f, uint32_t idx)
+{
+	return functab__cookie(f, idx) | (uint64_t)f->nr_regs << BG_CK_NREGS_SHIFT;
+}
+
+/* tmulti.c: attach__all() of the tracing_multi tier, once the object is loaded. */
+int tmulti__all(struct attach *a, double t0);
+/* Whether a fentry.multi link may take f (else a kprobe does). */
+bool tmulti__takes(const struct bg_func *f);
+/* Function idx waits for the next attach__flush(). */
+int tmulti__queue(struct attach *a, uint32_t idx);
+
+#endif
