@@ -10,7 +10,7 @@
 # the BPF object is a rule of its own.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-LAYERS=(common kernel plan hook graph out session live text cmd)
+LAYERS=(common kernel plan hook graph out record session live text cmd)
 
 rank() { # FOLDER: its place in LAYERS, or nothing
 	local i

@@ -3,32 +3,48 @@
  * Record files ("bpfgraph record -o FILE"): the raw records of a session
  * plus everything needed to render them elsewhere, so that "bpfgraph
  * report" feeds the same graph builder and writers as live tracing and
- * prints the same bytes.
+ * prints the same bytes. writer.c writes them, reader.c and reader_args.c
+ * read them back, codec.c holds the byte encoding both use.
  *
- * Layout (all integers little-endian, fixed width):
- *   file header   "BGRECORD" u16 version, u16 header size, u32 0
- *   blocks        u32 type, u32 raw length, u32 stored length, u32 CRC-32
- *                 of the first 12 header bytes and the stored bytes; then
- *                 the stored bytes: the raw payload, zlib-compressed
- *   1 HEADER      meta (options, host, clocks), exactly once, first
- *   2 FUNCS       functions appended to the table (first index, count,
- *                 entries), before the records that use them
- *   3 RECORDS     32-byte records; type 15 is a drain mark (ts = upto),
- *                 type 14 a flush mark
- *   4 TRAILER     counters, written last (their count first: a reader
- *                 takes the ones it knows, and older files lack the last)
- *   5 ARGS        (version 2) the prototypes of functions of the table
- *                 (first index, count, per function its parameters:
- *                 kind, encoding, size, name, C type; 0xffff: none), after
- *                 their FUNCS block, for funcgraph-args
+ * All integers are little-endian and of fixed width; a string is a u32
+ * length and that many bytes without a NUL (at most RECORD_MAX_STR).
+ *   file header   "BGRECORD", u16 version, u16 header size (16), u32 0
+ *   then blocks   u32 type, u32 raw length, u32 stored length, u32 CRC-32
+ *                 of the 12 header bytes before it and the stored bytes;
+ *                 then the stored bytes: the raw payload, zlib-compressed
+ *                 (raw at most RECORD_MAX_RAW)
+ * Block types and their raw payloads:
+ *   1 HEADER      exactly once, first: meta (u32 flags, dialect,
+ *                 max_depth, nr_cpu_ids, ncpus_online, header; u64
+ *                 thresh_ns, clock_offset_ns, start_ns; strings release,
+ *                 hostname, cmdline)
+ *   2 FUNCS       functions appended to the table, before the records
+ *                 that use them: u32 first index, u32 count, per function
+ *                 u64 addr, u32 size, btf_id, flags, u8 ret_kind,
+ *                 ret_size, u16 0, strings name, module, ret_type
+ *   3 RECORDS     32-byte records (u64 ts, val; u32 dur, pid, func; u16
+ *                 cpu; u8 type, depth); type 15 is a drain mark (ts =
+ *                 upto), type 14 a flush mark
+ *   4 TRAILER     written last: u32 count, that many u64 counters (a
+ *                 reader takes the ones it knows; older files lack the last)
+ *   5 ARGS        (version 2) the prototypes of functions of the table,
+ *                 after their FUNCS block, for funcgraph-args: u32 first
+ *                 index, u32 count, per function u16 parameter count
+ *                 (0xffff: no prototype), per parameter u8 BTF kind, u8
+ *                 encoding, u32 size, strings name and C type; after an
+ *                 enum (version 3) u16 count, per enumerator name and u32
+ *                 value; after a pointer (version 4) u8 count, per struct
+ *                 member --args-detail reads name, u16 offset, u8 size,
+ *                 u8 signedness
  *   6 SYMS        (version 2) the symbols of return addresses met since
- *                 the last (count, per address: address, offset, size,
- *                 name, module), before the records, for funcgraph-retaddr
- * Version 2 is written only by recordings with funcgraph-args or
- * funcgraph-retaddr, whose records hold BG_REC_ARGS too; version 1 files
- * are read as before. Version 3 adds enumerators to ARGS; version 4 is
- * written only with --args-detail, whose records hold BG_REC_DETAIL too
- * (the layout is otherwise version 3's, so older files read as before).
+ *                 the last, before the records, for funcgraph-retaddr:
+ *                 u32 count, per address u64 address, its offset into the
+ *                 symbol, the symbol's size, strings name, module
+ * Versions: 1 has neither ARGS nor SYMS; 2 adds them and BG_REC_ARGS
+ * records; 3 adds enumerators to ARGS; 4 adds the pointed-to members to
+ * ARGS and BG_REC_DETAIL records. A writer uses the lowest version its
+ * options need (1; 3 with funcgraph-args or -retaddr; 4 with
+ * --args-detail), a reader takes every version up to RECORD_VERSION.
  * Each block stands alone, so a file whose writer died is readable up to
  * its last complete block, and memory stays bounded by one block.
  */
