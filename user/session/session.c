@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
-#include <limits.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +16,7 @@
 #include "discover.h"
 #include "graph.h"
 #include "session.h"
+#include "session_int.h"
 #include "stop.h"
 
 /* Records can reach the ring buffer a little after their timestamp. */
@@ -40,109 +38,6 @@ static uint64_t mono_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-int session__spawn(struct session *s, char **argv, const struct rlimit *nofile)
-{
-	pid_t parent = getpid();
-	int p[2];
-	char c;
-
-	if (pipe2(p, O_CLOEXEC))
-		return -errno;
-	/*
-	 * The command dies with bpfgraph, however bpfgraph ends (SIGKILL,
-	 * a crash, the OOM killer): one it had stopped (set_paused()) would
-	 * otherwise stay stopped for good, orphaned. SIGKILL acts on a
-	 * stopped task; SIGTERM would wait for a SIGCONT nobody sends. The
-	 * death signal comes when the forking thread exits: this is the
-	 * main thread (links.c's helper threads never fork). An exec that
-	 * changes credentials (set-user-ID or set-group-ID, file
-	 * capabilities) clears it.
-	 */
-	s->child = fork();
-	if (s->child < 0) {
-		int err = -errno;
-
-		close(p[0]);
-		close(p[1]);
-		return err;
-	}
-	if (s->child == 0) {
-		close(p[1]);
-		/* A parent gone before prctl() sent no death signal. */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
-			_exit(127);
-		/* Wait for "go"; EOF means the tracer gave up (or died). */
-		if (read(p[0], &c, 1) != 1)
-			_exit(127);
-		if (nofile)
-			setrlimit(RLIMIT_NOFILE, nofile);
-		execvp(argv[0], argv);
-		fprintf(stderr, "bpfgraph: cannot run '%s': %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(p[0]);
-	s->go_fd = p[1];
-	return 0;
-}
-
-int session__check_command(const char *cmd)
-{
-	const char *path = getenv("PATH"), *p, *end;
-	char buf[PATH_MAX];
-	int err = -ENOENT;
-
-	if (!cmd || !*cmd)
-		return -ENOENT;
-	if (strchr(cmd, '/'))
-		return access(cmd, X_OK) ? -errno : 0;
-	/* glibc's execvp() default when PATH is unset */
-	if (!path)
-		path = "/bin:/usr/bin";
-	for (p = path;; p = end + 1) {
-		size_t n;
-
-		end = strchrnul(p, ':');
-		n = (size_t)(end - p);
-		if (snprintf(buf, sizeof(buf), "%.*s%s%s", (int)n, p, n ? "/" : "", cmd) <
-		    (int)sizeof(buf)) {
-			if (!access(buf, X_OK))
-				return 0;
-			/* As execvp(): a file found but not executable is EACCES. */
-			if (errno == EACCES)
-				err = -EACCES;
-		}
-		if (!*end)
-			break;
-	}
-	return err;
-}
-
-int session__go(struct session *s)
-{
-	ssize_t r = write(s->go_fd, "g", 1);
-
-	close(s->go_fd);
-	s->go_fd = -1;
-	return r == 1 ? 0 : -EPIPE;
-}
-
-void session__abort(struct session *s)
-{
-	if (s->child <= 0)
-		return;
-	if (s->go_fd >= 0) {
-		close(s->go_fd);
-		s->go_fd = -1;
-	}
-	kill(s->child, SIGKILL);
-	waitpid(s->child, NULL, 0);
-	s->child = 0;
-}
-
-/*
- * The kernel reports each indirect target once: keep them all (the queue
- * grows) rather than lose one for good.
- */
 static int queue_target(struct session *s, const struct bg_rec *r)
 {
 	if (!s->on_target)
@@ -266,19 +161,6 @@ int session__sample(void *ctx, void *data, size_t len)
 	return s->batch >= BATCH_MAX || (s->polling && stop__signal()) ? -EAGAIN : 0;
 }
 
-static int child_done(struct session *s)
-{
-	int status;
-
-	if (s->child <= 0)
-		return 0;
-	if (waitpid(s->child, &status, WNOHANG) != s->child)
-		return 0;
-	s->st.cmd_status = status;
-	s->child = 0;
-	return 1;
-}
-
 /*
  * Attaching takes milliseconds per function (tens under emulation): a few
  * callers and expansions per poll, the rest at the next ones, so records
@@ -339,63 +221,6 @@ static void grow_traced_set(struct session *s)
 	s->ntargets = nt;
 }
 
-static void set_paused(struct session *s, bool on)
-{
-	if (s->child <= 0 || s->paused == on)
-		return;
-	if (!kill(s->child, on ? SIGSTOP : SIGCONT))
-		s->paused = on;
-}
-
-void session__pause(struct session *s, bool on)
-{
-	/* Continued whoever stopped it: a probe may have (bg_pause_tgid). */
-	if (!on && s->child > 0 && !s->paused) {
-		kill(s->child, SIGCONT);
-		return;
-	}
-	set_paused(s, on);
-}
-
-bool session__child_exited(const struct session *s)
-{
-	siginfo_t si;
-
-	if (s->child <= 0)
-		return false;
-	memset(&si, 0, sizeof(si));
-	/* WNOWAIT: left for child_done() to reap. */
-	if (waitid(P_PID, (id_t)s->child, &si, WEXITED | WNOHANG | WNOWAIT))
-		return false;
-	return si.si_pid == s->child;
-}
-
-/*
- * A probe stops the child and reports the target; should that report be
- * lost (ring buffer full), nobody would let the child go on: do it when
- * nothing is left to attach.
- */
-static void resume_if_stopped(struct session *s)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
-
-	if (s->child <= 0)
-		return;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)s->child);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	/* "pid (comm) S ...": comm may hold spaces and parentheses. */
-	p = strrchr(buf, ')');
-	if (p && p[1] == ' ' && p[2] == 'T')
-		kill(s->child, SIGCONT);
-}
-
 /*
  * While the child is stopped nothing new comes from it: attach all that
  * was found, read what was left in the buffer, and let it go on.
@@ -415,15 +240,13 @@ static void grow_paused(struct session *s, struct ring_buffer *rb)
 	}
 	if (!growing(s))
 		settled(s);
-	set_paused(s, false);
+	session__set_paused(s, false);
 }
 
-int session__run(struct session *s)
+/* The reader's scheduling, the ring buffer, -d's alarm: NULL (errno) on failure. */
+static struct ring_buffer *start_run(struct session *s)
 {
 	struct ring_buffer *rb;
-	int err = 0, had_child = s->child > 0;
-	/* Where the last poll was when: read, formatted, on_poll, grown. */
-	uint64_t mark[SESSION_STOP_STEPS + 1] = { 0 };
 
 	s->st.cmd_status = -1;
 	/*
@@ -437,7 +260,7 @@ int session__run(struct session *s)
 	sched_setscheduler(0, SCHED_BATCH, &(struct sched_param){ 0 });
 	rb = ring_buffer__new(s->ringbuf_fd, session__sample, s, NULL);
 	if (!rb)
-		return -errno;
+		return NULL;
 	stop__catch();
 	/*
 	 * -d: the end comes as a stop request (SIGALRM), so that attaching
@@ -448,6 +271,72 @@ int session__run(struct session *s)
 	if (s->duration_ms)
 		stop__after_ms(s->duration_ms);
 	s->polling = true;
+	return rb;
+}
+
+/* After a poll's records are formatted: what it found is hooked, by the pause's rules. */
+static void grow(struct session *s, struct ring_buffer *rb)
+{
+	if (s->hold_growth) {
+		/* Kept for later: see session.hold_growth. */
+	} else if (s->pause_child && growing(s)) {
+		/* A probe that found a target stopped it already. */
+		session__set_paused(s, true);
+		grow_paused(s, rb);
+	} else if (growing(s)) {
+		/* Nothing waits here: what this poll found is attached now. */
+		grow_traced_set(s);
+		settled(s);
+		if (s->pause_child && !growing(s))
+			session__resume_if_stopped(s);
+	} else if (s->pause_child) {
+		session__resume_if_stopped(s);
+	}
+}
+
+/*
+ * The loop ended: when, and how much of each step of the last poll (mark)
+ * came after the request; no new graph starts; the command is ended.
+ */
+static void end_run(struct session *s, struct ring_buffer *rb, const uint64_t *mark)
+{
+	s->polling = false;
+	stop__after_ms(0);
+	s->stop_ns = mono_ns();
+	s->stop_req_ns = stop__requested_ns();
+	for (int i = 0; i < SESSION_STOP_STEPS && s->stop_req_ns; i++) {
+		uint64_t from = mark[i] > s->stop_req_ns ? mark[i] : s->stop_req_ns;
+
+		s->stop_step_ns[i] = mark[i + 1] > from ? mark[i + 1] - from : 0;
+	}
+	s->stop_records = s->st.records;
+	/* Graphs under way run on until session__finish; no new one starts. */
+	if (s->enabled)
+		*s->enabled = 0;
+	/* Keep the ring buffer from filling meanwhile (the rest: finish). */
+	for (int i = 0; i < 16 && read_batch(s, rb, -1) >= BATCH_MAX; i++)
+		;
+	s->rb = rb;
+	session__set_paused(s, false);
+	free(s->targets);
+	s->targets = NULL;
+	s->ntargets = s->targets_cap = 0;
+	if (s->child > 0) {
+		kill(s->child, SIGTERM);
+		waitpid(s->child, &s->st.cmd_status, 0);
+		s->child = 0;
+	}
+}
+
+int session__run(struct session *s)
+{
+	struct ring_buffer *rb = start_run(s);
+	int err = 0, had_child = s->child > 0;
+	/* Where the last poll was when: read, on_poll, formatted, grown. */
+	uint64_t mark[SESSION_STOP_STEPS + 1] = { 0 };
+
+	if (!rb)
+		return -errno;
 	for (int full = 0;;) {
 		/*
 		 * Records come without wake-ups (submit_flags() in the BPF
@@ -458,7 +347,6 @@ int session__run(struct session *s)
 
 		mark[0] = mono_ns();
 		n = full ? 0 : read_batch(s, rb, POLL_MS);
-
 		if (n >= 0 && !stop__signal())
 			n = read_batch(s, rb, -1);
 		full = n >= BATCH_MAX;
@@ -479,54 +367,14 @@ int session__run(struct session *s)
 		mark[2] = mono_ns();
 		s->sink.drain(s->sink.ctx, mark[1] - REORDER_NS);
 		mark[3] = mono_ns();
-		if (s->hold_growth) {
-			/* Kept for later: see session.hold_growth. */
-		} else if (s->pause_child && growing(s)) {
-			/* A probe that found a target stopped it already. */
-			set_paused(s, true);
-			grow_paused(s, rb);
-		} else if (growing(s)) {
-			/* Nothing waits here: what this poll found is attached now. */
-			grow_traced_set(s);
-			settled(s);
-			if (s->pause_child && !growing(s))
-				resume_if_stopped(s);
-		} else if (s->pause_child) {
-			resume_if_stopped(s);
-		}
+		grow(s, rb);
 		mark[4] = mono_ns();
 		if (stop__signal() || (s->end_due_ns && mono_ns() >= s->end_due_ns))
 			break;
-		if (had_child && child_done(s))
+		if (had_child && session__child_done(s))
 			break;
 	}
-	s->polling = false;
-	stop__after_ms(0);
-	s->stop_ns = mono_ns();
-	s->stop_req_ns = stop__requested_ns();
-	/* How much of each step of the last poll came after the request. */
-	for (int i = 0; i < SESSION_STOP_STEPS && s->stop_req_ns; i++) {
-		uint64_t from = mark[i] > s->stop_req_ns ? mark[i] : s->stop_req_ns;
-
-		s->stop_step_ns[i] = mark[i + 1] > from ? mark[i + 1] - from : 0;
-	}
-	s->stop_records = s->st.records;
-	/* Graphs under way run on until session__finish; no new one starts. */
-	if (s->enabled)
-		*s->enabled = 0;
-	/* Keep the ring buffer from filling meanwhile (the rest: finish). */
-	for (int i = 0; i < 16 && read_batch(s, rb, -1) >= BATCH_MAX; i++)
-		;
-	s->rb = rb;
-	set_paused(s, false);
-	free(s->targets);
-	s->targets = NULL;
-	s->ntargets = s->targets_cap = 0;
-	if (s->child > 0) {
-		kill(s->child, SIGTERM);
-		waitpid(s->child, &s->st.cmd_status, 0);
-		s->child = 0;
-	}
+	end_run(s, rb, mark);
 	return err;
 }
 
@@ -594,60 +442,3 @@ void session__finish(struct session *s)
 }
 
 /* A per-CPU counter's values, kept once (the first read that has any). */
-static void keep_per_cpu(struct session_stats *st, uint64_t **dst, const uint64_t *vals, int ncpu)
-{
-	if (*dst || !(*dst = malloc(ncpu * sizeof(**dst))))
-		return;
-	memcpy(*dst, vals, ncpu * sizeof(**dst));
-	st->ncpu_stats = ncpu;
-}
-
-void session__read_stats(struct session *s)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *vals;
-
-	if (ncpu <= 0 || s->stats_fd < 0)
-		return;
-	vals = calloc(ncpu, sizeof(*vals));
-	if (!vals)
-		return;
-	for (__u32 k = 0; k < BG_ST_NR; k++) {
-		uint64_t sum = 0;
-
-		if (bpf_map_lookup_elem(s->stats_fd, &k, vals))
-			continue;
-		for (int c = 0; c < ncpu; c++)
-			sum += vals[c];
-		/* Where records were lost tells which CPUs' graphs to doubt. */
-		if (k == BG_ST_DROPS && sum)
-			keep_per_cpu(&s->st, &s->st.drops_cpu, vals, ncpu);
-		else if (k == BG_ST_UNMATCHED_EXIT && sum)
-			keep_per_cpu(&s->st, &s->st.unmatched_cpu, vals, ncpu);
-		switch (k) {
-		case BG_ST_DROPS: s->st.drops = sum; break;
-		case BG_ST_DEEP: s->st.deep = sum; break;
-		case BG_ST_NOSTATE: s->st.nostate = sum; break;
-		case BG_ST_UNMATCHED_EXIT: s->st.unmatched_exits = sum; break;
-		case BG_ST_UNWOUND: s->st.unwound = sum; break;
-		/* Also entries without an exit: after BG_ST_UNWOUND in k. */
-		case BG_ST_HIDDEN_LOST: s->st.unwound += sum; break;
-		case BG_ST_NESTED: s->st.nested = sum; break;
-		case BG_ST_TARGETS_FULL: s->st.targets_full = sum; break;
-		case BG_ST_ACTIVE_NEG: s->st.active_neg = sum; break;
-		case BG_ST_TRAMP_CALL: s->st.tramp_call = sum; break;
-		case BG_ST_TRAMP_JMP: s->st.tramp_jmp = sum; break;
-		case BG_ST_DETAIL_LOST: s->st.detail_lost = sum; break;
-		case BG_ST_HELD: s->st.held = sum; break;
-		}
-	}
-	free(vals);
-}
-
-void session__free_stats(struct session *s)
-{
-	free(s->st.drops_cpu);
-	free(s->st.unmatched_cpu);
-	s->st.drops_cpu = s->st.unmatched_cpu = NULL;
-	s->st.ncpu_stats = 0;
-}

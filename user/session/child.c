@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The traced command: spawned stopped, let go, paused while hooks are added, reaped. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "session.h"
+#include "session_int.h"
+
+int session__spawn(struct session *s, char **argv, const struct rlimit *nofile)
+{
+	pid_t parent = getpid();
+	int p[2];
+	char c;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	/*
+	 * The command dies with bpfgraph, however bpfgraph ends (SIGKILL,
+	 * a crash, the OOM killer): one it had stopped (set_paused()) would
+	 * otherwise stay stopped for good, orphaned. SIGKILL acts on a
+	 * stopped task; SIGTERM would wait for a SIGCONT nobody sends. The
+	 * death signal comes when the forking thread exits: this is the
+	 * main thread (links.c's helper threads never fork). An exec that
+	 * changes credentials (set-user-ID or set-group-ID, file
+	 * capabilities) clears it.
+	 */
+	s->child = fork();
+	if (s->child < 0) {
+		int err = -errno;
+
+		close(p[0]);
+		close(p[1]);
+		return err;
+	}
+	if (s->child == 0) {
+		close(p[1]);
+		/* A parent gone before prctl() sent no death signal. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(127);
+		/* Wait for "go"; EOF means the tracer gave up (or died). */
+		if (read(p[0], &c, 1) != 1)
+			_exit(127);
+		if (nofile)
+			setrlimit(RLIMIT_NOFILE, nofile);
+		execvp(argv[0], argv);
+		fprintf(stderr, "bpfgraph: cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(p[0]);
+	s->go_fd = p[1];
+	return 0;
+}
+
+int session__check_command(const char *cmd)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char buf[PATH_MAX];
+	int err = -ENOENT;
+
+	if (!cmd || !*cmd)
+		return -ENOENT;
+	if (strchr(cmd, '/'))
+		return access(cmd, X_OK) ? -errno : 0;
+	/* glibc's execvp() default when PATH is unset */
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (p = path;; p = end + 1) {
+		size_t n;
+
+		end = strchrnul(p, ':');
+		n = (size_t)(end - p);
+		if (snprintf(buf, sizeof(buf), "%.*s%s%s", (int)n, p, n ? "/" : "", cmd) <
+		    (int)sizeof(buf)) {
+			if (!access(buf, X_OK))
+				return 0;
+			/* As execvp(): a file found but not executable is EACCES. */
+			if (errno == EACCES)
+				err = -EACCES;
+		}
+		if (!*end)
+			break;
+	}
+	return err;
+}
+
+int session__go(struct session *s)
+{
+	ssize_t r = write(s->go_fd, "g", 1);
+
+	close(s->go_fd);
+	s->go_fd = -1;
+	return r == 1 ? 0 : -EPIPE;
+}
+
+void session__abort(struct session *s)
+{
+	if (s->child <= 0)
+		return;
+	if (s->go_fd >= 0) {
+		close(s->go_fd);
+		s->go_fd = -1;
+	}
+	kill(s->child, SIGKILL);
+	waitpid(s->child, NULL, 0);
+	s->child = 0;
+}
+
+/*
+ * The kernel reports each indirect target once: keep them all (the queue
+ * grows) rather than lose one for good.
+ */
+int session__child_done(struct session *s)
+{
+	int status;
+
+	if (s->child <= 0)
+		return 0;
+	if (waitpid(s->child, &status, WNOHANG) != s->child)
+		return 0;
+	s->st.cmd_status = status;
+	s->child = 0;
+	return 1;
+}
+
+void session__set_paused(struct session *s, bool on)
+{
+	if (s->child <= 0 || s->paused == on)
+		return;
+	if (!kill(s->child, on ? SIGSTOP : SIGCONT))
+		s->paused = on;
+}
+
+void session__pause(struct session *s, bool on)
+{
+	/* Continued whoever stopped it: a probe may have (bg_pause_tgid). */
+	if (!on && s->child > 0 && !s->paused) {
+		kill(s->child, SIGCONT);
+		return;
+	}
+	session__set_paused(s, on);
+}
+
+bool session__child_exited(const struct session *s)
+{
+	siginfo_t si;
+
+	if (s->child <= 0)
+		return false;
+	memset(&si, 0, sizeof(si));
+	/* WNOWAIT: left for session__child_done() to reap. */
+	if (waitid(P_PID, (id_t)s->child, &si, WEXITED | WNOHANG | WNOWAIT))
+		return false;
+	return si.si_pid == s->child;
+}
+
+/*
+ * A probe stops the child and reports the target; should that report be
+ * lost (ring buffer full), nobody would let the child go on: do it when
+ * nothing is left to attach.
+ */
+void session__resume_if_stopped(struct session *s)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	if (s->child <= 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)s->child);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* "pid (comm) S ...": comm may hold spaces and parentheses. */
+	p = strrchr(buf, ')');
+	if (p && p[1] == ' ' && p[2] == 'T')
+		kill(s->child, SIGCONT);
+}
