@@ -11,6 +11,8 @@
 #      plus FUZZ_SECONDS (45) of fuzzing (one test each; --fuzz-only)
 #    - tests/build/header-deps.sh (one test)
 #    - tests/build/layers.sh (one test: no folder of user/ includes a later one)
+#    - tests/build/sizes.sh (one test: files <= 800 lines, functions <= 80,
+#      one owner of the BPF skeleton)
 #    - tests/host/refuse.sh when the host refuses fentry (one test; SKIP,
 #      not counted, when the host allows it)
 #    - the QEMU bench: all scenarios on Debian's 6.1 but those of
@@ -404,6 +406,7 @@ main() {
 		section "build dependencies and layers"
 		run_one header_deps tests/build/header-deps.sh
 		run_one layers tests/build/layers.sh
+		run_one sizes tests/build/sizes.sh
 		section "host"
 		run_one refuse_host tests/host/refuse.sh
 		fetch_kernels
