@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Included by graph.bpf.c only: the run guard every program but bg_switch
+ * goes through (guarded()). It decides which runs have work to do and
+ * which may start a graph, most before any task state is looked up; keeps
+ * to one run at a time per task (our programs call traced functions: the
+ * ring buffer's lock); hides the calls trampolines make around our own
+ * runs; and hands each run's work to the pairing (pair.bpf.h) or the
+ * indirect-call probes (icall.bpf.h).
+ */
+#ifndef BG_GUARD_BPF_H
+#define BG_GUARD_BPF_H
+
+static __always_inline bool in_self_range(__u64 addr)
+{
+	for (int i = 0; i < BG_SELF_RANGES; i++)
+		if (addr >= bg_self_lo[i] && addr < bg_self_hi[i])
+			return true;
+	return false;
+}
+
+/*
+ * Is ret, a hooked function's return address, in one of the trampoline's
+ * helpers, or just past the trampoline's call of one? The latter is a
+ * tail call: __bpf_tramp_enter and __bpf_tramp_exit (around the traced
+ * function, in every trampoline with an fexit program) end in
+ * percpu_ref_get/put's rcu_read_unlock(), compiled as a jmp to
+ * __rcu_read_unlock, which then returns straight into the trampoline
+ * image (7.3). Read from the call instruction (e8 rel32) before ret.
+ */
+static __always_inline bool called_by_us(__u64 ret)
+{
+	__u8 call[5];
+	__s32 rel;
+
+	if (in_self_range(ret))
+		return true;
+	/* The kernel's own text is no trampoline: no read for the common case. */
+	if (ret >= bg_ktext_lo && ret < bg_ktext_hi)
+		return false;
+	if (bpf_probe_read_kernel(call, sizeof(call), (void *)(ret - sizeof(call))) ||
+	    call[0] != 0xe8)
+		return false;
+	__builtin_memcpy(&rel, &call[1], sizeof(rel));
+	return in_self_range(ret + (__s64)rel);
+}
+
+/*
+ * A kprobed function called by a trampoline around one of our program
+ * runs, inside a graph: hidden with its exit, like a -x function. A hook
+ * without a return side (BG_CK_LAZY: the net's __rcu_read_lock/unlock once
+ * narrowed) opens nothing: no exit would come to close it, and every
+ * fentry-multi call runs the trampoline's helpers twice. *caller gets the
+ * return address, read at the function's first instruction (0 if it
+ * cannot be), which on_entry() shows: one read for both.
+ */
+static __always_inline bool hide_own_call(struct pt_regs *regs, struct task_state *st, __u64 ck,
+					  __u64 *caller)
+{
+	__u64 ret = 0;
+
+	if (bpf_probe_read_kernel(&ret, sizeof(ret), (void *)PT_REGS_SP(regs)))
+		ret = 0;
+	/*
+	 * What the verifier learns of ret below (ranges against the
+	 * trampoline's helpers) would stay with the copy on_entry() shows
+	 * and keep it from pruning states there: give it an unknown one.
+	 */
+	*caller = ret ^ bg_opaque_zero;
+	if (!ret || !called_by_us(ret))
+		return false;
+	if (st && (st->depth || st->skip) && !(ck & BG_CK_LAZY)) {
+		st->skip++;
+		st->opens++;
+	}
+	return true;
+}
+
+/*
+ * Where the trampoline frame holds the traced function's return address
+ * (see BG_CK_NREGS). A trampoline called from the fentry site has the
+ * return into the traced function (just past that site) above its saved
+ * rbp, and the caller's return address one slot further; one entered by
+ * a jmp (x86 kernels since 6.19) has the caller's return address right
+ * there. Which one it is shows per call: a slot pointing just past the
+ * function's start is the fentry site's return. (A recursive call's
+ * return address lies further in.)
+ */
+static __always_inline const void *tramp_caller_at(void *ctx, __u64 ck)
+{
+	const __u64 *slot = (const __u64 *)ctx + BG_CK_NREGS(ck) + 2;
+	__u32 idx = BG_CK_INDEX(ck);
+	struct bg_frange *r = bpf_map_lookup_elem(&bg_franges, &idx);
+	__u64 v = 0;
+
+	if (!r || !r->hi || bpf_probe_read_kernel(&v, sizeof(v), slot))
+		return slot + 1;
+	if (v > r->lo && v <= r->lo + BG_FENTRY_SITE_END) {
+		stat_inc(BG_ST_TRAMP_CALL, 1);
+		return slot + 1;
+	}
+	stat_inc(BG_ST_TRAMP_JMP, 1);
+	return slot;
+}
+
+/* Is the hooked function one of the -G functions (bg_graph_lo)? */
+static __always_inline bool graph_func_ip(void *ctx)
+{
+	__u64 ip = bpf_get_func_ip(ctx);
+
+	for (int i = 0; i < BG_GRAPH_IPS; i++)
+		if (i < bg_graph_n && ip - bg_graph_lo[i] < BG_FENTRY_SITE_END)
+			return true;
+	return false;
+}
+
+enum bg_run {
+	BG_RUN_ENTRY, BG_RUN_EXIT, BG_RUN_KENTRY, BG_RUN_KEXIT, BG_RUN_ICALL,
+	BG_RUN_MENTRY, BG_RUN_MEXIT, /* kprobe.multi: as KENTRY/KEXIT, with generations */
+	BG_RUN_WENTRY, /* the wide net's entry (bg_wide); its return runs as MEXIT */
+	BG_RUN_TENTRY, /* fentry.multi (bg_tentry): as ENTRY, graph functions by cookie */
+};
+
+/*
+ * The tests of a run that need no task state: false if this run has nothing
+ * to do. *ck gets the link cookie, *start whether the run may start a graph.
+ */
+static __always_inline bool run_wanted(void *ctx, enum bg_run what, bool graph, __u64 *ck,
+				       bool *start)
+{
+	/*
+	 * Most runs are for tasks outside any graph (a traced function called
+	 * by unrelated work): while no task is inside one (bg_active), one load
+	 * and out; else one task storage lookup and out. Only an entry
+	 * function can start a graph (and create the state: on_entry).
+	 */
+	bool kentry = what == BG_RUN_KENTRY || what == BG_RUN_MENTRY || what == BG_RUN_WENTRY ||
+		      what == BG_RUN_TENTRY;
+
+	if (bg_stopped || (!graph && !kentry && !bg_active))
+		return false;
+	/*
+	 * The net starts no graph (no BG_CK_GRAPH in its cookies): outside
+	 * one, and once narrowed, it returns before the cookie, which on
+	 * kprobe.multi is a binary search among the link's 40 000 addresses.
+	 */
+	if (what == BG_RUN_WENTRY) {
+		if (bg_wide_probe_tgid &&
+		    (bpf_get_current_pid_tgid() >> 32) == bg_wide_probe_tgid)
+			__sync_fetch_and_add(&bg_wide_probed, 1);
+		if (!bg_wide_on || !bg_active)
+			return false;
+		/* A reader starved under a load does not keep the net on. */
+		if (bg_wide_ended && bpf_ktime_get_ns() - bg_wide_ended > BG_WIDE_GRACE_NS)
+			return false;
+	}
+	/*
+	 * The plan's entries, for all the work outside a graph: with no task
+	 * inside one, only a -G function can start one, and its address
+	 * says so more cheaply than the cookie.
+	 */
+	if (what == BG_RUN_MENTRY && bg_graph_n && !bg_active && !graph_func_ip(ctx))
+		return false;
+	*ck = bpf_get_attach_cookie(ctx);
+	/* A link pair being replaced, or not in use yet: see BG_CK_GEN. */
+	if (what == BG_RUN_MENTRY && !(*ck & BG_CK_KEEP) && BG_CK_GEN(*ck) != (bg_gen & 0xff))
+		return false;
+	/* The net records this function until it is off: see BG_CK_NET. */
+	if ((*ck & BG_CK_NET) && bg_wide_on)
+		return false;
+	*start = graph || (kentry && (*ck & BG_CK_GRAPH));
+	if (!*start && !bg_active)
+		return false;
+	return true;
+}
+
+/*
+ * Marks st busy for this run, *opens: its count of opened frames so far.
+ * False if one of our programs already runs for the task.
+ */
+static __always_inline bool claim_task(struct task_state *st, __u32 *opens)
+{
+	if (st->busy) {
+		stat_inc(BG_ST_NESTED, 1);
+		return false;
+	}
+	st->busy = 1;
+	*opens = st->opens;
+	return true;
+}
+
+/*
+ * The end of a run for ran, the task's state: bg_active counts the task in
+ * or out if the run took it into a graph or out of one (was: inside one
+ * before), and busy drops. Returns whether the run opened a frame (opens:
+ * ran's count before it).
+ */
+static __always_inline bool end_run(struct task_state *ran, bool was, __u32 opens)
+{
+	bool now_in, opened;
+
+	opened = ran->opens != opens;
+	now_in = ran->depth || ran->skip;
+	if (now_in != was) {
+		__sync_fetch_and_add(&bg_active, now_in ? 1 : -1);
+		/* Never below 0 if every transition is counted (read once, racy but
+		 * only ever >= 0 then). */
+		if (!now_in && bg_active < 0)
+			stat_inc(BG_ST_ACTIVE_NEG, 1);
+	}
+	ran->busy = 0;
+	return opened;
+}
+
+/*
+ * Runs the work of program kind what unless this task is already inside
+ * one of our programs (see task_state.busy). graph: the fentry
+ * program of -G functions, the only one that starts graphs; the others
+ * leave its filters and task-state creation out, which the verifier then
+ * need not walk for every clone.
+ */
+static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
+{
+	struct pt_regs *regs = ctx;
+	struct task_state *st, *ran;
+	bool start, was;
+	__u64 ck, ret = 0;
+	__u32 opens = 0;
+
+	if (!run_wanted(ctx, what, graph, &ck, &start))
+		return false;
+	st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0, 0);
+	was = st && (st->depth || st->skip);
+	if (!start && !was)
+		return false;
+	if (st && !claim_task(st, &opens))
+		return false;
+	ran = st;
+	switch (what) {
+	case BG_RUN_ENTRY:
+	case BG_RUN_TENTRY:
+		ran = on_entry(ctx, st, ck, (__u64)ctx, tramp_caller_at(ctx, ck), 0, BG_ARGS_TRAMP);
+		break;
+	case BG_RUN_EXIT:
+		bpf_get_func_ret(ctx, &ret);
+		if (st)
+			on_exit(st, ck, (__u64)ctx, ret, false, true);
+		break;
+	case BG_RUN_KENTRY:
+		/*
+		 * On a call site (icall.h): its caller is the traced function.
+		 * The argument registers are set for the call already; with no
+		 * return address read, ctx only serves them.
+		 */
+		if (ck & BG_CK_CALLSITE) {
+			ran = on_entry(ctx, st, ck, (ck & BG_CK_TAIL)   ? BG_FRAME_TAIL :
+					       (ck & BG_CK_LAZY) ? BG_FRAME_LAZY :
+								   BG_FRAME_KPROBE, NULL, 0, BG_ARGS_REGS_AT);
+			break;
+		}
+		/* At the function's first instruction: sp points at the return address. */
+		if (hide_own_call(regs, st, ck, &ret))
+			break;
+		ran = on_entry(ctx, st, ck, BG_FRAME_KPROBE, NULL, ret, BG_ARGS_REGS_AT);
+		break;
+	case BG_RUN_KEXIT:
+		if (st)
+			on_exit(st, ck, BG_FRAME_KPROBE, PT_REGS_RC(regs), false, false);
+		break;
+	case BG_RUN_MENTRY:
+	case BG_RUN_WENTRY:
+		if (hide_own_call(regs, st, ck, &ret))
+			break;
+		/* No return hook (wide__narrow()): closed at the task's next event. */
+		if (ck & BG_CK_LAZY) {
+			ran = on_entry(ctx, st, ck, BG_FRAME_LAZY, NULL, ret, BG_ARGS_REGS_AT);
+			break;
+		}
+		ran = on_entry(ctx, st, ck, BG_FRAME_MULTI(BG_CK_GEN(ck)), NULL, ret,
+			       BG_ARGS_REGS_AT);
+		break;
+	case BG_RUN_MEXIT:
+		if (st)
+			on_exit(st, ck, BG_FRAME_MULTI(BG_CK_GEN(ck)), PT_REGS_RC(regs), true, false);
+		break;
+	case BG_RUN_ICALL:
+		if (st)
+			on_icall(regs, st);
+		break;
+	}
+	/* st if it existed; else the state an entry function created (busy). */
+	if (st)
+		ran = st;
+	if (!ran)
+		return false;
+	return end_run(ran, was, opens);
+}
+
+#endif

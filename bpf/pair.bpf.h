@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Included by graph.bpf.c only: the pairing of entries and exits. An entry
+ * opens a frame on the task's stack of calls (task_state) and records it;
+ * an exit closes the frame it matches, and those above it that lost their
+ * exits. Hiding (-x, --max-depth), tracing_thresh and the frames no exit
+ * closes (tail jumps, lazy call sites) are decided here.
+ */
+#ifndef BG_PAIR_BPF_H
+#define BG_PAIR_BPF_H
+
+/*
+ * The state of a task entering an entry function: st (looked up, busy
+ * already set), or created, with busy set.
+ */
+static __always_inline struct task_state *enter_state(struct task_state *st, __u64 ck)
+{
+	if (st && (st->depth || st->skip))
+		return st;
+	/* Outside any graph: only an entry function starts one. */
+	if (!(ck & BG_CK_GRAPH) || !bg_enabled || !task_selected())
+		return NULL;
+	if (bg_noirqs && in_hardirq_ctx())
+		return NULL;
+	if (!st) {
+		st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0,
+					  BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!st) {
+			stat_inc(BG_ST_NOSTATE, 1);
+			return NULL;
+		}
+		st->tid = (__u32)bpf_get_current_pid_tgid();
+		st->busy = 1;
+	}
+	emit_comm(st);
+	return st;
+}
+
+/*
+ * Pop frame top (the task's innermost) at now and record its exit (unless
+ * shorter than tracing_thresh).
+ */
+static __always_inline void pop_frame(struct task_state *st, __u32 top, __u64 now, __u8 type,
+				      __u64 ret, __u32 func)
+{
+	__u64 dur = now - st->calltime[top & BG_DEPTH_MASK];
+
+	st->depth = top;
+	if (top < st->irq)
+		st->irq = 0; /* the interrupt entry frame closed */
+	/*
+	 * The first graph is over. The command bpfgraph started is stopped,
+	 * and the net stops recording, until what the net met is linked. With
+	 * no command to stop (system-wide, -p, --no-pause) the net records on
+	 * while user space links what it met (bg_wide_ended). A graph in
+	 * another process of the command leaves the net on until user space
+	 * narrows it and pauses the command.
+	 */
+	if (!top && bg_wide_once && bg_wide_on) {
+		if (!bg_pause_tgid) {
+			if (!bg_wide_ended)
+				bg_wide_ended = now;
+		} else if ((bpf_get_current_pid_tgid() >> 32) == bg_pause_tgid) {
+			bg_wide_on = 0;
+			bpf_send_signal(19 /* SIGSTOP: delivered on the way back to user space */);
+		}
+	}
+	if (bg_thresh_ns && dur < bg_thresh_ns) {
+		if (!top)
+			flush_cpu(); /* the graph ended, its last exit below the threshold */
+		return;
+	}
+	emit(st, type, now, ret, dur, func, top);
+}
+
+/*
+ * The task's next event after a BG_CK_LAZY call: the callee has returned
+ * by now (it calls nothing traced), close its frame first.
+ */
+static __always_inline void close_lazy(struct task_state *st)
+{
+	__u32 top = st->depth;
+
+	if (!top || st->skip)
+		return;
+	top -= 1;
+	/* Keep the mask: clang folds the range tests into one the verifier cannot follow. */
+	barrier_var(top);
+	top &= BG_DEPTH_MASK;
+	if (top != st->depth - 1 || st->frame[top] != BG_FRAME_LAZY)
+		return;
+	pop_frame(st, top, bpf_ktime_get_ns(), BG_REC_EXIT | BG_RF_NOEXIT, 0, st->func[top]);
+}
+
+/* Where on_entry() finds the argument registers (funcgraph-args). */
+enum bg_args_from {
+	BG_ARGS_NONE, /* nowhere: a call site's lazy frame */
+	BG_ARGS_TRAMP, /* ctx is the trampoline's u64 array (fentry) */
+	BG_ARGS_REGS_AT, /* ctx is the pt_regs at the function's entry (kprobes) */
+};
+
+/*
+ * The ENTRY r[0] with the first BG_ARGS_REGS argument registers after it
+ * (BG_REC_ARGS). A fentry clone of a function with at most three
+ * registers (BG_CK_NREGS) leaves the second part out; its ctx has no more.
+ */
+static __always_inline void emit_entry_args(const struct task_state *st, void *ctx,
+					    enum bg_args_from from, __u64 ck, struct bg_rec *r,
+					    __u64 now)
+{
+	int n = 3;
+
+	for (int i = 1; i < 3; i++) {
+		r[i] = r[0];
+		r[i].type = BG_REC_ARGS;
+		r[i].depth = i - 1;
+	}
+	if (from == BG_ARGS_TRAMP) {
+		/* ts, val, dur|pid: 24 contiguous bytes per record. */
+		if (bpf_probe_read_kernel(&r[1], 24, ctx))
+			__builtin_memset(&r[1], 0, 24);
+		if (BG_CK_NREGS(ck) <= BG_ARGS_PER_REC)
+			n = 2;
+		else if (bpf_probe_read_kernel(&r[2], 24, (const __u64 *)ctx + 3))
+			__builtin_memset(&r[2], 0, 24);
+	} else {
+		struct pt_regs *regs = ctx;
+		__u64 a;
+
+		r[1].ts = PT_REGS_PARM1(regs);
+		r[1].val = PT_REGS_PARM2(regs);
+		a = PT_REGS_PARM3(regs);
+		r[1].dur = (__u32)a;
+		r[1].pid = a >> 32;
+		r[2].ts = PT_REGS_PARM4(regs);
+		r[2].val = PT_REGS_PARM5(regs);
+		a = regs->r9; /* x86-64; libbpf 1.1 has no PT_REGS_PARM6 */
+		r[2].dur = (__u32)a;
+		r[2].pid = a >> 32;
+	}
+	if (bg_detail_on) {
+		__u32 idx = BG_CK_INDEX(ck);
+		struct bg_detail_plan *p = bpf_map_lookup_elem(&bg_detail, &idx);
+
+		if (p) {
+			put_entry_detail(st, r, n, p, now);
+			return;
+		}
+	}
+	put_entry_args(st, r, n, now);
+}
+
+/*
+ * One call entered. frame pairs it with its exit (see task_state);
+ * caller_at is where the return address into the caller can be read, or
+ * NULL with that address read already (caller: 0 for none); args where
+ * its arguments are (funcgraph-args).
+ * Returns the task's state (created here by an entry function), or NULL.
+ */
+static __always_inline struct task_state *on_entry(void *ctx, struct task_state *st, __u64 ck,
+						   __u64 frame, const void *caller_at,
+						   __u64 caller, enum bg_args_from args)
+{
+	__u32 limit = bg_max_depth ? bg_max_depth : BG_MAX_DEPTH;
+	__u32 d;
+	__u64 now, shown;
+	__u8 flags = 0;
+
+	/* Not in a graph: an entry function's program, which may start one. */
+	if (!st || (!st->depth && !st->skip))
+		st = enter_state(st, ck);
+	if (!st)
+		return NULL;
+	close_lazy(st);
+	d = st->depth;
+	if (st->skip || (ck & BG_CK_NOTRACE) || d >= limit ||
+	    st->switching == BG_SWITCH_HIDE || (bg_noirqs && in_hardirq_ctx())) {
+		/* No exit of its own will come to take it off again. */
+		if (frame == BG_FRAME_TAIL || frame == BG_FRAME_LAZY)
+			return st;
+		if (d >= BG_MAX_DEPTH)
+			stat_inc(BG_ST_DEEP, 1);
+		st->skip++;
+		st->opens++;
+		return st;
+	}
+	/* Not shown with tracing_thresh, nor read: entries are not written. */
+	if (bg_thresh_ns)
+		caller = 0;
+	else if (caller_at && bpf_probe_read_kernel(&caller, sizeof(caller), caller_at))
+		caller = 0;
+	shown = caller;
+	/*
+	 * A function entered by a tail jump from a function with a return
+	 * hook finds that hook's address where its return address goes: the
+	 * jumping function's own return was replaced when it was entered. Its
+	 * caller is then the one of the frame below, as the kernel's
+	 * ftrace_graph_top_ret_addr() skips return_to_handler frames for
+	 * funcgraph-retaddr.
+	 */
+	if (d && caller && (caller == bg_hooked_ret[0] || caller == bg_hooked_ret[1]))
+		shown = st->caller[(d - 1) & BG_DEPTH_MASK];
+	now = bpf_ktime_get_ns();
+	st->caller[d & BG_DEPTH_MASK] = shown;
+	st->calltime[d & BG_DEPTH_MASK] = now;
+	st->frame[d & BG_DEPTH_MASK] = frame;
+	st->func[d & BG_DEPTH_MASK] = BG_CK_INDEX(ck);
+	st->depth = d + 1;
+	st->opens++;
+	if (!st->irq && (ck & BG_CK_IRQ))
+		st->irq = d + 1;
+	if (st->irq)
+		flags = BG_RF_IRQ;
+	if (!bg_thresh_ns && bg_args && args != BG_ARGS_NONE) {
+		struct bg_rec r[3];
+
+		fill(&r[0], st, BG_REC_ENTRY | flags, now, shown, 0, BG_CK_INDEX(ck), d);
+		emit_entry_args(st, ctx, args, ck, r, now);
+	} else if (!bg_thresh_ns) {
+		emit(st, BG_REC_ENTRY | flags, now, shown, 0, BG_CK_INDEX(ck), d);
+	}
+	/* As user space's discovery: interrupt work only when asked. */
+	if (ctx && caller && d && (!flags || bg_discover_irqs))
+		walk_callers(ctx, st, d, caller, now, flags);
+	return st;
+}
+
+/*
+ * Frames above a match that lost their exit (a missed program run). Runs
+ * of up to 12 were seen; a limit of 16 made the verifier walk emit() so
+ * often that loading each exit clone took 12x longer (34 s instead of
+ * 2.9 s for 189 clones), and the clones cannot carry a bpf_loop()
+ * callback instead (they are loaded without BTF: EINVAL).
+ */
+#define BG_UNWIND_MAX 4
+
+static __always_inline bool frame_is(struct task_state *st, __u32 i, __u32 idx,
+				     __u64 frame)
+{
+	return st->func[i & BG_DEPTH_MASK] == idx &&
+	       st->frame[i & BG_DEPTH_MASK] == frame;
+}
+
+/*
+ * Is a frame of function idx from another kprobe.multi generation open
+ * among the top ones (see BG_CK_GEN)?
+ */
+static __always_inline bool other_gen_open(struct task_state *st, __u32 top, __u32 idx,
+					   __u64 frame)
+{
+	for (int j = 0; j <= BG_UNWIND_MAX; j++) {
+		__u32 k = top - j;
+		__u64 f;
+
+		if (j > top)
+			break;
+		/* clang knows k < BG_MAX_DEPTH and drops a plain mask; the verifier does not. */
+		k &= BG_DEPTH_MASK;
+		barrier_var(k);
+		k &= BG_DEPTH_MASK;
+		f = st->frame[k];
+		if (st->func[k] == idx && BG_FRAME_IS_MULTI(f) && f != frame)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Closes the n frames from top down that lost their exits, innermost first
+ * (see BG_RF_NOEXIT). Staged without a flush check each (that made the
+ * verifier walk put() BG_UNWIND_MAX times over): room is made first, and
+ * the exit that follows at once flushes as needed.
+ */
+static __always_inline void emit_noexits(struct task_state *st, __u32 top, int n, __u64 now)
+{
+	struct bg_batch *b = batch_get();
+	struct bg_rec r;
+	__u64 dur;
+
+	if (!b) {
+		stat_inc(BG_ST_DROPS, n); /* a preempted program holds the batch */
+		return;
+	}
+	b->writing = 1;
+	if (b->n >= BG_BATCH - BG_UNWIND_MAX)
+		flush(b, BPF_RB_NO_WAKEUP);
+	for (int j = 0; j < BG_UNWIND_MAX; j++) {
+		__u32 k = top - j;
+
+		if (j >= n)
+			break;
+		dur = now - st->calltime[k & BG_DEPTH_MASK];
+		if (bg_thresh_ns && dur < bg_thresh_ns)
+			continue;
+		fill(&r, st, BG_REC_EXIT | BG_RF_NOEXIT, now, 0, dur, st->func[k & BG_DEPTH_MASK], k);
+		stage(b, &r, now);
+	}
+	b->writing = 0;
+}
+
+/*
+ * The call of frame returned ret; st: the task's state, inside a graph.
+ * multi: a kprobe.multi exit (frame is BG_FRAME_MULTI); tramp: a fexit
+ * (frame is the ctx pointer, which the verifier lets no arithmetic touch).
+ */
+static __always_inline void on_exit(struct task_state *st, __u64 ck, __u64 frame, __u64 ret,
+				    bool multi, bool tramp)
+{
+	__u32 idx = BG_CK_INDEX(ck);
+	__u64 now, dur;
+	__u32 top;
+	int i;
+
+	if (st->skip) {
+		/*
+		 * Hidden calls are nested in the innermost recorded one, so
+		 * that call's own exit (its trampoline frame: unique while it
+		 * runs) comes after all of theirs. If it comes while skip is
+		 * still up, a hidden call's exit was missed; swallowing this
+		 * exit instead would leave the frame open, and a graph whose
+		 * last exit is lost never ends: later graphs nest inside it.
+		 */
+		top = st->depth - 1;
+		barrier_var(top);
+		top &= BG_DEPTH_MASK;
+		if (!tramp || !st->depth || !frame_is(st, top, idx, frame)) {
+			st->skip--;
+			return;
+		}
+		stat_inc(BG_ST_HIDDEN_LOST, st->skip);
+		st->skip = 0;
+	}
+	close_lazy(st);
+	if (!st->depth)
+		return;
+	top = st->depth - 1;
+	if (top >= BG_MAX_DEPTH)
+		return;
+	/*
+	 * clang knows top < BG_MAX_DEPTH from here and drops the masks below;
+	 * the verifier may lose that bound on a spilled copy (6.1 did).
+	 */
+	barrier_var(top);
+	top &= BG_DEPTH_MASK;
+	if (!frame_is(st, top, idx, frame)) {
+		/*
+		 * While two kprobe.multi generations are attached, a return can
+		 * run both exit programs: the other generation's is not this
+		 * call's (its entry was not recorded by that generation).
+		 */
+		if (multi && other_gen_open(st, top, idx, frame))
+			return;
+		for (i = 1; i <= BG_UNWIND_MAX; i++) {
+			if (i > top || frame_is(st, top - i, idx, frame))
+				break;
+		}
+		if (i > top || i > BG_UNWIND_MAX) {
+			/* Its entry was not recorded: started before we did. */
+			stat_inc(BG_ST_UNMATCHED_EXIT, 1);
+			return;
+		}
+		now = bpf_ktime_get_ns();
+		if (i == 1 && st->frame[top & BG_DEPTH_MASK] == BG_FRAME_TAIL) {
+			/* It tail-jumped to the function above: that one returns now. */
+			dur = now - st->calltime[top & BG_DEPTH_MASK];
+			if (!bg_thresh_ns || dur >= bg_thresh_ns)
+				emit(st, BG_REC_EXIT, now, ret, dur, st->func[top & BG_DEPTH_MASK],
+				     top);
+		} else {
+			stat_inc(BG_ST_UNWOUND, i);
+			emit_noexits(st, top, i, now);
+		}
+		top -= i;
+	}
+	pop_frame(st, top, bpf_ktime_get_ns(), BG_REC_EXIT, ret, idx);
+}
+
+#endif
