@@ -2,7 +2,7 @@
 /*
  * The wide net: one kprobe.session link over every traceable function
  * that has no link of its own, so that the first traced call is complete
- * before anything was learned about it (bg_wide in bpf/graph.bpf.c).
+ * before anything was learned about it (bg_wide, bpf/guard.bpf.h).
  * Calls outside a graph pay an entry hook and one load; calls inside one
  * are recorded like those of planned functions, under a wide index
  * (BG_FUNC_WIDE | position in the table) that user space turns into a

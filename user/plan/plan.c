@@ -18,7 +18,7 @@
  * helpers our programs call (ring buffer, task storage, time, irq_work
  * wake-ups). The locks those helpers take (_raw_spin_lock_irqsave...)
  * are not here: a call made inside one of our program runs is skipped
- * whole by the busy guard (task_state.busy in bpf/graph.bpf.c), so their
+ * whole by the busy guard (task_state.busy in bpf/state.bpf.h), so their
  * programs never nest. The kernel refuses a few more by itself
  * (btf_id_deny in kernel/bpf/verifier.c).
  *
