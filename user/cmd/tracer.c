@@ -136,8 +136,8 @@ static void start_wide(struct kernel *k, const struct bg_opts *o)
 static int run_open(struct run *r, const struct bg_opts *o, struct plan *p, struct kernel *k)
 {
 	struct live_opts lo = {
-		.plan = p, .po = plan_opts_of(o, k), .hook = k->tier.hook,
-		.kmulti_rest = k->tier.kmulti_rest, .ksession = k->tier.ksession,
+		.plan = p, .po = plan_opts_of(o, k), .tier = k->tier,
+		.fprobe_fgraph = k->caps.fprobe_fgraph,
 		.wide_always = o->wide == BG_WIDE_ALWAYS, .progress = isatty(STDERR_FILENO),
 		.verbose = o->verbosity,
 	};

@@ -12,6 +12,7 @@
 #include "attach.h"
 #include "attach_int.h"
 #include "bpfobj.h"
+#include "hooks.h"
 #include "links.h"
 #include "bpfgraph.h"
 #include "stop.h"
@@ -561,3 +562,29 @@ void attach__free(struct attach *a)
 	free(a->queue);
 	free(a);
 }
+
+static int tramp_add(void *be, uint32_t idx, struct bg_func *f)
+{
+	(void)f;
+	return attach__one(be, idx);
+}
+
+static unsigned int tramp_flush(void *be, void (*refused)(void *ctx, uint32_t idx), void *ctx)
+{
+	return attach__flush(be, refused, ctx);
+}
+
+static bool tramp_hooked(const void *be, uint32_t idx)
+{
+	return attach__attached(be, idx);
+}
+
+static void tramp_disown(void *be, uint32_t idx)
+{
+	attach__disown(be, idx);
+}
+
+const struct hook_ops hook_ops_tramp = {
+	.name = "trampolines", .add = tramp_add, .flush = tramp_flush,
+	.hooked = tramp_hooked, .disown = tramp_disown,
+};

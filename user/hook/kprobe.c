@@ -12,6 +12,7 @@
 
 #include "bpfgraph.h"
 #include "functab.h"
+#include "hooks.h"
 #include "kprobe.h"
 #include "links.h"
 
@@ -460,3 +461,24 @@ int kprobes__multi_supported(void)
 	}
 	return err == EINVAL;
 }
+
+static int kprobe_add(void *be, uint32_t idx, struct bg_func *f)
+{
+	return kprobes__attach(be, idx, f);
+}
+
+static unsigned int kprobe_flush(void *be, void (*refused)(void *ctx, uint32_t idx), void *ctx)
+{
+	(void)refused;
+	(void)ctx;
+	return kprobes__flush(be);
+}
+
+static bool kprobe_hooked(const void *be, uint32_t idx)
+{
+	return kprobes__attached(be, idx);
+}
+
+const struct hook_ops hook_ops_kprobe = {
+	.name = "kprobes", .add = kprobe_add, .flush = kprobe_flush, .hooked = kprobe_hooked,
+};

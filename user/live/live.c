@@ -14,6 +14,7 @@
 
 #include "attach.h"
 #include "discover.h"
+#include "hooks.h"
 #include "icall.h"
 #include "kprobe.h"
 #include "links.h"
@@ -34,12 +35,12 @@ struct live {
 	struct plan_opts po;
 	struct attach *a;
 	struct bpfobj *obj;
-	enum bg_hook hook;
-	bool kmulti_rest; /* live_opts.kmulti_rest */
-	bool ksession; /* live_opts.ksession */
+	struct tier tier;
+	bool fprobe_fgraph; /* live_opts.fprobe_fgraph */
 	bool progress;
 	struct icall *ic; /* NULL: indirect calls are not probed */
 	struct kprobes *kp; /* functions fentry cannot attach to */
+	struct hooks hooks; /* how a function is hooked: a and kp behind one facade */
 	int verbose;
 	unsigned int attached, failed, skipped;
 	unsigned int targets; /* indirect targets reported */
@@ -114,10 +115,7 @@ static int attach_live(struct live *l, const struct ksym *s, bool report,
 	}
 	if (l->p->funcs.f[idx].flags & BG_FN_CALLSITE)
 		return wrap(l, (uint32_t)idx) ? -1 : idx;
-	if (!(l->p->funcs.f[idx].flags & BG_FN_KPROBE) && attach__one(l->a, (uint32_t)idx))
-		attach__disown(l->a, (uint32_t)idx); /* variadic...: try a kprobe */
-	if ((l->p->funcs.f[idx].flags & BG_FN_KPROBE) &&
-	    (!l->kp || kprobes__attach(l->kp, (uint32_t)idx, &l->p->funcs.f[idx]))) {
+	if (hooks__add(&l->hooks, (uint32_t)idx)) {
 		l->failed++;
 		return -1;
 	}
@@ -187,27 +185,13 @@ static void attach_callees(struct live *l, const struct ksym *s, bool through)
  * session link (a function the kernel refused then counts as failed, not
  * attached).
  */
-/* fentry.multi refused a live function (variadic...): a kprobe may take it. */
-static void multi_refused(void *ctx, uint32_t idx)
-{
-	struct live *l = ctx;
-
-	attach__disown(l->a, idx);
-	if (!l->kp || kprobes__attach(l->kp, idx, &l->p->funcs.f[idx])) {
-		l->failed++;
-		l->attached -= l->attached ? 1 : 0;
-	}
-}
-
 static void on_settled(void *ctx)
 {
 	struct live *l = ctx;
 	unsigned int n;
 
 	/* fentry.multi: what the burst found, one link pair (before the kprobes it refused). */
-	attach__flush(l->a, multi_refused, l);
-	n = l->kp ? kprobes__flush(l->kp) : 0;
-
+	n = hooks__flush(&l->hooks);
 	l->failed += n;
 	l->attached -= n < l->attached ? n : l->attached;
 	kprobes__retire(l->kp);
@@ -318,9 +302,9 @@ static void link_met(struct live *l)
 			continue;
 		if (!l->kp || kprobes__attached(l->kp, (uint32_t)idx))
 			continue;
-		/* Its link may come while the net still records (narrow_running). */
+		/* Its link may come while the net still records (netfsm.h: linking). */
 		f->flags |= BG_FN_NET;
-		if (!kprobes__attach(l->kp, (uint32_t)idx, f)) {
+		if (!hooks__add_kprobe(&l->hooks, (uint32_t)idx)) {
 			frange_set(l->obj, (uint32_t)idx, f);
 			f->flags |= BG_FN_EXPANDED;
 		}
@@ -338,7 +322,7 @@ static void link_met_now(struct live *l, const char *when, double since)
 	int err;
 
 	link_met(l);
-	failed = l->kp ? kprobes__flush(l->kp) : 0;
+	failed = hooks__flush(&l->hooks);
 	err = wide__narrow(l->w, l->wmap, bpfobj__prog_fd(l->obj, BGP_MENTRY));
 	if (err)
 		fprintf(stderr, "bpfgraph: cannot keep __rcu_read_lock/unlock hooked: %s\n",
@@ -536,15 +520,15 @@ int live__attach_kprobes(struct live *l)
 	const struct functab *ft = &l->p->funcs;
 	double t0 = links__now(), last = 0;
 	unsigned int graphs = 0, graphs_ok = 0;
-	bool multi = l->hook == BG_HOOK_KMULTI || l->kmulti_rest;
+	bool multi = tier__kmulti(&l->tier);
 	struct kprobes_opts ko = {
-		.entry = multi && l->ksession ? bpfobj__prog(l->obj, BGP_MSESSION) :
+		.entry = multi && l->tier.ksession ? bpfobj__prog(l->obj, BGP_MSESSION) :
 			 multi		      ? bpfobj__prog(l->obj, BGP_MENTRY) :
 						bpfobj__prog(l->obj, BGP_KENTRY),
-		.exit = multi && l->ksession ? NULL :
+		.exit = multi && l->tier.ksession ? NULL :
 			multi		     ? bpfobj__prog(l->obj, BGP_MEXIT) :
 					       bpfobj__prog(l->obj, BGP_KEXIT),
-		.multi = multi, .session = multi && l->ksession, .funcs = ft, .verbose = l->verbose,
+		.multi = multi, .session = multi && l->tier.ksession, .funcs = ft, .verbose = l->verbose,
 		.progress = l->progress, .err = stderr,
 	};
 
@@ -558,36 +542,36 @@ int live__attach_kprobes(struct live *l)
 	 * alone, and a new fprobe at the same address (an entry link, without
 	 * an exit handler) was called in its place (a NULL call, seen on 7.3).
 	 */
-	if (multi && !ksyms__find_name(l->po.ks, "fprobe_fgraph_entry", NULL)) {
+	if (multi && !l->fprobe_fgraph) {
 		ko.gen = bpfobj__vars(l->obj)->gen;
 		ko.active = bpfobj__vars(l->obj)->active;
 	}
 	l->kp = kprobes__new(&ko);
 	if (!l->kp)
 		return -ENOMEM;
+	l->hooks.kprobe = (struct hook_backend){ &hook_ops_kprobe, l->kp };
+	/* fentry refused (a variadic function...): a kprobe will do. */
+	hooks__hand_refused(&l->hooks);
 	for (size_t i = 0; i < ft->n && !stop__signal(); i++) {
 		const struct bg_func *f = &ft->f[i];
 
-		/* fentry refused (a variadic function...): a kprobe will do. */
-		if (!(f->flags & BG_FN_KPROBE) && !attach__attached(l->a, (uint32_t)i))
-			attach__disown(l->a, (uint32_t)i);
 		if ((f->flags & (BG_FN_KPROBE | BG_FN_CALLSITE)) != BG_FN_KPROBE)
 			continue;
-		kprobes__attach(l->kp, (uint32_t)i, f);
+		hooks__add(&l->hooks, (uint32_t)i);
 		/* --kprobes puts every function here: say how far it got. */
 		if (!multi)
 			attach__progress(l->a, (uint32_t)i + 1, t0, &last);
 	}
 	if (last > 0)
 		fprintf(stderr, "\n");
-	kprobes__flush(l->kp);
+	hooks__flush(&l->hooks);
 	for (size_t i = 0; i < ft->n; i++) {
 		const struct bg_func *f = &ft->f[i];
 
 		if (!(f->flags & BG_FN_GRAPH))
 			continue;
 		graphs++;
-		if (!(f->flags & BG_FN_KPROBE) || kprobes__attached(l->kp, (uint32_t)i)) {
+		if (!(f->flags & BG_FN_KPROBE) || hooks__hooked(&l->hooks, (uint32_t)i)) {
 			graphs_ok++;
 			continue;
 		}
@@ -700,10 +684,12 @@ struct live *live__new(const struct live_opts *o)
 	l->p = o->plan;
 	l->po = o->po;
 	l->a = o->attach;
+	/* A kprobe tier's attach object refuses every function: all go to kprobes. */
+	l->hooks = (struct hooks){ .funcs = &o->plan->funcs,
+				   .tramp = { &hook_ops_tramp, o->attach } };
 	l->obj = o->obj;
-	l->hook = o->hook;
-	l->kmulti_rest = o->kmulti_rest;
-	l->ksession = o->ksession;
+	l->tier = o->tier;
+	l->fprobe_fgraph = o->fprobe_fgraph;
 	l->w = o->wide;
 	l->wide_always = o->wide_always;
 	l->progress = o->progress;

@@ -17,6 +17,7 @@
 
 #include "options.h"
 #include "plan.h"
+#include "tier.h"
 
 struct attach;
 struct discover_stats;
@@ -30,11 +31,8 @@ struct live_opts {
 	struct plan_opts po; /* as the plan was made: additions are planned alike */
 	struct attach *attach; /* trampolines (fentry tier) */
 	struct bpfobj *obj; /* loaded (attach__all) */
-	enum bg_hook hook; /* the tier chosen: kprobes or kprobe.multi for the rest */
-	/* fentry-multi: what it cannot take goes to kprobe.multi links (the kernel has them) */
-	bool kmulti_rest;
-	/* kprobe.multi by kprobe.session links (bg_msession), not link pairs */
-	bool ksession;
+	struct tier tier; /* the tier chosen (tier.h): kprobes or kprobe.multi for the rest */
+	bool fprobe_fgraph; /* caps.h: kprobe.multi links cost next to nothing each */
 	struct wide *wide; /* the wide net's list, taken over; NULL: no net */
 	bool wide_always; /* --wide=always: never narrowed */
 	bool progress; /* progress lines on stderr */
