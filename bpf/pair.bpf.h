@@ -226,11 +226,11 @@ static __always_inline struct task_state *on_entry(void *ctx, struct task_state 
 }
 
 /*
- * Frames above a match that lost their exit (a missed program run). Runs
- * of up to 12 were seen; a limit of 16 made the verifier walk emit() so
- * often that loading each exit clone took 12x longer (34 s instead of
- * 2.9 s for 189 clones), and the clones cannot carry a bpf_loop()
- * callback instead (they are loaded without BTF: EINVAL).
+ * Frames above a match that lost their exit (a missed program run). A
+ * higher limit makes the verifier walk emit() so often that each exit
+ * clone loads many times slower (docs/performance.md, "Costs behind the
+ * code"), and the clones cannot carry a bpf_loop() callback instead (they
+ * are loaded without BTF: EINVAL).
  */
 #define BG_UNWIND_MAX 4
 

@@ -152,8 +152,8 @@ int preflight__nofile(const struct plan *p, enum bg_hook hook)
 
 /*
  * How long the programs of a bpfgraph that just ended may take to go: the
- * kernel frees them once their links are released (0.2-0.3 s measured
- * under emulation).
+ * kernel frees them once their links are released, a fraction of a
+ * second after its exit.
  */
 #define OTHERS_WAIT_MS 3000
 

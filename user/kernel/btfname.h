@@ -2,8 +2,8 @@
 /*
  * The C spelling of BTF types ("struct file *", "unsigned int"), made once
  * per BTF and type id. Making one takes a btf_dump, which sizes its arrays
- * by the BTF's type count (about 13 ms per name under emulation for
- * vmlinux); a few hundred distinct types serve every function. Each name
+ * by the BTF's type count (milliseconds per name for vmlinux); a few
+ * hundred distinct types serve every function. Each name
  * is made by a fresh btf_dump: one kept for all renames a second distinct
  * type of the same name "name___2".
  */

@@ -24,9 +24,9 @@ int ktext__read(struct ktext *kt, uint64_t addr, void *buf, size_t len);
 /*
  * A caller's read-ahead over kernel text, for scans in address order
  * (every function's first bytes): each read of /proc/kcore costs a
- * system call and the kernel's walk of its regions, about 16 us of guest
- * time each under emulation (1.1 s for the 70 000 functions of 7.3), so a
- * window of KTEXT_WINDOW bytes is read at once. What it returns may be as
+ * system call and the kernel's walk of its regions (docs/performance.md,
+ * "Costs behind the code"), so a window of KTEXT_WINDOW bytes is read at
+ * once. What it returns may be as
  * old as the window: not for code that is being patched (ktext__read is).
  * Zero-initialised; one per thread.
  */

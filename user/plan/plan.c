@@ -288,8 +288,9 @@ static enum plan_skip classify(const struct plan_opts *o, const struct ksym *s,
 	*deny = plan__denied(s->name);
 	/*
 	 * kprobe_only functions are called by every RCU reader in the
-	 * kernel: a kprobe on them slows the whole machine down (about 5x
-	 * under emulation), so only on request (-a); by default they are
+	 * kernel: a kprobe on them slows the whole machine down
+	 * (docs/performance.md, "Costs behind the code"), so only on
+	 * request (-a); by default they are
 	 * probed where traced functions call them (PW_CALLSITE).
 	 */
 	if (*deny && !((why == PW_ALLOW || why == PW_CALLSITE) && o->kprobes &&
@@ -678,8 +679,8 @@ int plan__build(struct plan *p, const struct plan_opts *o)
 	}
 	/*
 	 * A plan over --max-funcs is refused: once it is, the rest is not
-	 * looked at (reading and decoding each function's code took 30 s for
-	 * a glob of 1435 system calls).
+	 * looked at (reading and decoding a broad glob's code costs tens of
+	 * seconds: docs/performance.md, "Costs behind the code").
 	 */
 	for (i = 0; i < o->n_graph && !err && !p->over_limit; i++)
 		err = add_glob(p, o, &seen, o->graph[i], PW_ENTRY, code);
