@@ -86,8 +86,8 @@ void caps__print(const struct caps *c, FILE *f, const char *prefix)
 		[CAPS_IBT_UNKNOWN] = "unknown (kernel text not readable)",
 		[CAPS_IBT_NONE] = "no (functions start at their fentry site)",
 		[CAPS_IBT_ENDBR] = "yes, endbr64 before the fentry site",
-		[CAPS_IBT_SEALED] = "yes, endbr64 before the fentry site, sealed where the "
-				    "address is never taken",
+		[CAPS_IBT_SEALED] = ("yes, endbr64 before the fentry site, sealed where "
+				     "the address is never taken"),
 	};
 
 	fprintf(f, "%skernel: kprobe.multi links: %s\n", prefix, yes_no(&c->kprobe_multi));
