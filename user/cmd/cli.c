@@ -131,7 +131,7 @@ const struct cli_opt cli_opts[] = {
 	  "ring buffer size: a power of two,\n64K..1G (default 8M; 64M when more\n"
 	  "than 16 functions start graphs)" },
 	{ "dry-run", K_DRY_RUN, NULL, G_OTHER, cli_set_flag, OFF(dry_run), 0, 0,
-	  "print the plan, attach nothing" },
+	  "print what the kernel offers, the hook\ntier and the plan; attach nothing" },
 	{ "wait-detach", K_WAIT_DETACH, NULL, G_OTHER, cli_set_flag, OFF(wait_detach), 0, 0,
 	  "exit only once the kernel has released\nevery hook (default: after 1.5 s a\n"
 	  "background process finishes that;\nthe hooks record nothing meanwhile)" },
