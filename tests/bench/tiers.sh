@@ -37,7 +37,8 @@ wait_for() { # PATTERN FILE S
 
 res "kernel $(uname -r)"
 res "func $F ncall $NCALL npipe $NPIPE"
-dry=$(bpfgraph --dry-run -G "$F" 2>/dev/null | head -n 2)
+# The tier lines, wherever --dry-run prints them among its "# " lines.
+dry=$(bpfgraph --dry-run -G "$F" 2>/dev/null | grep "^# ")
 tiers=fentry
 bpfgraph --dry-run --hook=kprobe-multi -G "$F" >/dev/null 2>&1 && tiers="$tiers kmulti"
 # kprobe.session (6.10+): the kprobe.multi tier's default where the kernel has it.
