@@ -821,6 +821,15 @@ static void test_getopt_errors(void **state __maybe_unused)
 	EXPECT_USAGE("invalid option -- 'Z'", "-G", "f", "-Z");
 	EXPECT_USAGE("invalid option -- 'Z'", "-G", "f", "-vZ");
 	EXPECT_USAGE("unrecognized option '--bogus'", "-G", "f", "--bogus=1");
+	/* Other tools' spellings: what bpfgraph calls them, or that it lacks them. */
+	EXPECT_USAGE("invalid option -- 'g': trace-cmd's -g FUNC is -G FUNC here", "-g", "f");
+	EXPECT_USAGE("invalid option -- 'N': perf ftrace's -N (--notrace-funcs) is -x here",
+		     "-G", "f", "-N", "g");
+	EXPECT_USAGE("unrecognized option '--graph-funcs': perf ftrace's --graph-funcs is -G",
+		     "--graph-funcs=f");
+	EXPECT_USAGE("unrecognized option '--inherit': bpfgraph traces COMMAND's own threads",
+		     "-G", "f", "--inherit");
+	EXPECT_USAGE("invalid option -- 'Z'\nTry", "-G", "f", "-Z");
 	EXPECT_USAGE("option '--c' is ambiguous", "-G", "f", "--c=1");
 	EXPECT_USAGE("option '-G' requires an argument", "-G");
 	EXPECT_USAGE("option '-D' requires an argument", "-G", "f", "-vD");

@@ -281,11 +281,47 @@ static bool ambiguous(const char *tok)
 	return hits > 1;
 }
 
+/*
+ * Options of perf ftrace and trace-cmd that bpfgraph spells otherwise or
+ * lacks: the usage error says so instead of leaving a user to guess.
+ */
+static const struct {
+	char short_opt; /* 0: none */
+	const char *long_opt; /* without "--"; NULL: none */
+	const char *hint;
+} other_spellings[] = {
+	{ 'g', NULL, "trace-cmd's -g FUNC is -G FUNC here; perf ftrace's -g "
+		     "(--nograph-funcs) is -x" },
+	{ 'N', NULL, "perf ftrace's -N (--notrace-funcs) is -x here" },
+	{ 'T', NULL, "perf ftrace's -T (--trace-funcs) is -G here: the functions it "
+		     "calls are traced too (--callee-depth)" },
+	{ 0, "graph-funcs", "perf ftrace's --graph-funcs is -G (--graph-function) here" },
+	{ 0, "nograph-funcs", "perf ftrace's --nograph-funcs is -x (--notrace) here" },
+	{ 0, "notrace-funcs", "perf ftrace's --notrace-funcs is -x (--notrace) here" },
+	{ 0, "inherit", "bpfgraph traces COMMAND's own threads (and -p's), not the "
+			"processes they fork: following children is not supported yet" },
+};
+
+static const char *other_spelling(const char *tok, bool is_long, int opt)
+{
+	size_t len = strcspn(tok + 2, "=");
+
+	for (size_t i = 0; i < sizeof(other_spellings) / sizeof(other_spellings[0]); i++) {
+		const char *l = other_spellings[i].long_opt;
+
+		if (is_long ? l && strlen(l) == len && !strncmp(l, tok + 2, len) :
+			      other_spellings[i].short_opt == opt)
+			return other_spellings[i].hint;
+	}
+	return NULL;
+}
+
 /* getopt_long() returned '?' or ':' for argv[optind - 1]. */
 static int getopt_error(FILE *err, int ret, const char *tok)
 {
 	const struct cli_opt *d = cli_opt_by_key(optopt);
 	bool is_long = !strncmp(tok, "--", 2);
+	const char *hint;
 
 	if (ret == ':' && is_long)
 		return cli_usage_err(err, "option '--%s' requires an argument",
@@ -298,10 +334,12 @@ static int getopt_error(FILE *err, int ret, const char *tok)
 	if (is_long && ambiguous(tok))
 		return cli_usage_err(err, "option '%.*s' is ambiguous", (int)strcspn(tok, "="),
 				     tok);
+	hint = other_spelling(tok, is_long, optopt);
 	if (is_long)
-		return cli_usage_err(err, "unrecognized option '%.*s'",
-				     (int)strcspn(tok, "="), tok);
-	return cli_usage_err(err, "invalid option -- '%c'", optopt);
+		return cli_usage_err(err, "unrecognized option '%.*s'%s%s",
+				     (int)strcspn(tok, "="), tok, hint ? ": " : "", hint ? hint : "");
+	return cli_usage_err(err, "invalid option -- '%c'%s%s", optopt, hint ? ": " : "",
+			     hint ? hint : "");
 }
 
 static const char *cmd_word(enum bg_cmd cmd)
