@@ -48,8 +48,7 @@ struct run {
 	struct output *out; /* NULL until opened */
 	struct bpf_link *switch_link;
 	int stats_fd; /* -vv: bpf_stats stays enabled while it is open */
-	bool no_fentry; /* a kprobe tier */
-	const char *kprobes_how; /* plan_opts.kprobes_how */
+	const struct tier *tier; /* the kernel's (struct kernel) */
 	/*
 	 * A child process took the hooks over (handoff.h): no link, map or
 	 * program of this process may be touched any more.

@@ -60,15 +60,16 @@ static void print_summary(const struct plan *p, const struct run *r, int verbosi
 	const struct session *s = &r->s;
 	unsigned int attached = as->attached, failed = as->failed;
 	double attach_s = as->attach_s;
+	const char *how = tier__kprobes_how(r->tier);
 	char kp[64] = "";
 
 	/* Not failures, but not trampolines either: -v names them. */
-	if (r->no_fentry && ks) {
+	if (!tier__trampolines(r->tier) && ks) {
 		attached = ks->attached;
 		failed += ks->failed;
 		attach_s += ks->attach_s;
-		if (r->kprobes_how)
-			snprintf(kp, sizeof(kp), " (by %s, %u links, %u merges)", r->kprobes_how,
+		if (how)
+			snprintf(kp, sizeof(kp), " (by %s, %u links, %u merges)", how,
 				 ks->links, ks->merges);
 		else
 			snprintf(kp, sizeof(kp), " (by kprobe: --kprobes)");

@@ -79,7 +79,9 @@ static int load_kernel(struct kernel *k, const struct bg_opts *o)
 		fprintf(stderr, "bpfgraph: cannot read kernel text (/proc/kcore: %s): "
 			"callees are not discovered, only -G and -a functions are traced\n",
 			strerror(errno));
-	caps__probe(&k->caps, k->ks, k->kt, true);
+	caps__probe(&k->caps, k->ks, k->kt, true, o->verbosity || o->dry_run);
+	/* The planner traces the clocksource's read function at its call sites only. */
+	k->caps.clock_read = plan__set_clocksource(k->caps.clocksource);
 	if (o->verbosity)
 		caps__print(&k->caps, stderr, "bpfgraph: ");
 	return tier__choose(&k->tier, &tr, &k->caps);
@@ -144,13 +146,12 @@ static int run_open(struct run *r, const struct bg_opts *o, struct plan *p, stru
 	struct wide *w = k->wide_list;
 
 	k->wide_list = NULL; /* live's from here */
-	r->no_fentry = !tier__trampolines(&k->tier);
-	r->kprobes_how = lo.po.kprobes_how;
+	r->tier = &k->tier;
 	r->obj = progs__open(o, k, p);
 	if (r->obj)
 		r->a = attach__new(&(struct attach_opts){
 			.obj = r->obj, .funcs = &p->funcs, .verbose = o->verbosity,
-			.progress = lo.progress, .no_fentry = r->no_fentry,
+			.progress = lo.progress, .no_fentry = !tier__trampolines(r->tier),
 			.multi = k->tier.hook == BG_HOOK_TMULTI, .err = stderr });
 	if (!r->a) {
 		wide__free(w);

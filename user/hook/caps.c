@@ -8,7 +8,6 @@
 #include "kprobe.h"
 #include "ksyms.h"
 #include "ktext.h"
-#include "plan.h"
 
 /* Functions sampled for IBT: how many kernel text symbols are read. */
 #define IBT_SAMPLE 256
@@ -56,17 +55,17 @@ static void probe_clocksource(struct caps *c)
 		fclose(f);
 	}
 	c->clocksource[strcspn(c->clocksource, "\n")] = 0;
-	c->clock_read = plan__set_clocksource(c->clocksource);
 }
 
-void caps__probe(struct caps *c, const struct ksyms *ks, struct ktext *kt, bool btf)
+void caps__probe(struct caps *c, const struct ksyms *ks, struct ktext *kt, bool btf, bool ibt)
 {
-	*c = (struct caps){ .btf = btf, .text = kt != NULL };
+	*c = (struct caps){ .btf = btf, .text = kt != NULL, .ibt = CAPS_IBT_UNPROBED };
 	c->kprobe_multi.have = kprobes__multi_supported();
 	c->kprobe_session.have = c->kprobe_multi.have > 0 ? kprobes__session_supported() : 0;
 	c->tracing_multi.have = attach__multi_supported();
 	c->fprobe_fgraph = ks && ksyms__find_name(ks, "fprobe_fgraph_entry", NULL);
-	c->ibt = probe_ibt(ks, kt);
+	if (ibt)
+		c->ibt = probe_ibt(ks, kt);
 	probe_clocksource(c);
 }
 
@@ -83,6 +82,7 @@ static const char *yes_no(const struct cap *k)
 void caps__print(const struct caps *c, FILE *f, const char *prefix)
 {
 	static const char *const ibt[] = {
+		[CAPS_IBT_UNPROBED] = "not probed",
 		[CAPS_IBT_UNKNOWN] = "unknown (kernel text not readable)",
 		[CAPS_IBT_NONE] = "no (functions start at their fentry site)",
 		[CAPS_IBT_ENDBR] = "yes, endbr64 before the fentry site",

@@ -20,7 +20,8 @@ struct cap {
 };
 
 enum caps_ibt {
-	CAPS_IBT_UNKNOWN = 0, /* kernel text not readable */
+	CAPS_IBT_UNPROBED = 0, /* not asked for (caps__probe's ibt) */
+	CAPS_IBT_UNKNOWN, /* kernel text not readable */
 	CAPS_IBT_NONE, /* functions start with their fentry site */
 	CAPS_IBT_ENDBR, /* endbr64 first, kept where the address is taken */
 	CAPS_IBT_SEALED, /* ... and sealed (a NOP) where it is never taken */
@@ -36,15 +37,21 @@ struct caps {
 	bool btf; /* /sys/kernel/btf/vmlinux: fentry and arguments */
 	bool text; /* kernel text readable (/proc/kcore): callees, call sites */
 	char clocksource[32]; /* current_clocksource; "" unknown */
-	/* Its read function, traced by kprobe where traced code calls it; NULL: unknown. */
+	/*
+	 * Its read function (NULL: unknown), traced by kprobe where traced
+	 * code calls it: the planner's to say (plan__set_clocksource), for
+	 * caps__print.
+	 */
 	const char *clock_read;
 };
 
 /*
  * Probes everything: a few tiny programs loaded and dropped, sysfs and
- * the symbols read. ks and kt may be NULL (then what needs them is unknown).
+ * the symbols read. ks and kt may be NULL (then what needs them is
+ * unknown). IBT, which nothing but caps__print needs, only with ibt: it
+ * reads a sample of kernel text.
  */
-void caps__probe(struct caps *c, const struct ksyms *ks, struct ktext *kt, bool btf);
+void caps__probe(struct caps *c, const struct ksyms *ks, struct ktext *kt, bool btf, bool ibt);
 /* One line per capability, each starting with prefix ("# " for --dry-run). */
 void caps__print(const struct caps *c, FILE *f, const char *prefix);
 

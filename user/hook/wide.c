@@ -545,7 +545,3 @@ void wide__free(struct wide *w)
 	free(w);
 }
 
-int wide__supported(void)
-{
-	return kprobes__session_supported();
-}

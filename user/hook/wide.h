@@ -102,7 +102,4 @@ bool wide__detached(struct wide *w);
 const struct wide_stats *wide__stats(const struct wide *w);
 void wide__free(struct wide *w);
 
-/* The kernel attaches kprobe.session links: 1, 0 (it does not) or -errno. */
-int wide__supported(void);
-
 #endif
