@@ -120,6 +120,10 @@ for t in $tiers; do
 	bpfgraph $o -v -o $t.call.txt -G "$F" -- bwl -o $t.call openmiss "$NCALL" 2>$t.call.err
 	res "$t call $(ns_of $t.call)"
 	res "$t call_cpu $(cpu_of $t.call)"
+	# bpfgraph's own CPU from "ready" to its last record written (-v),
+	# and what it dropped.
+	res "$t own_cpu $(sed -n 's/^bpfgraph: own CPU while tracing: \([0-9.]*\) s.*/\1/p' $t.call.err | head -n 1)"
+	res "$t drops $(sed -n 's/.* records, \([0-9]*\) dropped.*/\1/p' $t.call.err | head -n 1)"
 	rm -f $t.call.txt
 	progress "$t: first call"
 	# shellcheck disable=SC2086

@@ -56,7 +56,16 @@ struct run {
 	bool handed_off;
 	pid_t releaser; /* that child, while still at work when it was left */
 	double detach_s; /* from the release's start until it ended or was left */
+	/*
+	 * This process's CPU time (user, system; s) from "ready" until the
+	 * last record was written: what reading, pairing and formatting cost
+	 * the machine beside the traced work (-v prints it).
+	 */
+	double cpu_ready[2], cpu_traced[2];
 };
+
+/* This process's user and system CPU time so far, in seconds. */
+void run__cpu(double cpu[2]);
 
 /* progs.c: the BPF object opened and configured for this plan (NULL: said why). */
 struct bpfobj *progs__open(const struct bg_opts *o, const struct kernel *k,

@@ -89,6 +89,13 @@ static void print_summary(const struct plan *p, const struct run *r, int verbosi
 		(unsigned long long)as->recursion_misses, (unsigned long long)s->st.nested,
 		(unsigned long long)s->st.unmatched_exits, (unsigned long long)s->st.unwound,
 		(unsigned long long)s->st.deep, attach_s, r->detach_s);
+	if (verbosity) {
+		double cpu = r->cpu_traced[0] + r->cpu_traced[1];
+
+		fprintf(stderr, "bpfgraph: own CPU while tracing: %.3f s (user %.3f s, system "
+			"%.3f s), %.0f ns per record\n", cpu, r->cpu_traced[0], r->cpu_traced[1],
+			s->st.records ? cpu * 1e9 / (double)s->st.records : 0.0);
+	}
 	if (r->releaser > 0)
 		fprintf(stderr, "bpfgraph: the hooks are still being released by process %d "
 			"(they record nothing meanwhile); --wait-detach waits for that\n",
@@ -111,6 +118,18 @@ static void print_summary(const struct plan *p, const struct run *r, int verbosi
 		fprintf(stderr, "bpfgraph: internal error: the count of tasks inside a graph "
 			"went below zero %llu times; records may be missing: please report it\n",
 			(unsigned long long)s->st.active_neg);
+}
+
+void run__cpu(double cpu[2])
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru)) {
+		cpu[0] = cpu[1] = 0;
+		return;
+	}
+	cpu[0] = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+	cpu[1] = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
 /* The counts a record file ends with. */

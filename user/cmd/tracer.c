@@ -243,6 +243,7 @@ static int run_trace(struct run *r, const struct kernel *k)
 	int err = 0;
 
 	*bpfobj__vars(r->obj)->enabled = 1;
+	run__cpu(r->cpu_ready);
 	if (verbosity)
 		fprintf(stderr, "bpfgraph: ready after %.2f s: kernel symbols, BTF and text %.2f s, "
 			"hook probes and plan %.2f s, programs and links %.2f s (the wide net "
@@ -294,6 +295,11 @@ static int run_close(struct run *r, const struct plan *p, const struct tracer_si
 		*bpfobj__vars(r->obj)->stopped = 1;
 	}
 	t_drain = links__now();
+	if (ran) {
+		run__cpu(r->cpu_traced);
+		r->cpu_traced[0] -= r->cpu_ready[0];
+		r->cpu_traced[1] -= r->cpu_ready[1];
+	}
 	if (r->stats_fd >= 0)
 		close(r->stats_fd);
 	cerr = output__close(r->out, ran ? &t : NULL, ts->record);
