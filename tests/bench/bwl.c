@@ -11,10 +11,15 @@
  *       repeated (up to 5 times) until the parent's fds stay. One line
  *       per OP:
  *       op=OP n=N parent_fds=BEFORE/AFTER ns=WALL self_ticks=T
- *       parent_ticks=P cpu_ns=CPU (ticks: USER_HZ CPU time of bwl and of
- *       its parent, the tracer when run as "bpfgraph -- bwl ...", spent
- *       during the timed loop; CPU: bwl's own CPU time in it, in ns, which
- *       leaves out a tracer's reader sharing a one-CPU machine)
+ *       parent_ticks=P cpu_ns=CPU parent_cpu0_ns=C0 (ticks: USER_HZ CPU
+ *       time of bwl and of its parent, the tracer when run as "bpfgraph --
+ *       bwl ...", spent during the timed loop; CPU: bwl's own CPU time in
+ *       it, in ns, which leaves out a tracer's reader sharing a one-CPU
+ *       machine; C0: the CPU time of the parent's main thread when the
+ *       loop began, ns since it started, from /proc/PPID/schedstat: the
+ *       tracer's reader after the loop, less C0, is what reading the
+ *       loop's records cost it; calls=ALL: the calls of OP made, warm-up
+ *       and every round included)
  *   bwl [-o FILE] rate OP PER_SEC MS
  *       OP paced at PER_SEC calls per second for MS milliseconds
  *       (PER_SEC 0: as fast as possible). op=OP n=CALLS ns=WALL target=R
@@ -40,6 +45,8 @@
 #include <unistd.h>
 
 static FILE *out;
+/* Calls of the timed OP made so far, warm-up and every round included. */
+static long calls_made;
 static int pipefd[2] = { -1, -1 };
 
 static uint64_t now_ns(void)
@@ -141,6 +148,23 @@ static long cpu_ticks(pid_t pid)
 	return (long)(ut + st);
 }
 
+/* The CPU time of pid's main thread in ns (/proc/PID/schedstat), or 0. */
+static unsigned long long thread_cpu_ns(pid_t pid)
+{
+	char path[64];
+	unsigned long long ns = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &ns) != 1)
+		ns = 0;
+	fclose(f);
+	return ns;
+}
+
 /* Open fds of pid (a tracer holds one or two per attached program). */
 static long fd_count(pid_t pid)
 {
@@ -186,7 +210,7 @@ static int warm_up(const struct op *op, long warm, long settle_ms)
 	for (int round = 0; round < 10; round++) {
 		long fds0 = fd_count(getppid());
 
-		for (long i = 0; i < warm; i++)
+		for (long i = 0; i < warm; i++, calls_made++)
 			if (op->fn())
 				return -1;
 		if (settle_ms > 0)
@@ -219,6 +243,7 @@ static int timed(const struct op *op, long n, long warm, long settle_ms)
 {
 	long self0, par0, fds0, fds1;
 	uint64_t t0, t, c0, c;
+	unsigned long long pc0;
 
 	if (warm > 0 && warm_up(op, warm, settle_ms))
 		return -1;
@@ -226,9 +251,10 @@ static int timed(const struct op *op, long n, long warm, long settle_ms)
 		fds0 = fd_count(getppid());
 		self0 = cpu_ticks(getpid());
 		par0 = cpu_ticks(getppid());
+		pc0 = thread_cpu_ns(getppid());
 		t0 = now_ns();
 		c0 = cpu_ns();
-		for (long i = 0; i < n; i++)
+		for (long i = 0; i < n; i++, calls_made++)
 			if (op->fn())
 				return -1;
 		c = cpu_ns() - c0;
@@ -242,8 +268,9 @@ static int timed(const struct op *op, long n, long warm, long settle_ms)
 	}
 	/* parent_fds: a tracer that still attached during the loop shows it. */
 	fprintf(out, "op=%s n=%ld parent_fds=%ld/%ld ns=%llu self_ticks=%ld parent_ticks=%ld "
-		"cpu_ns=%llu\n", op->name, n, fds0, fds1, (unsigned long long)t,
-		cpu_ticks(getpid()) - self0, cpu_ticks(getppid()) - par0, (unsigned long long)c);
+		"cpu_ns=%llu parent_cpu0_ns=%llu calls=%ld\n", op->name, n, fds0, fds1,
+		(unsigned long long)t, cpu_ticks(getpid()) - self0, cpu_ticks(getppid()) - par0,
+		(unsigned long long)c, pc0, calls_made);
 	return 0;
 }
 

@@ -99,6 +99,9 @@ res "fg stop $(since "$s")"
 oracle_reset
 # Per call: only the timed task, as bpfgraph traces only its command.
 echo >$T/trace
+# Room for every event of the run: the text formatting below reads them all.
+kb=$(cat $T/buffer_size_kb)
+echo 32768 >$T/buffer_size_kb
 bwl --stop -o fg.call openmiss "$NCALL" &
 p=$!
 wait_stopped $p
@@ -107,6 +110,16 @@ echo "$F" >$T/set_graph_function
 echo function_graph >$T/current_tracer
 kill -CONT $p
 wait $p
+echo 0 >$T/tracing_on
+# The kernel's own text formatting of those calls (reading the trace file),
+# the reference for bpfgraph's reader: CPU time of a reader of the text.
+bwl -o fg.fmt exec cat $T/trace >fg.fmt.txt
+res "fg fmt_us $(sed -n 's/^utime_us=\([0-9]*\) stime_us=\([0-9]*\).*/\1 \2/p' fg.fmt | awk '{ print $1 + $2 }')"
+res "fg fmt_calls $(sed -n 's/.* calls=\([0-9]*\).*/\1/p' fg.call | head -n 1)"
+res "fg fmt_lines $(wc -l <fg.fmt.txt)"
+res "fg fmt_overrun $(sed -n 's/^overrun: //p' $T/per_cpu/cpu*/stats | awk '{ s += $1 } END { print s + 0 }')"
+rm -f fg.fmt.txt
+echo "$kb" >$T/buffer_size_kb
 oracle_reset
 res "fg call $(ns_of fg.call)"
 res "fg call_cpu $(cpu_of fg.call)"
@@ -123,6 +136,12 @@ for t in $tiers; do
 	# bpfgraph's own CPU from "ready" to its last record written (-v),
 	# and what it dropped.
 	res "$t own_cpu $(sed -n 's/^bpfgraph: own CPU while tracing: \([0-9.]*\) s.*/\1/p' $t.call.err | head -n 1)"
+	# ... and its reading thread's from the timed loop's start (bwl) to
+	# the last record written: the steady state's reading and writing.
+	c0=$(sed -n 's/.* parent_cpu0_ns=\([0-9]*\).*/\1/p' $t.call | head -n 1)
+	c1=$(sed -n "s/^bpfgraph: own CPU while tracing: .* the reading thread's since it started: \([0-9.]*\) s.*/\1/p" $t.call.err | head -n 1)
+	[ -n "$c0" ] && [ "$c0" != 0 ] && [ -n "$c1" ] &&
+		res "$t own_loop $(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.0f", b * 1e9 - a }')"
 	res "$t drops $(sed -n 's/.* records, \([0-9]*\) dropped.*/\1/p' $t.call.err | head -n 1)"
 	rm -f $t.call.txt
 	progress "$t: first call"

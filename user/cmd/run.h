@@ -62,6 +62,8 @@ struct run {
 	 * the machine beside the traced work (-v prints it).
 	 */
 	double cpu_ready[2], cpu_traced[2];
+	/* The main thread's (the reader's) CPU time since it started, then. */
+	double reader_cpu;
 };
 
 /* This process's user and system CPU time so far, in seconds. */
