@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdio_ext.h>
+#include <unistd.h>
+
 #include "linebuf.h"
 
 #define NSPACES 64
@@ -10,10 +13,23 @@ void linebuf__flush(struct linebuf *l)
 	l->n = 0;
 }
 
+void linebuf__stream(struct linebuf *l, FILE *f, char *buf, size_t cap)
+{
+	l->f = f;
+	l->b = buf;
+	l->n = 0;
+	l->cap = cap;
+	/*
+	 * __flbf(): glibc's "line buffered?"; a terminal's FILE says so only
+	 * once it was first written to.
+	 */
+	l->each_line = __flbf(f) || isatty(fileno(f));
+}
+
 void linebuf__put_long(struct linebuf *l, const char *s, size_t len)
 {
 	linebuf__flush(l);
-	if (len > sizeof(l->b)) {
+	if (len > l->cap) {
 		fwrite(s, 1, len, l->f);
 		return;
 	}

@@ -1,41 +1,69 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * One output line put together in memory and handed to stdio in one
- * fwrite(). The writers' printf-family call or fputc() per field cost
- * more than the rest of the reader together (tests/bench/reader.c); this
- * costs a copy. What does not fit (deep indentation from a text report,
- * very long names) goes out in pieces; nothing is allocated, nothing
- * fails here that would not fail in stdio.
+ * Output put together in memory and handed to stdio in large pieces. The
+ * writers' printf-family call or fputc() per field cost more than the
+ * rest of the reader together (tests/bench/reader.c), and so did one
+ * fwrite() per line: a line is now built where it will stay, in a buffer
+ * that outlives it.
+ *   - A line buffer (linebuf__init): its own 256 bytes, written out by
+ *     linebuf__flush() at the end of each line.
+ *   - A stream (linebuf__stream): a caller's buffer that collects lines;
+ *     linebuf__line_end() writes it out only once less than
+ *     LINEBUF_LINE_ROOM is left (or after each line, for a FILE that is
+ *     line buffered: a terminal sees every line as it comes), and
+ *     linebuf__flush() before anything else writes to the FILE.
+ * What does not fit (deep indentation from a text report, very long
+ * names) goes out in pieces; nothing is allocated, nothing fails here
+ * that would not fail in stdio.
  */
 #ifndef BG_LINEBUF_H
 #define BG_LINEBUF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+/* What a stream keeps free for the next line before writing out. */
+#define LINEBUF_LINE_ROOM 2048
+
 struct linebuf {
 	FILE *f;
-	size_t n;
-	char b[256];
+	char *b;
+	size_t n, cap;
+	bool each_line; /* a stream written out at every line's end */
+	char small[256];
 };
 
 /* No initializer for the buffer: zeroing it would cost more than a line. */
 static inline void linebuf__init(struct linebuf *l, FILE *f)
 {
 	l->f = f;
+	l->b = l->small;
 	l->n = 0;
+	l->cap = sizeof(l->small);
+	l->each_line = true;
 }
+
+/* A stream over buf (cap > LINEBUF_LINE_ROOM bytes), which l does not own. */
+void linebuf__stream(struct linebuf *l, FILE *f, char *buf, size_t cap);
 
 void linebuf__flush(struct linebuf *l);
 /* linebuf__put() for what does not fit in what is left. */
 void linebuf__put_long(struct linebuf *l, const char *s, size_t len);
 
+/* The end of a line: written out now, or when the stream is nearly full. */
+static inline void linebuf__line_end(struct linebuf *l)
+{
+	if (l->each_line || l->cap - l->n < LINEBUF_LINE_ROOM)
+		linebuf__flush(l);
+}
+
 /* Inline: most pieces are short constants, which then cost a move or two. */
 static inline void linebuf__put(struct linebuf *l, const char *s, size_t len)
 {
-	if (len > sizeof(l->b) - l->n) {
+	if (len > l->cap - l->n) {
 		linebuf__put_long(l, s, len);
 		return;
 	}
@@ -50,7 +78,7 @@ static inline void linebuf__str(struct linebuf *l, const char *s)
 
 static inline void linebuf__char(struct linebuf *l, char c)
 {
-	if (l->n == sizeof(l->b))
+	if (l->n == l->cap)
 		linebuf__flush(l);
 	l->b[l->n++] = c;
 }

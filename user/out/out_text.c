@@ -20,12 +20,16 @@
 
 /* Longest argument list or return address printed (the kernel's seq is a page). */
 #define ARGS_TEXT_MAX 1024
+/* What a stream writer collects before handing it to stdio (opts.stream). */
+#define STREAM_BUF (64 * 1024)
 
 struct out_text {
 	struct out_text_opts o;
 	struct args_fmt *af; /* with BG_O_ARGS or BG_O_RETADDR */
 	int cpu_width;
 	char name_buf[32]; /* fallback name of a function not in the table */
+	struct linebuf stream; /* opts.stream: over stream_buf */
+	char *stream_buf;
 };
 
 static bool has(const struct out_text *w, uint32_t flag)
@@ -59,9 +63,18 @@ struct out_text *out_text__new(const struct out_text_opts *opts)
 		return NULL;
 	w->o = *opts;
 	w->cpu_width = cpu_width(opts->nr_cpu_ids);
+	if (opts->stream) {
+		w->stream_buf = malloc(STREAM_BUF);
+		if (!w->stream_buf) {
+			free(w);
+			return NULL;
+		}
+		linebuf__stream(&w->stream, opts->out, w->stream_buf, STREAM_BUF);
+	}
 	if (opts->flags & (BG_O_ARGS | BG_O_RETADDR)) {
 		w->af = args_fmt__new(opts->args, opts->funcs);
 		if (!w->af) {
+			free(w->stream_buf);
 			free(w);
 			return NULL;
 		}
@@ -69,10 +82,25 @@ struct out_text *out_text__new(const struct out_text_opts *opts)
 	return w;
 }
 
+void out_text__sync(struct out_text *w)
+{
+	if (w->stream_buf)
+		linebuf__flush(&w->stream);
+}
+
+void out_text__each_line(struct out_text *w)
+{
+	out_text__sync(w);
+	w->stream.each_line = true;
+}
+
 void out_text__free(struct out_text *w)
 {
-	if (w)
-		args_fmt__free(w->af);
+	if (!w)
+		return;
+	out_text__sync(w);
+	args_fmt__free(w->af);
+	free(w->stream_buf);
 	free(w);
 }
 
@@ -98,6 +126,7 @@ void out_text__begin(struct out_text *w)
 {
 	if (!w->o.header)
 		return;
+	out_text__sync(w);
 	fputs("# tracer: function_graph\n#\n", w->o.out);
 	if (!has(w, BG_O_CONTEXT_INFO))
 		return;
@@ -460,37 +489,40 @@ static void put_banner(const struct out_text *w, struct linebuf *l, const struct
 void out_text__emit(void *ctx, const struct gev *ev)
 {
 	struct out_text *w = ctx;
-	struct linebuf l;
+	struct linebuf line, *l = &w->stream;
 
-	linebuf__init(&l, w->o.out);
-
+	if (!w->stream_buf) {
+		linebuf__init(&line, w->o.out);
+		l = &line;
+	}
 	switch (ev->type) {
 	case GEV_LOST:
+		out_text__sync(w);
 		if (ev->count)
 			fprintf(w->o.out, "CPU:%u [LOST %" PRIu64 " EVENTS]\n", ev->cpu, ev->count);
 		else
 			fprintf(w->o.out, "CPU:%u [LOST EVENTS]\n", ev->cpu);
 		return;
 	case GEV_BANNER:
-		put_banner(w, &l, ev);
+		put_banner(w, l, ev);
 		break;
 	case GEV_ENTER:
-		put_prefix(w, &l, ev);
-		put_duration_indent(w, &l, ev);
-		put_enter(w, &l, ev);
+		put_prefix(w, l, ev);
+		put_duration_indent(w, l, ev);
+		put_enter(w, l, ev);
 		break;
 	case GEV_LEAF:
-		put_prefix(w, &l, ev);
-		put_duration_indent(w, &l, ev);
-		put_leaf(w, &l, ev);
+		put_prefix(w, l, ev);
+		put_duration_indent(w, l, ev);
+		put_leaf(w, l, ev);
 		break;
 	case GEV_EXIT:
-		put_prefix(w, &l, ev);
-		put_duration_indent(w, &l, ev);
-		put_exit(w, &l, ev);
+		put_prefix(w, l, ev);
+		put_duration_indent(w, l, ev);
+		put_exit(w, l, ev);
 		break;
 	default:
 		return;
 	}
-	linebuf__flush(&l);
+	linebuf__line_end(l);
 }

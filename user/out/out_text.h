@@ -24,6 +24,12 @@ struct out_text_opts {
 	bool header; /* "# tracer: function_graph" block first */
 	/* funcgraph-args, funcgraph-retaddr: prototypes and symbols; NULL: none */
 	const struct args_src *args;
+	/*
+	 * Lines collected in a buffer of the writer's and handed to out in
+	 * large pieces (linebuf.h): out_text__sync() before anything else
+	 * writes to out or out is flushed. false: each line as it ends.
+	 */
+	bool stream;
 };
 
 struct out_text;
@@ -34,6 +40,10 @@ void out_text__free(struct out_text *w);
 void out_text__begin(struct out_text *w);
 /* gsink.emit-compatible. */
 void out_text__emit(void *w, const struct gev *ev);
+/* What a stream writer holds goes to its FILE (opts.stream; else nothing). */
+void out_text__sync(struct out_text *w);
+/* From now on a stream writer hands each line over as it ends. */
+void out_text__each_line(struct out_text *w);
 
 /*
  * Formats a return value the way function_graph does (retval rule of

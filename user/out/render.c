@@ -28,6 +28,8 @@ struct writer_ops {
 	void (*emit)(void *w, const struct gev *ev);
 	int (*finish)(void *w);
 	void (*free)(void *w);
+	/* What the writer holds goes to the FILE: after each drain, at the end. */
+	void (*sync)(void *w);
 };
 
 struct render {
@@ -41,7 +43,8 @@ static void *text_new(const struct render_opts *o)
 {
 	return out_text__new(&(struct out_text_opts){
 		.out = o->out, .funcs = o->funcs, .flags = o->flags, .dialect = o->dialect,
-		.nr_cpu_ids = o->nr_cpu_ids, .header = o->header, .args = o->args });
+		.nr_cpu_ids = o->nr_cpu_ids, .header = o->header, .args = o->args,
+		.stream = true });
 }
 
 static void text_begin(void *w)
@@ -52,6 +55,11 @@ static void text_begin(void *w)
 static void text_free(void *w)
 {
 	out_text__free(w);
+}
+
+static void text_sync(void *w)
+{
+	out_text__sync(w);
 }
 
 static void *json_new(const struct render_opts *o)
@@ -148,7 +156,8 @@ static void svg_free(void *w)
 }
 
 static const struct writer_ops writers[] = {
-	[BG_FMT_TEXT] = { "text", text_new, text_begin, out_text__emit, NULL, text_free },
+	[BG_FMT_TEXT] = { "text", text_new, text_begin, out_text__emit, NULL, text_free,
+			  text_sync },
 	[BG_FMT_JSON] = { "json", json_new, NULL, out_json__emit, json_finish, json_free },
 	[BG_FMT_CHROME] = { "chrome", chrome_new, chrome_begin, out_chrome__emit,
 			    chrome_finish, chrome_free },
@@ -200,13 +209,46 @@ struct render *render__new(const struct render_opts *o)
 	return r;
 }
 
+static int render_feed(void *ctx, const struct bg_rec *rec)
+{
+	struct render *r = ctx;
+
+	return graph__feed(r->graph, rec);
+}
+
+static void render_sync(struct render *r)
+{
+	if (r->ops->sync)
+		r->ops->sync(r->w);
+}
+
+static void render_drain(void *ctx, uint64_t upto)
+{
+	struct render *r = ctx;
+
+	graph__drain(r->graph, upto);
+	render_sync(r);
+}
+
+static void render_flush(void *ctx)
+{
+	struct render *r = ctx;
+
+	graph__flush(r->graph);
+	render_sync(r);
+}
+
+/* The graph builder's, with the writer's buffer handed over after each drain. */
 struct rec_sink render__sink(struct render *r)
 {
-	return graph__sink(r->graph);
+	return (struct rec_sink){ render_feed, render_drain, render_flush, r };
 }
 
 struct gsink render__events(struct render *r)
 {
+	/* The caller may write between events: each line goes out as it ends. */
+	if (r->ops->emit == out_text__emit)
+		out_text__each_line(r->w);
 	return (struct gsink){ r->ops->emit, r->w };
 }
 
@@ -214,6 +256,7 @@ int render__finish(struct render *r)
 {
 	int err = r->ops->finish ? r->ops->finish(r->w) : 0;
 
+	render_sync(r);
 	if (fflush(r->o.out) || ferror(r->o.out))
 		err = -EIO;
 	return err;

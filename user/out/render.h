@@ -38,7 +38,8 @@ struct render *render__new(const struct render_opts *o);
 struct rec_sink render__sink(struct render *r);
 /*
  * Or graph events in, for sources that already give them (function_graph
- * text): the writer itself, the graph builder left out.
+ * text): the writer itself, the graph builder left out; its lines go out
+ * as each ends, since the caller may write between them.
  */
 struct gsink render__events(struct render *r);
 /* After the sink's flush: what can only be written at the end. 0 or -EIO. */
