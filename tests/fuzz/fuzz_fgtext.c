@@ -5,9 +5,11 @@
  * to the writer of one of the formats, as "bpfgraph report" of a text
  * does. Besides crashes, leaks and UB (the sanitizers), it checks the
  * reader's promises: an error is one "name:line: problem" line with the
- * line of the error, lenient reading does not fail, a document without
- * recovered or dropped lines is written back byte for byte, and the
- * arguments and return addresses of calls come from their lines.
+ * line of the error, lenient reading does not fail and names the lines it
+ * skips on one line each (at most FGTEXT_MAX_WARN, then a count), a
+ * document without recovered or dropped lines is written back byte for
+ * byte, and the arguments and return addresses of calls come from their
+ * lines.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -44,6 +46,26 @@ static void check_error(const char *msg, size_t len, int err, uint32_t line)
 			msg);
 		abort();
 	}
+}
+
+/* Lenient: "fuzz:N: line skipped, ..." lines, then "fuzz: N damaged lines ..." if more. */
+static void check_warnings(const struct fgtext_doc *d, const char *msg, size_t len)
+{
+	uint64_t lines = 0, skipped = d->stats->skipped;
+
+	for (const char *p = msg, *nl; p < msg + len; p = nl + 1, lines++) {
+		size_t n;
+
+		nl = memchr(p, '\n', (size_t)(msg + len - p));
+		n = nl ? (size_t)(nl - p) : 0;
+		if (!nl || memchr(p, '\0', n) || strncmp(p, "fuzz:", 5) ||
+		    (!memmem(p, n, ": line skipped, ", 16) &&
+		     !memmem(p, n, " damaged lines skipped in all", 29)))
+			die("a warning that is not one line of its shape");
+	}
+	if (skipped > d->stats->unparsed ||
+	    lines != (skipped > FGTEXT_MAX_WARN ? FGTEXT_MAX_WARN + 1 : skipped))
+		die("warnings and skipped lines disagree");
 }
 
 static void check_roundtrip(const struct fgtext_doc *d, const uint8_t *data, size_t size)
@@ -134,6 +156,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.err = open_memstream(&msg, &mlen);
 	if (!in || !o.err)
 		abort();
+	if (o.lenient)
+		o.warn = o.err;
 	d = fgtext__load(in, &o, &line);
 	err = d ? 0 : errno;
 	fclose(o.err);
@@ -143,6 +167,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!d) {
 		check_error(msg, mlen, err, line);
 	} else {
+		if (o.lenient)
+			check_warnings(d, msg, mlen);
+		else if (mlen)
+			die("strict reading wrote a message but did not fail");
 		check_roundtrip(d, data, size);
 		check_extras(d);
 		other_writer(d, size);

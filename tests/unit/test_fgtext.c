@@ -539,7 +539,10 @@ static const struct {
 	  "    5.495943 |   1)     wl-102     |  ...1. |               |  do_sys_openat2(dfd=-100, filename=0x47a073, how=0xff46c0c0) {\n"
 	  "    5.495990 |   1)     wl-102     |  d..1. |   1.000 us    |  }\n",
 	  2 },
-	/* a newer kernel's typed values (ret=false, "(trunc)"): names still read */
+	/*
+	 * a newer kernel's typed values (ret=false, "(trunc)"): names still
+	 * read; the void calls, printed without a value, are printed again
+	 */
 	{ "typed return values",
 	  " 2)               |  touch_atime(path=0xffffc90000327e70, inode=0xffff888101a3c6a8) {\n"
 	  " 2)               |    atime_needs_update() {\n"
@@ -548,7 +551,7 @@ static const struct {
 	  " 2)   0.312 us    |      } /* current_time ret=0x69380649(trunc) */\n"
 	  " 2)   0.753 us    |    } /* atime_needs_update ret=false */\n"
 	  " 2)   0.899 us    |  } /* touch_atime */\n",
-	  4 },
+	  2 },
 	/* bpfgraph's own strings: quoted, C escapes; anything goes inside */
 	{ "args strings",
 	  " 0)               |  do_sys_openat2(dfd=-100, filename=\"/tmp/a) { b; /* c */\", how=0xff46c0c0) {\n"
@@ -980,6 +983,205 @@ static void test_lenient_layout(void **state)
 	free(joined);
 }
 
+/*
+ * Lenient reading names each line it leaves out on o.warn: file, line,
+ * what was wrong and how the line began (a capture cut in the middle of
+ * its last line, a damaged line inside), then goes on; strict reading
+ * fails at the first.
+ */
+static char *lenient_warnings(const char *text, size_t len, struct fgtext_doc **dp)
+{
+	char *msg = NULL;
+	size_t mlen = 0;
+	struct fgtext_opts o = { .name = "t.txt", .lenient = true, .prefix = "x: " };
+	struct fgtext_doc *d;
+
+	o.warn = open_memstream(&msg, &mlen);
+	assert_non_null(o.warn);
+	d = load_opts(text, len, &o, NULL);
+	assert_int_equal(fclose(o.warn), 0);
+	assert_non_null(d);
+	*dp = d;
+	return msg;
+}
+
+static void test_lenient_warn(void **state)
+{
+	static const char cut[] = " 0)               |  foo() {\n"
+				  " 0)   1.0 us    |    bar(\n"
+				  " 0)   1.000 us    |    baz();\n"
+				  " 0)   2.000 us    |  }\n"
+				  " 0)   0.048 us    |    qu";
+	static const char odd[] = " 0)   1.000 us    |  a();\n"
+				  " 0)   1.000 us    |  \x01\x7f\xc3\xa9 a very long name that goes on and on(\r\n"
+				  " 0)   1.000 us    |  b\0c();\n";
+	struct fgtext_doc *d;
+	char *msg, text[4096];
+	size_t n = 0;
+
+	(void)state;
+	msg = lenient_warnings(cut, sizeof(cut) - 1, &d);
+	assert_string_equal(msg, "x: t.txt:2: line skipped, cannot parse function call: "
+				 "' 0)   1.0 us    |    bar('\n"
+				 "x: t.txt:5: line skipped, cannot parse function call: "
+				 "' 0)   0.048 us    |    qu'\n");
+	assert_int_equal(d->stats->skipped, 2);
+	assert_int_equal(d->stats->events, 3);
+	assert_string_equal(fname(d, nth_event(d, 1)->func), "baz");
+	assert_int_equal(nth_event(d, 2)->type, GEV_EXIT);
+	free(msg);
+	fgtext__doc_free(d);
+	/* strict: the first of them is the error */
+	EXPECT_ERROR(cut, 0, -EINVAL, 2);
+
+	/* quoted on one line: control and non-ASCII bytes as '?', cut at 40 */
+	msg = lenient_warnings(odd, sizeof(odd) - 1, &d);
+	assert_string_equal(msg, "x: t.txt:2: line skipped, cannot parse function call: "
+				 "' 0)   1.000 us    |  ???? a very long...'\n"
+				 "x: t.txt:3: line skipped, NUL byte in the text (binary file?): "
+				 "' 0)   1.000 us    |  b'\n");
+	free(msg);
+	fgtext__doc_free(d);
+
+	/* the first FGTEXT_MAX_WARN named, then how many in all */
+	for (int i = 0; i < FGTEXT_MAX_WARN + 2; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, " 0)   1.000 us    |  f%d(\n", i);
+	n += (size_t)snprintf(text + n, sizeof(text) - n, " 0)   1.000 us    |  g();\n");
+	msg = lenient_warnings(text, n, &d);
+	assert_non_null(strstr(msg, "x: t.txt:10: line skipped, "));
+	assert_null(strstr(msg, "x: t.txt:11: "));
+	assert_non_null(strstr(msg, "\nx: t.txt: 12 damaged lines skipped in all, the first 10 "
+				    "named above\n"));
+	assert_int_equal(d->stats->skipped, FGTEXT_MAX_WARN + 2);
+	assert_int_equal(d->stats->calls, 1);
+	free(msg);
+	fgtext__doc_free(d);
+}
+
+/*
+ * Return values are on once any line prints one: the first leaf may be
+ * a void function, printed without. Its line is printed again as it
+ * was, without a value, the others with theirs.
+ */
+static void test_late_retval(void **state)
+{
+	static const char v605[] = " 0)   0.300 us    |  schedule();\n"
+				   " 0)               |  schedule() {\n"
+				   " 0) + 20.000 us   |  }\n"
+				   " 0)   0.301 us    |  f(); /* = -2 */\n"
+				   " 0)   0.302 us    |  g(); /* = 0x5 */\n";
+	static const char v613[] = " 0)   0.300 us    |  schedule();\n"
+				   " 0)               |  f() {\n"
+				   " 0) + 20.000 us   |  } /* f ret=0xfffffffffffffff4 */\n";
+	/* a second notation in one text cannot be printed again: kept as read */
+	static const char mixed[] = " 0)   0.300 us    |  schedule();\n"
+				    " 0)   0.301 us    |  f(); /* ret=-2 */\n"
+				    " 0)   0.302 us    |  g(); /* = 0x5 */\n";
+	struct fgtext_doc *d = load(v605);
+
+	(void)state;
+	assert_true(d->layout->flags & BG_O_RETVAL);
+	assert_int_equal(d->layout->dialect, BG_DIALECT_6_5);
+	assert_false(d->ev[0].has_ret);
+	assert_true(d->ev[0].ev.noret);
+	assert_true(d->ev[2].ev.noret);
+	assert_true(d->ev[3].has_ret);
+	assert_false(d->ev[3].ev.noret);
+	assert_false(d->ev[3].ret_hex);
+	assert_true(d->ev[4].ret_hex);
+	assert_false(d->ev[1].ev.noret); /* an entry has no value to miss */
+	fgtext__doc_free(d);
+	d = load(v613);
+	assert_true(d->layout->flags & BG_O_RETVAL);
+	assert_int_equal(d->layout->dialect, BG_DIALECT_6_13);
+	fgtext__doc_free(d);
+	ROUNDTRIP("late 6.5", v605, 0);
+	ROUNDTRIP("late 6.13", v613, 0);
+	ROUNDTRIP("mixed", mixed, 1);
+}
+
+/*
+ * Without the CPU column (or any before it), a call of 1 to 10 ms
+ * starts with its '#' overhead mark: a graph line, not a header line.
+ */
+static void test_hash_mark(void **state)
+{
+	static const char text[] = "#  DURATION                  FUNCTION CALLS\n"
+				   "#   |   |                     |   |   |   |\n"
+				   "              |  f() {\n"
+				   "# 6002.767 us |    g();\n"
+				   "# 6002.768 us |  }\n"
+				   "# 6002.769 us |  f(); /* a comment is no value */\n";
+	struct fgtext_doc *d = load(text);
+
+	(void)state;
+	assert_int_equal(d->ev[1].kind, FGT_HEADER);
+	assert_int_equal(d->stats->events, 4);
+	assert_int_equal(nth_event(d, 1)->type, GEV_LEAF);
+	assert_int_equal(nth_event(d, 1)->dur, 6002767);
+	assert_int_equal(nth_event(d, 1)->depth, 1);
+	assert_int_equal(nth_event(d, 2)->type, GEV_EXIT);
+	assert_string_equal(fname(d, nth_event(d, 2)->func), "f");
+	assert_true(d->layout->flags & BG_O_OVERHEAD);
+	fgtext__doc_free(d);
+	ROUNDTRIP("hash marks", text, 1);
+	/* such a line cut short is a damaged graph line, not a comment */
+	EXPECT_ERROR("              |  f() {\n# 6002.767 us |    g(\n", 0, -EINVAL, 2);
+}
+
+/*
+ * bpfgraph's own text of every return type (tests/golden/out_text/, the
+ * writer's goldens) and the one without CPU column, read with no line
+ * lost: each line an event (no header, text or comment made of one),
+ * written back byte for byte. verbatim: the lines whose value the
+ * writer printed from BTF in a way the raw register does not give
+ * (a long holding 0xffffffea; report prints those from the notation,
+ * test_report_text.c).
+ */
+static void test_own_goldens(void **state)
+{
+	static const struct {
+		const char *file;
+		uint32_t retval; /* BG_O_RETVAL | BG_O_RETVAL_HEX expected */
+		enum bg_dialect dialect;
+		uint64_t verbatim;
+		size_t headers;
+	} files[] = {
+		{ "out_text/types_601.out", 0, BG_DIALECT_6_1, 0, 0 },
+		{ "out_text/types_605.out", BG_O_RETVAL, BG_DIALECT_6_5, 3, 0 },
+		{ "out_text/types_605_hex.out", BG_O_RETVAL | BG_O_RETVAL_HEX, BG_DIALECT_6_5, 0, 0 },
+		{ "out_text/types_613.out", BG_O_RETVAL, BG_DIALECT_6_13, 3, 0 },
+		{ "out_text/types_613_hex.out", BG_O_RETVAL | BG_O_RETVAL_HEX, BG_DIALECT_6_13, 0, 0 },
+		{ "out_text/nocpu.out", 0, BG_DIALECT_6_1, 0, 4 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		size_t len, headers = 0, lines = 0;
+		char *text = slurp_golden(files[i].file, &len);
+		struct fgtext_doc *d = load(text);
+
+		check_roundtrip(files[i].file, text, len, files[i].verbatim);
+		for (size_t j = 0; j < len; j++)
+			lines += text[j] == '\n';
+		for (size_t j = 0; j < d->n; j++) {
+			headers += d->ev[j].kind == FGT_HEADER;
+			if (d->ev[j].kind != FGT_EVENT && d->ev[j].kind != FGT_HEADER)
+				fail_msg("%s:%u: not read as an event", files[i].file, d->ev[j].line);
+		}
+		assert_int_equal(headers, files[i].headers);
+		/* banners take 4 lines, every other event 1 */
+		for (size_t j = 0; j < d->n; j++)
+			lines -= d->ev[j].kind == FGT_EVENT && d->ev[j].ev.type == GEV_BANNER ? 4 : 1;
+		assert_int_equal(lines, 0);
+		assert_int_equal(d->layout->flags & (BG_O_RETVAL | BG_O_RETVAL_HEX),
+				 files[i].retval);
+		assert_int_equal(d->layout->dialect, files[i].dialect);
+		fgtext__doc_free(d);
+		free(text);
+	}
+}
+
 /* A "}" whose entry was never seen and that names nothing. */
 static void test_unknown_exit(void **state)
 {
@@ -1207,8 +1409,9 @@ static void test_args_read(void **state)
 	d = dialect("retaddr 6.13");
 	CHECK_CALLS(d, retaddr_613);
 	assert_int_equal(d->layout->cols, FGT_L_RETADDR);
+	/* no value anywhere: nothing says return values were on */
 	assert_false(d->layout->flags & BG_O_RETVAL);
-	assert_true(d->layout->known & BG_O_RETVAL);
+	assert_false(d->layout->known & BG_O_RETVAL);
 	fgtext__doc_free(d);
 
 	d = dialect("retaddr retval 6.13");
@@ -1491,6 +1694,10 @@ int main(void)
 		cmocka_unit_test(test_lenient),
 		cmocka_unit_test(test_lenient_limits),
 		cmocka_unit_test(test_lenient_layout),
+		cmocka_unit_test(test_lenient_warn),
+		cmocka_unit_test(test_late_retval),
+		cmocka_unit_test(test_hash_mark),
+		cmocka_unit_test(test_own_goldens),
 		cmocka_unit_test(test_unknown_exit),
 		cmocka_unit_test(test_broken_banner),
 		cmocka_unit_test(test_crlf_banner),

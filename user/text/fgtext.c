@@ -8,9 +8,11 @@
  * later lines that do not fit it are still read, and kept verbatim when
  * keep_text is on. Lines that lost their line breaks (a trace pasted into
  * a web page) are cut at their CPU columns and read loosely, with the
- * depth taken from the nesting instead of the indentation.
+ * depth taken from the nesting instead of the indentation. What is
+ * decided from what, and which lines are damaged: "Reading it back".
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,15 +45,72 @@ __attribute__((format(printf, 2, 3))) int fgtext_fail(struct fgtext *r, const ch
 	return err;
 }
 
+/*
+ * p..end for a message into buf (at least 41 bytes): at most 40 bytes
+ * (37 and "..."), up to a NUL, without a last '\r', control and
+ * non-ASCII bytes as '?': one line on a terminal, whatever the input held.
+ */
+const char *fgtext_quote(char *buf, const char *p, const char *end)
+{
+	const char *nul = memchr(p, '\0', (size_t)(end - p));
+	size_t n, i;
+	bool cut;
+
+	if (nul)
+		end = nul;
+	if (end > p && end[-1] == '\r')
+		end--;
+	n = (size_t)(end - p);
+	cut = n > 40;
+	if (cut)
+		n = 37;
+	for (i = 0; i < n; i++)
+		buf[i] = p[i] >= ' ' && p[i] < 0x7f ? p[i] : '?';
+	if (cut) {
+		memcpy(buf + n, "...", 3);
+		n += 3;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/*
+ * Lenient: the line being read is left out. Counted, and named on
+ * o.warn with how it began (quote), the first FGTEXT_MAX_WARN of them:
+ * a damaged line is passed over, never silently.
+ */
+__attribute__((format(printf, 3, 4))) void fgtext_skip(struct fgtext *r, bool quote,
+							const char *fmt, ...)
+{
+	char why[256], q[48];
+	va_list ap;
+
+	r->st.skipped++;
+	if (!r->o.warn || r->st.skipped > FGTEXT_MAX_WARN)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	fprintf(r->o.warn, "%s%s:%u: line skipped, %s%s%s%s\n", r->o.prefix ?: "",
+		r->o.name ?: "<input>", r->lineno, why, quote ? ": '" : "",
+		quote ? fgtext_quote(q, r->line, r->line + strlen(r->line)) : "",
+		quote ? "'" : "");
+}
+
 /* A graph line that cannot be taken: an error, or SKIP_LINE when lenient. */
 __attribute__((format(printf, 2, 3))) int fgtext_malformed(struct fgtext *r, const char *fmt, ...)
 {
+	char why[256];
 	va_list ap;
 	int err;
 
-	if (r->o.lenient)
-		return SKIP_LINE;
 	va_start(ap, fmt);
+	if (r->o.lenient) {
+		vsnprintf(why, sizeof(why), fmt, ap);
+		va_end(ap);
+		fgtext_skip(r, true, "%s", why);
+		return SKIP_LINE;
+	}
 	err = vfail(r, fmt, ap);
 	va_end(ap);
 	return err;
@@ -164,6 +223,8 @@ int fgtext__read(struct fgtext *r, FILE *in)
 		if (toolong) {
 			r->st.lines++;
 			r->st.unparsed++;
+			fgtext_skip(r, false, "longer than %zu bytes",
+				    r->o.max_line ? r->o.max_line : FGTEXT_MAX_LINE);
 			continue;
 		}
 		err = fgtext_process_line(r, r->line, (size_t)len);
@@ -172,6 +233,10 @@ int fgtext__read(struct fgtext *r, FILE *in)
 	}
 	if (!err && r->npend)
 		err = fgtext_pend_flush(r);
+	if (!err && r->o.warn && r->st.skipped > FGTEXT_MAX_WARN)
+		fprintf(r->o.warn, "%s%s: %" PRIu64 " damaged lines skipped in all, the first %d "
+			"named above\n", r->o.prefix ?: "", r->o.name ?: "<input>", r->st.skipped,
+			FGTEXT_MAX_WARN);
 	return err;
 }
 

@@ -54,7 +54,13 @@ struct fgtext_ev {
 	 * at that depth, as function_graph's own flag).
 	 */
 	struct gev ev;
-	bool has_ret; /* LEAF/EXIT: a return value was printed (ev.ret) */
+	/*
+	 * LEAF/EXIT: a return value was printed (ev.ret); ev.noret is its
+	 * opposite, so that the writers print none where the text had none
+	 * (a void function of a text with return values).
+	 */
+	bool has_ret;
+	bool ret_hex; /* has_ret: printed in hexadecimal ("0x..."), not in decimal */
 	bool recovered; /* from a joined line: depth from the nesting */
 	/*
 	 * ENTER/LEAF: what the call line showed that struct gev has no
@@ -145,7 +151,11 @@ struct fgtext_stats {
 	uint64_t joined; /* lines holding several graph lines joined by spaces */
 	uint64_t recovered; /* events recovered from joined lines */
 	uint64_t unparsed; /* lines, or pieces of joined lines, not understood */
+	uint64_t skipped; /* lenient: whole lines left out among them (damaged, cut) */
 };
+
+/* Lines left out that fgtext_opts.warn names one by one; then a count. */
+#define FGTEXT_MAX_WARN 10
 
 /* A consumer of fgtext events; ft is the reader's function table. */
 typedef int (*fgtext_emit_fn)(void *ctx, const struct fgtext_ev *ev, const struct functab *ft);
@@ -162,15 +172,24 @@ struct fgtext_opts {
 	bool keep_text;
 	/*
 	 * Malformed graph lines (a column prefix with no call after it, a
-	 * bad duration, too deep, a CPU out of range, too long, NUL bytes)
-	 * are errors unless lenient: then they are counted in stats.unparsed
-	 * and passed on as FGT_TEXT, except lines too long or with NUL bytes,
-	 * which are left out.
+	 * bad duration, too deep, a CPU out of range, too long, NUL bytes:
+	 * a damaged line, or the last one of a capture cut short) are errors
+	 * unless lenient: then they are counted in stats.unparsed and
+	 * stats.skipped and passed on as FGT_TEXT, except lines too long or
+	 * with NUL bytes, which are left out.
 	 */
 	bool lenient;
 	size_t max_line; /* 0 = FGTEXT_MAX_LINE */
 	const char *name; /* for messages ("<input>" if NULL) */
 	FILE *err; /* one "name:line: problem" message on failure; NULL = quiet */
+	/*
+	 * Lenient: each line left out is named here, "PREFIXname:line: what
+	 * was wrong: 'how the line began'", the first FGTEXT_MAX_WARN of
+	 * them, and how many there were in all at the end of the read when
+	 * there were more. NULL = quiet. prefix may be NULL.
+	 */
+	FILE *warn;
+	const char *prefix;
 };
 
 struct fgtext;

@@ -238,6 +238,8 @@ static int call_event(struct fgtext *r, struct fgtext_ev *e, const struct body *
 		return -ENOMEM;
 	e->ev.depth = depth;
 	e->has_ret = b->has_ret;
+	e->ret_hex = b->ret_hex;
+	e->ev.noret = b->type != B_ENTER && !b->has_ret;
 	e->ev.ret = b->ret;
 	if (b->type == B_EXIT) {
 		e->ev.type = GEV_EXIT;
@@ -446,23 +448,15 @@ static int graph_line(struct fgtext *r, const char *p, const char *end, bool *do
 	return call_event(r, &e, &b, depth);
 }
 
-/* A short quote of bad text for messages. */
-static const char *quote(char *buf, size_t len, const char *p, const char *end)
-{
-	size_t n = (size_t)(end - p);
-
-	if (n > 40)
-		snprintf(buf, len, "%.37s...", p);
-	else
-		snprintf(buf, len, "%.*s", (int)n, p);
-	return buf;
-}
-
-/* A line nothing understood: malformed if it started like a graph line. */
+/*
+ * A line nothing understood: malformed if it started like a graph line
+ * (when lenient: left out, and said so).
+ */
 static int other_line(struct fgtext *r, const char *p, const char *end)
 {
 	struct cols c;
 	const char *q = fgtext_parse_cols(p, end, &c);
+	bool call = c.dur_field || q == end;
 	char buf[64];
 
 	if (count_cpu_marks(p, end) >= 2)
@@ -471,12 +465,13 @@ static int other_line(struct fgtext *r, const char *p, const char *end)
 		return text_line(r, FGT_TEXT, p, r->lineno);
 	if (r->o.lenient) {
 		r->st.unparsed++;
+		fgtext_skip(r, true, call ? "cannot parse function call" : "cannot parse line");
 		return text_line(r, FGT_TEXT, p, r->lineno);
 	}
-	if (c.dur_field || q == end)
+	if (call)
 		return fgtext_fail(r, "cannot parse function call '%s'",
-				   quote(buf, sizeof(buf), fgtext_skip_spaces(q, end), end));
-	return fgtext_fail(r, "cannot parse line '%s'", quote(buf, sizeof(buf), p, end));
+				   fgtext_quote(buf, fgtext_skip_spaces(q, end), end));
+	return fgtext_fail(r, "cannot parse line '%s'", fgtext_quote(buf, p, end));
 }
 
 /* --- context-switch banners ("Context switches"): 4 lines --------------- */
@@ -587,6 +582,18 @@ static int banner_step(struct fgtext *r, const char *p, const char *end, size_t 
 
 /* --- each line, tried in turn ------------------------------------------- */
 
+/*
+ * "# 6002.767 us |  ...": a call of 1 to 10 ms ('#', "Overhead marks")
+ * when no column comes before the duration. A graph line, not a header.
+ */
+static bool hash_marked(const char *p, const char *end)
+{
+	struct cols c;
+
+	fgtext_parse_cols(p, end, &c);
+	return c.has_dur && c.mark == '#';
+}
+
 static int parse_line(struct fgtext *r, char *p, size_t n)
 {
 	char *end = p + n;
@@ -597,6 +604,7 @@ static int parse_line(struct fgtext *r, char *p, size_t n)
 		if (!r->o.lenient)
 			return fgtext_fail(r, "NUL byte in the text (binary file?)");
 		r->st.unparsed++;
+		fgtext_skip(r, true, "NUL byte in the text (binary file?)");
 		return 0;
 	}
 	/* the line stays intact for the verbatim copy; parse without '\r' */
@@ -605,7 +613,7 @@ static int parse_line(struct fgtext *r, char *p, size_t n)
 	err = banner_step(r, p, end, n);
 	if (err)
 		return err < 0 ? err : 0;
-	if (*p == '#' && count_cpu_marks(p, end) < 2) {
+	if (*p == '#' && !hash_marked(p, end) && count_cpu_marks(p, end) < 2) {
 		fgtext_header_line(r, p, end);
 		return text_line(r, FGT_HEADER, p, r->lineno);
 	}

@@ -56,7 +56,7 @@ struct body {
 	size_t args_len, retaddr_len;
 	bool has_ret, ret_hex;
 	bool ret_other; /* a value after "ret=" that is not a number (ret=false) */
-	int ret_form; /* BG_DIALECT_6_5 ("= x") or BG_DIALECT_6_13 ("ret=x") */
+	int ret_form; /* has_ret or ret_other: BG_DIALECT_6_5 ("= x") or _6_13 ("ret=x") */
 	uint64_t ret;
 };
 
@@ -121,6 +121,9 @@ static inline bool fgtext_starts(const char *p, const char *end, const char *lit
 /* fgtext.c: messages */
 __attribute__((format(printf, 2, 3))) int fgtext_fail(struct fgtext *r, const char *fmt, ...);
 __attribute__((format(printf, 2, 3))) int fgtext_malformed(struct fgtext *r, const char *fmt, ...);
+__attribute__((format(printf, 3, 4))) void fgtext_skip(struct fgtext *r, bool quote,
+							const char *fmt, ...);
+const char *fgtext_quote(char *buf, const char *p, const char *end);
 
 /* fgtext_lex.c: small helpers, function names, columns, bodies */
 const char *fgtext_parse_u64(const char *p, const char *end, uint64_t *v);

@@ -61,24 +61,27 @@ void fgtext_learn_overhead(struct fgtext *r, const struct cols *c)
 }
 
 /*
- * The first LEAF or EXIT decides the dialect; hex mode is decided by the
- * first value the two modes print differently (an error code).
+ * Return values are on once any line prints one, and the first value
+ * printed decides the dialect: not the first LEAF or EXIT, which may be
+ * of a void function (bpfgraph types values from BTF and prints none for
+ * it; "Reading it back"). Lines before it printed no value, which the
+ * writer repeats whatever is learnt later (fgtext_ev.has_ret). Hex mode
+ * is decided by the first value the two modes print differently (an
+ * error code).
  */
 void fgtext_learn_retval(struct fgtext *r, const struct body *b)
 {
 	struct fgtext_layout *l = &r->lay;
 	char buf[32];
 
-	/* "ret=false" (a newer kernel's typed values): retval on, form unknown */
-	if ((b->type != B_LEAF && b->type != B_EXIT) || b->ret_other)
+	if ((b->type != B_LEAF && b->type != B_EXIT) || (!b->has_ret && !b->ret_other))
 		return;
 	if (!(l->known & BG_O_RETVAL)) {
 		l->known |= BG_O_RETVAL;
-		if (b->has_ret) {
-			l->flags |= BG_O_RETVAL;
-			l->dialect = (enum bg_dialect)b->ret_form;
-		}
+		l->flags |= BG_O_RETVAL;
+		l->dialect = (enum bg_dialect)b->ret_form;
 	}
+	/* "ret=false" (a newer kernel's typed values) says nothing of hex */
 	if (!b->has_ret || (l->known & BG_O_RETVAL_HEX))
 		return;
 	out_text__fmt_retval(buf, sizeof(buf), b->ret, NULL, false);

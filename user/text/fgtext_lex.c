@@ -319,10 +319,9 @@ static bool parse_retaddr(const char *p, const char *end)
 /* The value of a leaf's "ret=x" or "= x": a number, or kept as other text. */
 static void leaf_ret(const char *v, const char *end, int form, struct body *b)
 {
-	if (parse_ret(v, end, b))
-		b->ret_form = form;
-	else
+	if (!parse_ret(v, end, b))
 		b->ret_other = true;
+	b->ret_form = form;
 }
 
 /*
@@ -379,10 +378,9 @@ static bool parse_exit(const char *p, const char *end, struct body *b)
 		b->ret_form = BG_DIALECT_6_5;
 		ine = r;
 	} else if ((r = rfind(in, ine, " ret="))) {
-		if (parse_ret(r + 5, ine, b))
-			b->ret_form = BG_DIALECT_6_13;
-		else
+		if (!parse_ret(r + 5, ine, b))
 			b->ret_other = true;
+		b->ret_form = BG_DIALECT_6_13;
 		ine = r;
 	}
 	b->name = in;
