@@ -3,7 +3,8 @@
  * bpfgraph diff tests: small graphs that differ in one known way (a
  * missing call, an extra one, a moved one, a slower one, invocations in
  * another order), the seeds, and the command line with its exit codes
- * and the summary line the VM fidelity suite parses.
+ * and the summary line the VM fidelity suite parses: damaged lines,
+ * inputs with nothing to compare, record files.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,8 +12,10 @@
 
 #include "golden.h"
 
+#include "canned.h"
 #include "cli.h"
 #include "diff.h"
+#include "record.h"
 
 #define SEED_000 "seeds/000_552e225c0d5c94bb.txt"
 #define SEED_002 "seeds/002_76c6522b3146f63d.txt"
@@ -728,22 +731,135 @@ static void test_cmd_errors(void **state)
 	run_diff(&r, 3, (char *[]){ "diff", "/nonexistent/a.txt", seed, NULL });
 	assert_int_equal(r.status, BG_EXIT_FAILURE);
 	assert_non_null(strstr(r.err, "cannot open '/nonexistent/a.txt'"));
-	/* malformed text: the file and the line */
-	run_diff(&r, 3, (char *[]){ "diff", seed, bad, NULL });
+	/* malformed text, --strict: the file and the line */
+	run_diff(&r, 4, (char *[]){ "diff", "--strict", seed, bad, NULL });
 	assert_int_equal(r.status, BG_EXIT_FAILURE);
 	assert_non_null(strstr(r.err, bad));
-	assert_non_null(strstr(r.err, ":2: "));
+	assert_non_null(strstr(r.err, ":2: cannot parse function call 'bar('\n"));
 	assert_string_equal(r.out, "");
-	/* an empty file compares, with a warning */
-	fd = open(bad, O_WRONLY | O_TRUNC);
-	assert_true(fd >= 0);
-	close(fd);
-	run_diff(&r, 4, (char *[]){ "diff", "-q", bad, seed, NULL });
+	/* without: the line skipped, named, the rest compared */
+	run_diff(&r, 4, (char *[]){ "diff", "-q", seed, bad, NULL });
 	assert_int_equal(r.status, BG_EXIT_OK);
-	assert_non_null(strstr(r.err, ": no call at depth 0 to compare"));
-	assert_non_null(strstr(r.out, "recall 1.000 precision 0.000 (A: 0 calls in 0 invocations, "));
+	assert_non_null(strstr(r.err, ":2: line skipped, cannot parse function call: "
+				      "' 0)   1.0 us    |    bar('\n"));
+	assert_non_null(strstr(r.out, "B: 1 calls in 1 invocations)\n"));
 	unlink(bad);
 	free(seed);
+}
+
+/*
+ * Nothing to compare on a side fails: recall over no call is 1.000, which
+ * a check on recall would pass for a capture that failed. The message
+ * names the input and says why; no summary line is printed.
+ */
+static void test_cmd_nothing(void **state)
+{
+	char empty[] = "/tmp/bg-diff-empty-XXXXXX", hdr[] = "/tmp/bg-diff-hdr-XXXXXX";
+	int fd = mkstemp(empty), fh = mkstemp(hdr);
+	static const char header[] = "# tracer: function_graph\n#\n"
+				     "# CPU  DURATION                  FUNCTION CALLS\n"
+				     "# |     |   |                     |   |   |   |\n";
+	char *seed = golden_path(SEED_000), want[512];
+	struct run r;
+
+	(void)state;
+	assert_true(fd >= 0 && fh >= 0);
+	close(fd);
+	assert_int_equal(write(fh, header, sizeof(header) - 1), (ssize_t)sizeof(header) - 1);
+	close(fh);
+	snprintf(want, sizeof(want), "bpfgraph diff: %s: no function call in it, nothing to "
+		 "compare (an empty or failed capture?)\n", empty);
+	run_diff(&r, 4, (char *[]){ "diff", "-q", empty, seed, NULL });
+	assert_int_equal(r.status, BG_EXIT_FAILURE);
+	assert_string_equal(r.out, "");
+	assert_string_equal(r.err, want);
+	run_diff(&r, 4, (char *[]){ "diff", "-q", seed, empty, NULL });
+	assert_int_equal(r.status, BG_EXIT_FAILURE);
+	assert_string_equal(r.err, want);
+	run_diff(&r, 4, (char *[]){ "diff", "-q", hdr, seed, NULL });
+	assert_int_equal(r.status, BG_EXIT_FAILURE);
+	assert_non_null(strstr(r.err, hdr));
+	assert_non_null(strstr(r.err, ": no function call in it"));
+	/* calls, but none left to compare: a window past the end */
+	run_diff(&r, 5, (char *[]){ "diff", "-q", "--skip-last=1", seed, seed, NULL });
+	assert_int_equal(r.status, BG_EXIT_FAILURE);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, ": no call at depth 0 to compare with --skip-last\n"));
+	run_diff(&r, 5, (char *[]){ "diff", "-q", "--root=nothing*", seed, seed, NULL });
+	assert_int_equal(r.status, BG_EXIT_FAILURE);
+	assert_non_null(strstr(r.err, ": no call at depth 0 to compare with --root\n"));
+	unlink(empty);
+	unlink(hdr);
+	free(seed);
+}
+
+/* A canned record script (tests/golden/graph/NAME.in) into a record file. */
+static void record_script(const char *name, const char *path, bool records)
+{
+	char rel[64], *script;
+	struct record_writer *rw;
+	struct record_meta m;
+	struct rec_sink s;
+	struct canned c;
+	char *tok[16];
+	int n;
+
+	snprintf(rel, sizeof(rel), "graph/%s.in", name);
+	script = golden_path(rel);
+	assert_int_equal(canned_open(&c, script), 0);
+	canned_settings(&c, tok, &n);
+	m = (struct record_meta){ .flags = c.flags, .dialect = c.dialect,
+				  .nr_cpu_ids = c.nr_cpu_ids, .header = c.header };
+	rw = record__create(path, &m, &c.ft, stderr);
+	assert_non_null(rw);
+	s = record__sink(rw);
+	if (records)
+		canned_play(&c, tok, n, &s);
+	assert_int_equal(record__write_trailer(rw, &(struct record_trailer){}), 0);
+	assert_int_equal(record__close(rw), 0);
+	canned_free(&c);
+	free(script);
+}
+
+/*
+ * A record file is read as report prints it (told by its first bytes, not
+ * its name), from a file or standard input: against that text, equal.
+ */
+static void test_cmd_record(void **state)
+{
+	char bgr[] = "/tmp/bg-diff-rec-XXXXXX", none[] = "/tmp/bg-diff-none-XXXXXX";
+	char *text = golden_path("graph/seed000.out");
+	static const char want[] = "recall 1.000 precision 1.000 (A: 307 calls in 1 invocations, "
+				   "B: 307 calls in 1 invocations)\n";
+	int fd = mkstemp(bgr), fn = mkstemp(none), saved;
+	struct run r;
+
+	(void)state;
+	assert_true(fd >= 0 && fn >= 0);
+	close(fn);
+	record_script("seed000", bgr, true);
+	record_script("seed000", none, false);
+	run_diff(&r, 4, (char *[]){ "diff", "-q", text, bgr, NULL });
+	assert_int_equal(r.status, BG_EXIT_OK);
+	assert_string_equal(r.out, want);
+	assert_string_equal(r.err, "");
+	/* standard input */
+	saved = dup(STDIN_FILENO);
+	assert_true(saved >= 0 && dup2(fd, STDIN_FILENO) >= 0);
+	run_diff(&r, 4, (char *[]){ "diff", "-q", "-", text, NULL });
+	assert_true(dup2(saved, STDIN_FILENO) >= 0);
+	close(saved);
+	close(fd);
+	assert_int_equal(r.status, BG_EXIT_OK);
+	assert_string_equal(r.out, want);
+	/* a recording of nothing is no comparison */
+	run_diff(&r, 4, (char *[]){ "diff", "-q", text, none, NULL });
+	assert_int_equal(r.status, BG_EXIT_FAILURE);
+	assert_non_null(strstr(r.err, none));
+	assert_non_null(strstr(r.err, ": no function call in it"));
+	unlink(bgr);
+	unlink(none);
+	free(text);
 }
 
 int main(void)
@@ -770,6 +886,8 @@ int main(void)
 		cmocka_unit_test(test_cmd_summary),
 		cmocka_unit_test(test_cmd_report),
 		cmocka_unit_test(test_cmd_errors),
+		cmocka_unit_test(test_cmd_nothing),
+		cmocka_unit_test(test_cmd_record),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,12 +6,14 @@
  * files tests/golden/formats/seed001.*, seed 000 (tracefs, modules, an
  * orphan close) as SVG; all seeds checked for structure: JSON lines and
  * Chrome JSON through jq, folded and SVG weights adding up, the text of a
- * clean capture given back byte for byte. Bad text: exit 1 and one line
- * naming the file and line.
+ * clean capture given back byte for byte, and bpfgraph's own text too.
+ * Bad text: a damaged line skipped with a warning naming the file and
+ * line; with --strict, exit 1 and that one line. Standard input.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "golden.h"
@@ -365,13 +367,19 @@ static char *write_tmp(const char *text, size_t len)
 }
 
 /* One line on stderr, "bpfgraph: FILE" then what; exit 1; no output file. */
-static void expect_error(const char *text, size_t len, const char *what)
+static void expect_error(const char *text, size_t len, const char *what, const char *const *args)
 {
 	char *path = write_tmp(text, len), want[512];
+	const char *argv[8] = { NULL };
 	struct run r;
+	size_t n = 0;
 
+	for (; args && *args; args++)
+		argv[n++] = *args;
+	for (args = fmts[5].args; *args; args++)
+		argv[n++] = *args;
 	snprintf(want, sizeof(want), "bpfgraph: %s%s", path, what);
-	run_report(&r, path, fmts[5].args);
+	run_report(&r, path, argv);
 	assert_int_equal(r.status, BG_EXIT_FAILURE);
 	assert_false(r.out_exists);
 	if (strncmp(r.err, want, strlen(want)))
@@ -389,14 +397,129 @@ static void test_text_errors(void **state)
 	static const char nul[] = " 0)   0.100 us    |  foo();\n 0)   0.1\0 us    |  bar();\n";
 	static const char prose[] = "Hello,\nthis is no trace.\n";
 	static const char magic_only[] = "BGRECORD";
+	static const char *const strict[] = { "--strict", NULL };
 
-	expect_error(bad_call, sizeof(bad_call) - 1, ":2: ");
-	expect_error(nul, sizeof(nul) - 1, ":2: ");
+	expect_error(bad_call, sizeof(bad_call) - 1, ":2: ", strict);
+	expect_error(nul, sizeof(nul) - 1, ":2: ", strict);
 	expect_error(prose, sizeof(prose) - 1,
-		     ": neither a bpfgraph record file nor function_graph text");
-	expect_error("", 0, ": neither a bpfgraph record file");
+		     ": neither a bpfgraph record file nor function_graph text", NULL);
+	expect_error("", 0, ": neither a bpfgraph record file", NULL);
 	/* the magic makes it a record file: the record reader's message */
-	expect_error(magic_only, sizeof(magic_only) - 1, "");
+	expect_error(magic_only, sizeof(magic_only) - 1, "", NULL);
+}
+
+/*
+ * A damaged line (or the last one, cut by Ctrl-C on "cat trace_pipe")
+ * is skipped with one warning naming the file, the line and how it
+ * began, once though text is read twice; the rest is printed as if the
+ * line had not been there. --strict refuses the file instead.
+ */
+static void test_damaged_text(void **state)
+{
+	static const char clean[] = " 0)               |  foo() {\n"
+				    " 0)   1.000 us    |    baz();\n"
+				    " 0)   2.000 us    |  }\n";
+	static const char damaged[] = " 0)               |  foo() {\n"
+				      " 0)   1.0 us    |    bar(\n"
+				      " 0)   1.000 us    |    baz();\n"
+				      " 0)   2.000 us    |  }\n"
+				      " 0)   0.048 us    |    qu";
+	static const char *const strict[] = { "--strict", NULL };
+	char *cp = write_tmp(clean, sizeof(clean) - 1), *dp = write_tmp(damaged, sizeof(damaged) - 1);
+	char want[1024];
+	struct run c, d;
+
+	(void)state;
+	run_report(&c, cp, NULL);
+	run_report(&d, dp, NULL);
+	assert_int_equal(c.status, BG_EXIT_OK);
+	assert_int_equal(d.status, BG_EXIT_OK);
+	assert_non_null(d.out);
+	assert_string_equal(d.out, c.out);
+	assert_string_equal(d.out, clean);
+	snprintf(want, sizeof(want),
+		 "bpfgraph: %s:2: line skipped, cannot parse function call: "
+		 "' 0)   1.0 us    |    bar('\n"
+		 "bpfgraph: %s:5: line skipped, cannot parse function call: "
+		 "' 0)   0.048 us    |    qu'\n", dp, dp);
+	assert_string_equal(d.err, want);
+	run_free(&c);
+	run_free(&d);
+	run_report(&d, dp, strict);
+	assert_int_equal(d.status, BG_EXIT_FAILURE);
+	assert_false(d.out_exists);
+	snprintf(want, sizeof(want), "bpfgraph: %s:2: cannot parse function call 'bar('\n", dp);
+	assert_string_equal(d.err, want);
+	run_free(&d);
+	unlink(cp);
+	unlink(dp);
+	free(cp);
+	free(dp);
+}
+
+/*
+ * bpfgraph's own text of every return type and of no CPU column comes
+ * back byte for byte. The types_* goldens start with a void function's
+ * leaf (no value), which decided "no return values" for the whole text;
+ * nocpu.out has a '#' marked line (1-10 ms), which was read as a comment.
+ */
+static void test_own_text_back(void **state)
+{
+	static const char *const files[] = {
+		"out_text/types_601.out",    "out_text/types_605.out",
+		"out_text/types_605_hex.out", "out_text/types_613.out",
+		"out_text/types_613_hex.out", "out_text/nocpu.out",
+	};
+	size_t len, glen = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *path = golden_path(files[i]), *text = slurp(path, &glen);
+		char *out = report_ok(files[i], &fmts[0], &len);
+
+		if (len != glen || memcmp(out, text, len))
+			fail_msg("report -i %s: not the text read", files[i]);
+		free(out);
+		free(text);
+		free(path);
+	}
+}
+
+/* report -i - reads standard input: a pipe, copied aside (text is read twice). */
+static void test_stdin(void **state)
+{
+	char *path = golden_path(SEED_000), *seed;
+	int p[2], saved, status;
+	size_t slen = 0, len;
+	struct run r;
+	pid_t pid;
+
+	(void)state;
+	seed = slurp(path, &slen);
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		close(p[0]);
+		_exit(write(p[1], seed, slen) == (ssize_t)slen ? 0 : 1);
+	}
+	close(p[1]);
+	saved = dup(STDIN_FILENO);
+	assert_true(saved >= 0 && dup2(p[0], STDIN_FILENO) >= 0);
+	close(p[0]);
+	run_report(&r, "-", NULL);
+	assert_true(dup2(saved, STDIN_FILENO) >= 0);
+	close(saved);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(r.status, BG_EXIT_OK);
+	assert_string_equal(r.err, "");
+	len = r.out_len;
+	assert_int_equal(len, slen);
+	assert_memory_equal(r.out, seed, len);
+	run_free(&r);
+	free(seed);
+	free(path);
 }
 
 /* Names go into XML escaped: the SVG stays well formed. */
@@ -426,6 +549,9 @@ int main(void)
 		cmocka_unit_test(test_args_text_as_read),
 		cmocka_unit_test(test_text_options),
 		cmocka_unit_test(test_text_errors),
+		cmocka_unit_test(test_damaged_text),
+		cmocka_unit_test(test_own_text_back),
+		cmocka_unit_test(test_stdin),
 		cmocka_unit_test(test_svg_escape),
 	};
 

@@ -38,6 +38,7 @@ enum {
 	K_WIDE,
 	K_WAIT_DETACH,
 	K_ARGS_DETAIL,
+	K_STRICT,
 };
 
 #define OFF(field) offsetof(struct bg_opts, field)
@@ -122,7 +123,10 @@ const struct cli_opt cli_opts[] = {
 	  0, "folded stacks and svg frames weigh self\ntime in ns (time, default) or calls (count)",
 	  CM_ALL },
 	{ "input", 'i', "FILE", G_OUTPUT, cli_set_input, 0, 0, 0,
-	  "report: the recording, or function_graph\ntext, to print", CM_REPORT },
+	  "report: the recording, or function_graph\ntext, to print (- reads stdin)", CM_REPORT },
+	{ "strict", K_STRICT, NULL, G_OUTPUT, cli_set_flag, OFF(strict), 0, 0,
+	  "report: refuse text with a damaged line\n(default: skip it with a warning)",
+	  CM_REPORT },
 	{ "tee", K_TEE, NULL, G_OUTPUT, cli_set_flag, OFF(tee), 0, 0,
 	  "record: print the trace on stdout too", CM_RECORD },
 

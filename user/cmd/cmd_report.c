@@ -8,7 +8,10 @@
  * knows (tracefs trace or trace_pipe, perf ftrace, perf-tools funcgraph,
  * bpfgraph): its events go straight to the writers, and the options the
  * text shows (columns, return values) are the defaults instead. What the
- * file is, is decided by its first bytes, the record file magic or not.
+ * file is, is decided by its first bytes, the record file magic or not
+ * (input.h); "-" is standard input. A damaged line of text (a capture
+ * cut in the middle of a line) is skipped with a warning naming it,
+ * unless --strict.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,16 +22,10 @@
 #include "cli.h"
 #include "cmd.h"
 #include "fgtext.h"
+#include "input.h"
 #include "preflight.h"
 #include "record.h"
 #include "render.h"
-
-struct input {
-	FILE *f;
-	const char *path; /* for messages */
-	bool record; /* starts with RECORD_MAGIC */
-	bool spooled; /* f is a copy of a pipe in a temporary file */
-};
 
 /* Recorded options, overridden by the ones set on this command line. */
 static void merge_opts(struct render_opts *ro, const struct record_meta *m,
@@ -68,60 +65,6 @@ static void print_info(const struct record_info *in, const char *path, int verbo
 		fprintf(stderr, "bpfgraph: %s: %" PRIu64 " calls of the -G functions were not "
 			"recorded: they began after the first traced call, while what the wide "
 			"net met in it was being linked\n", path, t->held);
-}
-
-/* Copies the rest of a pipe, after the n bytes already read, to a temporary file. */
-static FILE *spool(FILE *f, const char *head, size_t n)
-{
-	FILE *t = tmpfile();
-	char buf[65536];
-	size_t k;
-
-	if (!t)
-		return NULL;
-	if (n && fwrite(head, 1, n, t) != n)
-		goto fail;
-	while ((k = fread(buf, 1, sizeof(buf), f)) > 0)
-		if (fwrite(buf, 1, k, t) != k)
-			goto fail;
-	if (ferror(f) || fflush(t) || fseek(t, 0, SEEK_SET))
-		goto fail;
-	return t;
-fail:
-	fclose(t);
-	return NULL;
-}
-
-/*
- * Opens in->path and tells a record file from text. Text is read twice
- * (report_text), so input that cannot seek is copied first. 0 or -errno,
- * with its message.
- */
-static int open_input(struct input *in)
-{
-	char head[sizeof(RECORD_MAGIC) - 1];
-	size_t n;
-	FILE *t;
-
-	in->f = fopen(in->path, "rbe");
-	if (!in->f) {
-		fprintf(stderr, "bpfgraph: cannot open '%s': %s\n", in->path, strerror(errno));
-		return -errno;
-	}
-	n = fread(head, 1, sizeof(head), in->f);
-	in->record = n == sizeof(head) && !memcmp(head, RECORD_MAGIC, n);
-	if (!ferror(in->f) && !fseek(in->f, 0, SEEK_SET))
-		return 0;
-	t = ferror(in->f) ? NULL : spool(in->f, head, n);
-	if (!t) {
-		fprintf(stderr, "bpfgraph: cannot read '%s': %s\n", in->path,
-			strerror(errno ?: EIO));
-		return -EIO;
-	}
-	fclose(in->f);
-	in->f = t;
-	in->spooled = true;
-	return 0;
 }
 
 static FILE *open_output(const struct bg_opts *o)
@@ -176,25 +119,18 @@ static int replay(struct record_reader *r, const struct bg_opts *o, FILE *out)
 
 static int report_record(struct input *in, const struct bg_opts *o)
 {
-	char fdpath[64];
-	const char *path = in->path;
 	struct record_reader *r;
 	FILE *out;
 	int err;
 
-	/* the reader opens by name: the copy of a pipe has one under /proc */
-	if (in->spooled) {
-		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fileno(in->f));
-		path = fdpath;
-	}
-	r = record__open(path, stderr);
+	r = record__open(input__record_path(in), stderr);
 	if (!r)
 		return -EINVAL;
 	out = open_output(o);
 	err = out ? replay(r, o, out) : -EINVAL;
 	err = close_output(out, o, err);
 	if (!err)
-		print_info(record__info(r), in->path, o->verbosity);
+		print_info(record__info(r), in->name, o->verbosity);
 	record__close_reader(r);
 	return err;
 }
@@ -269,7 +205,10 @@ static int stamp(struct text_clock *c, struct gev *ev)
  * The writers' function table: the reader's names, and a return type
  * that says what the text showed. Text has no BTF: a call printed
  * without a value (a void function, or a text without return values)
- * is void for the writers, one printed with a value has it shown raw.
+ * is void for the writers, one printed with a value has it shown raw;
+ * but a value printed in hex that the kernel's rule would print in
+ * decimal (0xffffffea: bpfgraph's text of a long, not an int error
+ * code) is a 64-bit signed one, which the writers print the same way.
  */
 struct text_replay {
 	struct gsink events;
@@ -288,8 +227,16 @@ static int sync_funcs(struct text_replay *t, const struct fgtext_ev *e, const st
 		if (functab__add(&t->funcs, f->name, f->module, 0, 0) < 0)
 			return -ENOMEM;
 	}
-	if ((ev->type == GEV_LEAF || ev->type == GEV_EXIT) && ev->func < t->funcs.n)
-		t->funcs.f[ev->func].ret_kind = e->has_ret ? BG_RET_UNKNOWN : BG_RET_VOID;
+	if ((ev->type == GEV_LEAF || ev->type == GEV_EXIT) && ev->func < t->funcs.n) {
+		struct bg_func *f = &t->funcs.f[ev->func];
+		char buf[32];
+
+		f->ret_kind = e->has_ret ? BG_RET_UNKNOWN : BG_RET_VOID;
+		f->ret_size = 8;
+		if (e->ret_hex && out_text__fmt_retval(buf, sizeof(buf), ev->ret, NULL, false) &&
+		    buf[0] == '-')
+			f->ret_kind = BG_RET_SIGNED;
+	}
 	return 0;
 }
 
@@ -323,10 +270,17 @@ static void text_error(const struct fgtext *r, const char *path, int err)
 		fprintf(stderr, "bpfgraph: cannot read '%s': %s\n", path, strerror(-err));
 }
 
-static struct fgtext *text_reader(const struct input *in, fgtext_emit_fn emit, void *ctx)
+/*
+ * A reader of in; damaged lines are skipped unless --strict, and named
+ * when warn (the first of the two passes: once is enough).
+ */
+static struct fgtext *text_reader(const struct input *in, const struct bg_opts *o,
+				  fgtext_emit_fn emit, void *ctx, bool warn)
 {
-	struct fgtext *r = fgtext__new(&(struct fgtext_opts){ .emit = emit, .ctx = ctx,
-							     .name = in->path });
+	struct fgtext_opts fo = { .emit = emit, .ctx = ctx, .name = in->name,
+				  .lenient = !o->strict, .warn = warn ? stderr : NULL,
+				  .prefix = "bpfgraph: " };
+	struct fgtext *r = fgtext__new(&fo);
 
 	if (!r)
 		fprintf(stderr, "bpfgraph: out of memory\n");
@@ -340,12 +294,12 @@ static int text_read(const struct input *in, struct fgtext *r)
 
 	if (fseek(in->f, 0, SEEK_SET)) {
 		err = -errno;
-		fprintf(stderr, "bpfgraph: cannot read '%s': %s\n", in->path, strerror(errno));
+		fprintf(stderr, "bpfgraph: cannot read '%s': %s\n", in->name, strerror(errno));
 		return err;
 	}
 	err = fgtext__read(r, in->f);
 	if (err)
-		text_error(r, in->path, err);
+		text_error(r, in->name, err);
 	return err;
 }
 
@@ -379,8 +333,9 @@ static void text_info(const struct fgtext *r, const char *path, int verbosity)
 
 	if (verbosity > 0)
 		fprintf(stderr, "bpfgraph: %s: function_graph text: %" PRIu64 " lines, %" PRIu64
-			" calls, %zu functions, %" PRIu64 " lines recovered from joined ones\n",
-			path, st->lines, st->calls, fgtext__funcs(r)->n, st->recovered);
+			" calls, %zu functions, %" PRIu64 " lines recovered from joined ones, %"
+			PRIu64 " damaged lines skipped\n", path, st->lines, st->calls,
+			fgtext__funcs(r)->n, st->recovered, st->skipped);
 }
 
 /*
@@ -400,7 +355,7 @@ static int report_text(struct input *in, const struct bg_opts *o)
 	int err = -ENOMEM;
 
 	functab__init(&t.funcs);
-	r1 = text_reader(in, NULL, NULL);
+	r1 = text_reader(in, o, NULL, NULL, true);
 	if (!r1)
 		goto out;
 	err = text_read(in, r1);
@@ -408,12 +363,12 @@ static int report_text(struct input *in, const struct bg_opts *o)
 		goto out;
 	if (!fgtext__stats(r1)->events && !fgtext__layout(r1)->header) {
 		fprintf(stderr, "bpfgraph: %s: neither a bpfgraph record file nor "
-			"function_graph text\n", in->path);
+			"function_graph text\n", in->name);
 		err = -EINVAL;
 		goto out;
 	}
 	out = open_output(o);
-	r2 = out ? text_reader(in, text_emit, &t) : NULL;
+	r2 = out ? text_reader(in, o, text_emit, &t, false) : NULL;
 	if (!r2) {
 		err = out ? -ENOMEM : -EINVAL;
 		goto out;
@@ -440,7 +395,7 @@ out:
 	render__free(rd);
 	err = close_output(out, o, err);
 	if (!err)
-		text_info(r1, in->path, o->verbosity);
+		text_info(r1, in->name, o->verbosity);
 	fgtext__free(r1);
 	fgtext__free(r2);
 	clock_free(&clock);
@@ -461,12 +416,10 @@ int cmd_report(int argc, char **argv)
 		cli__free(&o);
 		return BG_EXIT_FAILURE;
 	}
-	in.path = o.input;
-	err = open_input(&in);
+	err = input__open(&in, o.input, "bpfgraph");
 	if (!err)
 		err = in.record ? report_record(&in, &o) : report_text(&in, &o);
-	if (in.f)
-		fclose(in.f);
+	input__close(&in);
 	cli__free(&o);
 	return err ? BG_EXIT_FAILURE : BG_EXIT_OK;
 }

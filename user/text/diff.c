@@ -2,11 +2,11 @@
 /*
  * bpfgraph diff: see diff.h for what is compared. Both sides are built
  * from graph events the same way (diff__feed), so text read by fgtext
- * and, later, record files replayed through the graph builder compare
- * alike.
+ * and record files replayed through the graph builder compare alike.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -15,6 +15,8 @@
 #include "options.h"
 #include "diff_int.h"
 #include "fgtext.h"
+#include "input.h"
+#include "record.h"
 
 /* --- comparing ----------------------------------------------------------- */
 
@@ -29,6 +31,8 @@ int diff__compare(struct diff *d, FILE *out, struct diff_stats *st)
 	int err;
 
 	memset(&d->st, 0, sizeof(d->st));
+	d->st.read[DIFF_A] = A->read;
+	d->st.read[DIFF_B] = B->read;
 	err = diff_collect_invs(d, A, DIFF_A);
 	if (!err)
 		err = diff_collect_invs(d, B, DIFF_B);
@@ -134,7 +138,9 @@ static int feed_text(void *ctx, const struct fgtext_ev *e, const struct functab 
 int diff__read_text(struct diff *d, int side, FILE *in, const char *name, FILE *err)
 {
 	struct feed_ctx fc = { .d = d, .side = side };
-	struct fgtext_opts o = { .emit = feed_text, .ctx = &fc, .name = name };
+	struct fgtext_opts o = { .emit = feed_text, .ctx = &fc, .name = name,
+				 .lenient = !d->o.strict, .warn = err,
+				 .prefix = "bpfgraph diff: " };
 	struct fgtext *r = fgtext__new(&o);
 	const char *msg;
 	uint32_t line;
@@ -157,15 +163,72 @@ int diff__read_text(struct diff *d, int side, FILE *in, const char *name, FILE *
 	return ret;
 }
 
+/* --- reading a record file -------------------------------------------------- */
+
+struct rec_feed {
+	struct diff *d;
+	int side;
+	const struct functab *ft; /* the reader's, growing as records come */
+	int err; /* the first diff__feed() error: the graph builder's sink has no return */
+};
+
+static void feed_gev(void *ctx, const struct gev *ev)
+{
+	struct rec_feed *f = ctx;
+
+	if (!f->err)
+		f->err = diff__feed(f->d, f->side, ev, f->ft, 0);
+}
+
+/* Lost records leave calls out or misnested: the comparison is not of the whole run. */
+static void warn_drops(const struct record_info *in, const char *name, FILE *err)
+{
+	if (in->trailer.drops)
+		fprintf(err, "bpfgraph diff: %s: the recording dropped %" PRIu64 " records: its "
+			"graph may miss calls or nest them wrongly\n", name, in->trailer.drops);
+}
+
+int diff__read_record(struct diff *d, int side, const char *path, const char *name, FILE *err)
+{
+	struct rec_feed f = { .d = d, .side = side };
+	struct record_reader *rr = record__open(path, err);
+	struct graph *g;
+	struct rec_sink sink;
+	int ret;
+
+	d->s[side].name = name;
+	if (!rr)
+		return errno ? -errno : -EINVAL; /* said on err */
+	f.ft = &record__info(rr)->funcs;
+	g = graph__new(&(struct graph_opts){ .funcs = f.ft, .sink = { feed_gev, &f } });
+	if (!g) {
+		record__close_reader(rr);
+		fprintf(err, "bpfgraph diff: %s: %s\n", name, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	sink = graph__sink(g);
+	ret = record__replay(rr, &sink); /* its problems are said on err */
+	if (!ret && f.err) {
+		ret = f.err;
+		fprintf(err, "bpfgraph diff: %s: %s\n", name, strerror(-ret));
+	}
+	if (!ret)
+		warn_drops(record__info(rr), name, err);
+	graph__free(g);
+	record__close_reader(rr);
+	return ret;
+}
+
 /* --- command line ---------------------------------------------------------- */
 
 static const char usage_text[] =
 	"Usage: bpfgraph diff [OPTIONS] A B\n"
 	"\n"
 	"Compare two function graphs: A, the reference (the kernel's own\n"
-	"function_graph, say), and B. Both are function_graph text of any\n"
-	"dialect: the tracefs trace or trace_pipe file, perf ftrace, perf-tools\n"
-	"funcgraph or bpfgraph output; - reads standard input.\n"
+	"function_graph, say), and B. Each is function_graph text of any\n"
+	"dialect (the tracefs trace or trace_pipe file, perf ftrace, perf-tools\n"
+	"funcgraph or bpfgraph output) or a bpfgraph record file, told apart by\n"
+	"their first bytes; - reads standard input.\n"
 	"Invocations of the same depth-0 function are paired, A with the B that\n"
 	"shares most call lines with it (a call line is a function at a depth);\n"
 	"the calls only in A, only in B, moved to another parent, and the\n"
@@ -189,11 +252,15 @@ static const char usage_text[] =
 	"                        R times or more as changed (default 2)\n"
 	"      --one-task        each file traced one task (a pid filter): follow\n"
 	"                        its calls across CPUs, ignore context switch banners\n"
+	"      --strict          refuse text with a damaged line, as a capture cut\n"
+	"                        short has (default: skip it with a warning)\n"
 	"  -q, --quiet           print only the summary line\n"
 	"  -h, --help            print this help and exit\n"
 	"\n"
 	"Exit status: 0 when compared, whatever the differences; 1 when a file\n"
-	"cannot be read or parsed; 2 on usage errors.\n"
+	"cannot be read or parsed, or A or B has no call to compare (none at\n"
+	"all, or none left by --root, --ignore, --last, --skip-last); 2 on\n"
+	"usage errors.\n"
 	"\n"
 	"Examples:\n"
 	"  bpfgraph diff --ignore='irq_*' oracle.txt bpfgraph.txt\n"
@@ -205,7 +272,7 @@ void diff__usage(FILE *f)
 }
 
 enum { OPT_ROOT = 256, OPT_IGNORE, OPT_MAX_LINES, OPT_RATIO, OPT_LAST, OPT_SKIP_LAST,
-       OPT_ONE_TASK };
+       OPT_ONE_TASK, OPT_STRICT };
 
 static const struct option long_opts[] = {
 	{ "root", required_argument, NULL, OPT_ROOT },
@@ -215,6 +282,7 @@ static const struct option long_opts[] = {
 	{ "skip-last", required_argument, NULL, OPT_SKIP_LAST },
 	{ "ratio", required_argument, NULL, OPT_RATIO },
 	{ "one-task", no_argument, NULL, OPT_ONE_TASK },
+	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{},
@@ -270,6 +338,9 @@ static int parse_value(struct diff_cmd *c, int opt, const char *arg)
 		return 0;
 	case OPT_ONE_TASK:
 		c->o.one_task = true;
+		return 0;
+	case OPT_STRICT:
+		c->o.strict = true;
 		return 0;
 	case OPT_IGNORE: {
 		char **v = realloc(c->ignore, (c->o.n_ignore + 1) * sizeof(*v));
@@ -338,31 +409,43 @@ static int parse_args(struct diff_cmd *c, int argc, char **argv)
 	return 0;
 }
 
+/* path ("-": standard input), a record file or text, into side. */
 static int read_side(struct diff *d, int side, const char *path)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
-	int err;
+	struct input in;
+	int err = input__open(&in, path, "bpfgraph diff");
 
-	if (!f) {
-		err = -errno;
-		fprintf(stderr, "bpfgraph diff: cannot open '%s': %s\n", path, strerror(errno));
-		return err;
-	}
-	err = diff__read_text(d, side, f, strcmp(path, "-") ? path : "<stdin>", stderr);
-	if (f != stdin)
-		fclose(f);
+	if (!err && in.record)
+		err = diff__read_record(d, side, input__record_path(&in), in.name, stderr);
+	else if (!err)
+		err = diff__read_text(d, side, in.f, in.name, stderr);
+	input__close(&in);
 	return err;
 }
 
-/* Not an error, but most likely not the file that was meant. */
-static void warn_empty(const struct diff_cmd *c, const struct diff_stats *st)
+/*
+ * A side with no call to compare fails the comparison: recall over no
+ * call is 1.000, which a check on it would pass for a capture that
+ * failed. One message per side says which, and why.
+ */
+static bool nothing_to_compare(const struct diff_cmd *c, const struct diff_stats *st)
 {
-	for (int i = 0; i < 2; i++)
-		if (!st->invocations[i])
-			fprintf(stderr, "bpfgraph diff: %s: no call at depth 0%s%s to compare\n",
-				strcmp(c->path[i], "-") ? c->path[i] : "<stdin>",
-				c->o.root ? " matching --root" : "",
-				c->o.skip_last ? " left after --skip-last" : "");
+	bool none = false;
+
+	for (int i = 0; i < 2; i++) {
+		const char *name = strcmp(c->path[i], "-") ? c->path[i] : "<stdin>";
+
+		if (!st->read[i])
+			fprintf(stderr, "bpfgraph diff: %s: no function call in it, nothing to "
+				"compare (an empty or failed capture?)\n", name);
+		else if (!st->invocations[i])
+			fprintf(stderr, "bpfgraph diff: %s: no call at depth 0 to compare%s%s%s%s\n",
+				name, c->o.root || c->o.n_ignore || c->o.skip_last ? " with" : "",
+				c->o.root ? " --root" : "", c->o.n_ignore ? " --ignore" : "",
+				c->o.skip_last ? " --skip-last" : "");
+		none |= !st->invocations[i];
+	}
+	return none;
 }
 
 int cmd_diff(int argc, char **argv)
@@ -389,13 +472,17 @@ int cmd_diff(int argc, char **argv)
 		err = read_side(d, DIFF_B, c.path[1]);
 	if (err)
 		goto cleanup;
-	err = diff__compare(d, stdout, &st);
+	err = diff__compare(d, NULL, &st);
+	if (!err && nothing_to_compare(&c, &st)) {
+		err = -ENODATA;
+		goto cleanup;
+	}
+	if (!err)
+		err = diff_report(d, stdout);
 	if (!err && fflush(stdout))
 		err = -EIO;
 	if (err)
 		fprintf(stderr, "bpfgraph diff: %s\n", strerror(-err));
-	else
-		warn_empty(&c, &st);
 cleanup:
 	diff__free(d);
 	free(c.ignore);

@@ -4,6 +4,7 @@
  * kernel's own function_graph (the oracle) and bpfgraph's text for the
  * same workload.
  *
+ * Each side is function_graph text of any dialect or a record file.
  * Each graph is cut into invocations: the calls under one depth-0 call.
  * Invocations of the same root function are paired, A with the B that
  * shares most call lines with it; a call line is (function, depth), in
@@ -38,12 +39,14 @@ struct diff_opts {
 	double ratio; /* a mean duration this many times larger or smaller is a change */
 	bool quiet; /* only the summary line */
 	bool one_task; /* each side traced one task: follow it across CPUs */
+	bool strict; /* text: a damaged line fails the read (default: skipped, named on err) */
 };
 
 /* Sides of a comparison. */
 enum { DIFF_A, DIFF_B };
 
 struct diff_stats {
+	size_t read[2]; /* call lines read, before --root, --ignore, --last... */
 	size_t calls[2]; /* call lines in the compared invocations */
 	size_t invocations[2];
 	size_t outside[2]; /* calls under no depth-0 call (trace began inside one) */
@@ -69,9 +72,16 @@ int diff__feed(struct diff *d, int side, const struct gev *ev, const struct func
 	       uint32_t line);
 /*
  * Reads function_graph text (any dialect) into side; name is used in
- * messages and lists. 0, or -errno with one message on err.
+ * messages and lists. 0, or -errno with one message on err. Unless
+ * opts.strict, damaged lines are skipped, each named on err (if not NULL).
  */
 int diff__read_text(struct diff *d, int side, FILE *in, const char *name, FILE *err);
+/*
+ * Reads a record file ("bpfgraph record") into side through the graph
+ * builder, as report prints it. 0, or -errno with one message on err
+ * (not NULL).
+ */
+int diff__read_record(struct diff *d, int side, const char *path, const char *name, FILE *err);
 /* Pairs, aligns and reports on out (only the summary with opts.quiet). */
 int diff__compare(struct diff *d, FILE *out, struct diff_stats *st);
 

@@ -71,6 +71,7 @@ struct inv {
 
 struct side {
 	const char *name;
+	size_t read; /* calls fed, before anything is left out (diff_stats.read) */
 	struct dnode *node;
 	size_t n, cap;
 	uint32_t *inv_root; /* root node of each invocation id */

@@ -374,6 +374,8 @@ int diff__feed(struct diff *d, int side, const struct gev *ev, const struct func
 	}
 	if (ev->type == GEV_LOST)
 		return 0;
+	if (ev->type == GEV_ENTER || ev->type == GEV_LEAF)
+		sd->read++;
 	/* a task column names the task even without banners */
 	if (ev->comm && c->pid_known && c->pid != ev->pid)
 		err = switch_task(sd, c, ev->pid);
