@@ -125,17 +125,6 @@ enum bg_run {
  * The tests of a run that need no task state: false if this run has nothing
  * to do. *ck gets the link cookie, *start whether the run may start a graph.
  */
-/*
- * Whether the current task is inside a graph (or skipping a hidden call):
- * what a run that cannot start one needs to have anything to do.
- */
-static __always_inline bool task_inside(void)
-{
-	struct task_state *st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0, 0);
-
-	return st && (st->depth || st->skip);
-}
-
 static __always_inline bool run_wanted(void *ctx, enum bg_run what, bool graph, __u64 *ck,
 				       bool *start)
 {
@@ -164,20 +153,13 @@ static __always_inline bool run_wanted(void *ctx, enum bg_run what, bool graph, 
 		/* A reader starved under a load does not keep the net on. */
 		if (bg_wide_ended && bpf_ktime_get_ns() - bg_wide_ended > BG_WIDE_GRACE_NS)
 			return false;
-		/* Other tasks' calls while one is inside a graph: most of them. */
-		if (!task_inside())
-			return false;
 	}
 	/*
-	 * The plan's entries, for all the work outside a graph: only a -G
-	 * function can start one, and its address says so more cheaply than
-	 * the cookie. Any other function's run has work only in a task
-	 * inside a graph: while one is (bg_active), every other task's call
-	 * of a traced function comes here, and the task's state is cheaper
-	 * to look at than the cookie.
+	 * The plan's entries, for all the work outside a graph: with no task
+	 * inside one, only a -G function can start one, and its address
+	 * says so more cheaply than the cookie.
 	 */
-	if (what == BG_RUN_MENTRY && bg_graph_n && !graph_func_ip(ctx) &&
-	    (!bg_active || !task_inside()))
+	if (what == BG_RUN_MENTRY && bg_graph_n && !bg_active && !graph_func_ip(ctx))
 		return false;
 	*ck = bpf_get_attach_cookie(ctx);
 	/* A link pair being replaced, or not in use yet: see BG_CK_GEN. */
