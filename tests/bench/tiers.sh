@@ -100,7 +100,8 @@ oracle_reset
 # Per call: only the timed task, as bpfgraph traces only its command.
 echo >$T/trace
 # Room for every event of the run: the text formatting below reads them all.
-kb=$(cat $T/buffer_size_kb)
+# "7 (expanded: 1408)" before its first use: 1408 is what it will be.
+kb=$(sed 's/.*expanded: \([0-9]*\))/\1/; s/ .*//' $T/buffer_size_kb)
 echo 32768 >$T/buffer_size_kb
 bwl --stop -o fg.call openmiss "$NCALL" &
 p=$!
