@@ -18,6 +18,7 @@
 
 #include "functab.h"
 #include "out_text.h"
+#include "record.h"
 #include "session.h"
 
 struct canned {
@@ -255,6 +256,39 @@ static inline void canned_free(struct canned *c)
 {
 	functab__free(&c->ft);
 	free(c->text);
+}
+
+/*
+ * The script at path into a record file at out, its settings as recorded
+ * options; with records false, the header and functions only. 0 or -errno.
+ */
+static inline int canned_record(const char *path, const char *out, bool records)
+{
+	struct record_writer *rw;
+	struct record_meta m;
+	struct rec_sink s;
+	struct canned c;
+	char *tok[16];
+	int n, err;
+
+	err = canned_open(&c, path);
+	if (err)
+		return err;
+	canned_settings(&c, tok, &n);
+	m = (struct record_meta){ .flags = c.flags, .dialect = c.dialect,
+				  .nr_cpu_ids = c.nr_cpu_ids, .header = c.header };
+	rw = record__create(out, &m, &c.ft, stderr);
+	if (!rw) {
+		canned_free(&c);
+		return -EIO;
+	}
+	s = record__sink(rw);
+	if (records)
+		canned_play(&c, tok, n, &s);
+	err = record__write_trailer(rw, &(struct record_trailer){});
+	err = record__close(rw) ?: err;
+	canned_free(&c);
+	return err;
 }
 
 #endif

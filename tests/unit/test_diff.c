@@ -797,27 +797,10 @@ static void test_cmd_nothing(void **state)
 static void record_script(const char *name, const char *path, bool records)
 {
 	char rel[64], *script;
-	struct record_writer *rw;
-	struct record_meta m;
-	struct rec_sink s;
-	struct canned c;
-	char *tok[16];
-	int n;
 
 	snprintf(rel, sizeof(rel), "graph/%s.in", name);
 	script = golden_path(rel);
-	assert_int_equal(canned_open(&c, script), 0);
-	canned_settings(&c, tok, &n);
-	m = (struct record_meta){ .flags = c.flags, .dialect = c.dialect,
-				  .nr_cpu_ids = c.nr_cpu_ids, .header = c.header };
-	rw = record__create(path, &m, &c.ft, stderr);
-	assert_non_null(rw);
-	s = record__sink(rw);
-	if (records)
-		canned_play(&c, tok, n, &s);
-	assert_int_equal(record__write_trailer(rw, &(struct record_trailer){}), 0);
-	assert_int_equal(record__close(rw), 0);
-	canned_free(&c);
+	assert_int_equal(canned_record(script, path, records), 0);
 	free(script);
 }
 

@@ -685,24 +685,7 @@ static char *run_direct(const char *script, uint32_t add_flags, enum bg_dialect 
 /* The same script into a record file, with its options as recorded ones. */
 static void record_script(const char *script, const char *path)
 {
-	struct record_writer *rw;
-	struct record_meta m;
-	struct rec_sink s;
-	struct canned c;
-	char *tok[16];
-	int n;
-
-	assert_int_equal(canned_open(&c, script), 0);
-	canned_settings(&c, tok, &n);
-	m = (struct record_meta){ .flags = c.flags, .dialect = c.dialect,
-				  .nr_cpu_ids = c.nr_cpu_ids, .header = c.header };
-	rw = record__create(path, &m, &c.ft, stderr);
-	assert_non_null(rw);
-	s = record__sink(rw);
-	canned_play(&c, tok, n, &s);
-	assert_int_equal(record__write_trailer(rw, &(struct record_trailer){}), 0);
-	assert_int_equal(record__close(rw), 0);
-	canned_free(&c);
+	assert_int_equal(canned_record(script, path, true), 0);
 }
 
 /* "bpfgraph report -i in -o out [extra...]" through cmd_report(). */
