@@ -30,6 +30,8 @@ struct writer_ops {
 	void (*free)(void *w);
 	/* What the writer holds goes to the FILE: after each drain, at the end. */
 	void (*sync)(void *w);
+	/* From now on each line goes to the FILE as it ends (render__events). */
+	void (*each_line)(void *w);
 };
 
 struct render {
@@ -60,6 +62,11 @@ static void text_free(void *w)
 static void text_sync(void *w)
 {
 	out_text__sync(w);
+}
+
+static void text_each_line(void *w)
+{
+	out_text__each_line(w);
 }
 
 static void *json_new(const struct render_opts *o)
@@ -157,7 +164,7 @@ static void svg_free(void *w)
 
 static const struct writer_ops writers[] = {
 	[BG_FMT_TEXT] = { "text", text_new, text_begin, out_text__emit, NULL, text_free,
-			  text_sync },
+			  text_sync, text_each_line },
 	[BG_FMT_JSON] = { "json", json_new, NULL, out_json__emit, json_finish, json_free },
 	[BG_FMT_CHROME] = { "chrome", chrome_new, chrome_begin, out_chrome__emit,
 			    chrome_finish, chrome_free },
@@ -247,8 +254,8 @@ struct rec_sink render__sink(struct render *r)
 struct gsink render__events(struct render *r)
 {
 	/* The caller may write between events: each line goes out as it ends. */
-	if (r->ops->emit == out_text__emit)
-		out_text__each_line(r->w);
+	if (r->ops->each_line)
+		r->ops->each_line(r->w);
 	return (struct gsink){ r->ops->emit, r->w };
 }
 
