@@ -6,6 +6,15 @@
 problems=()
 notes=()
 
+# The host's bpfgraph, for the checks that run its diff: BG_BPFGRAPH, else
+# the one in OUTPUT (the build directory: relative to the repository, or
+# absolute).
+host_bpfgraph() {
+	local out=${OUTPUT:-build}
+	[[ $out = /* ]] || out=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)/$out
+	echo "${BG_BPFGRAPH:-$out/bpfgraph}"
+}
+
 problem() { problems+=("$*"); }
 note() { notes+=("$*"); }
 
