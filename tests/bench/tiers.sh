@@ -136,11 +136,11 @@ for t in $tiers; do
 	res "$t call_cpu $(cpu_of $t.call)"
 	# bpfgraph's own CPU from "ready" to its last record written (-v),
 	# and what it dropped.
-	res "$t own_cpu $(sed -n 's/^bpfgraph: own CPU while tracing: \([0-9.]*\) s.*/\1/p' $t.call.err | head -n 1)"
+	res "$t own_cpu $(sed -n 's/^bpfgraph: own CPU from ready to the last record: \([0-9.]*\) s.*/\1/p' $t.call.err | head -n 1)"
 	# ... and its reading thread's from the timed loop's start (bwl) to
 	# the last record written: the steady state's reading and writing.
 	c0=$(sed -n 's/.* parent_cpu0_ns=\([0-9]*\).*/\1/p' $t.call | head -n 1)
-	c1=$(sed -n "s/^bpfgraph: own CPU while tracing: .* the reading thread's since it started: \([0-9.]*\) s.*/\1/p" $t.call.err | head -n 1)
+	c1=$(sed -n "s/^bpfgraph: own CPU from ready to the last record: .* the reading thread's since it started: \([0-9.]*\) s.*/\1/p" $t.call.err | head -n 1)
 	[ -n "$c0" ] && [ "$c0" != 0 ] && [ -n "$c1" ] &&
 		res "$t own_loop $(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.0f", b * 1e9 - a }')"
 	res "$t drops $(sed -n 's/.* records, \([0-9]*\) dropped.*/\1/p' $t.call.err | head -n 1)"

@@ -92,9 +92,9 @@ static void print_summary(const struct plan *p, const struct run *r, int verbosi
 	if (verbosity) {
 		double cpu = r->cpu_traced[0] + r->cpu_traced[1];
 
-		fprintf(stderr, "bpfgraph: own CPU while tracing: %.3f s (user %.3f s, system "
-			"%.3f s), %.0f ns per record; the reading thread's since it started: "
-			"%.6f s\n", cpu, r->cpu_traced[0], r->cpu_traced[1],
+		fprintf(stderr, "bpfgraph: own CPU from ready to the last record: %.3f s (user "
+			"%.3f s, system %.3f s), %.0f ns per record; the reading thread's since it "
+			"started: %.6f s\n", cpu, r->cpu_traced[0], r->cpu_traced[1],
 			s->st.records ? cpu * 1e9 / (double)s->st.records : 0.0, r->reader_cpu);
 	}
 	if (r->releaser > 0)
