@@ -7,19 +7,23 @@
  *       time N calls of OP after WARM untimed ones (default N/10) and a
  *       pause of MS milliseconds (default 300), repeated (up to 10
  *       rounds) until the parent, a tracer attaching what it discovered
- *       during the warm-up, opens no fd in a round; the timed loop too is
- *       repeated (up to 5 times) until the parent's fds stay. One line
+ *       during the warm-up, opens no fd in a round, and then until the
+ *       machine is idle; the timed loop too is repeated (up to 5 times)
+ *       until the parent's fds stay. One line
  *       per OP:
  *       op=OP n=N parent_fds=BEFORE/AFTER ns=WALL self_ticks=T
- *       parent_ticks=P cpu_ns=CPU parent_cpu0_ns=C0 (ticks: USER_HZ CPU
+ *       parent_ticks=P cpu_ns=CPU parent_cpu0_ns=C0 parent_cpu1_ns=C1
+ *       calls=ALL idle_wait_ms=W idle_missed=M (ticks: USER_HZ CPU
  *       time of bwl and of its parent, the tracer when run as "bpfgraph --
  *       bwl ...", spent during the timed loop; CPU: bwl's own CPU time in
  *       it, in ns, which leaves out a tracer's reader sharing a one-CPU
  *       machine; C0: the CPU time of the parent's main thread when the
  *       loop began, ns since it started, from /proc/PPID/schedstat: the
  *       tracer's reader after the loop, less C0, is what reading the
- *       loop's records cost it; calls=ALL: the calls of OP made, warm-up
- *       and every round included)
+ *       loop's records cost it; C1: the same when the loop ended;
+ *       calls=ALL: the calls of OP made, warm-up and every round
+ *       included; idle_wait_ms, idle_missed: the time spent waiting for
+ *       an idle machine before the loop, and the waits that gave up)
  *   bwl [-o FILE] rate OP PER_SEC MS
  *       OP paced at PER_SEC calls per second for MS milliseconds
  *       (PER_SEC 0: as fast as possible). op=OP n=CALLS ns=WALL target=R
@@ -198,6 +202,58 @@ static long wait_parent_settled(void)
 	return cur;
 }
 
+/* Busy and all ticks of the machine (the "cpu" line of /proc/stat); 0 or -1. */
+static int machine_ticks(unsigned long long *busy, unsigned long long *all)
+{
+	unsigned long long v[8] = { 0 };
+	FILE *f = fopen("/proc/stat", "re");
+	int n;
+
+	if (!f)
+		return -1;
+	/* user nice system idle iowait irq softirq steal */
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (n < 4)
+		return -1;
+	*all = 0;
+	for (int i = 0; i < 8; i++)
+		*all += v[i];
+	*busy = *all - v[3] - v[4];
+	return 0;
+}
+
+/* Time spent in wait_machine_idle(), ms, over the whole run; rounds not idle. */
+static long idle_wait_ms, idle_missed;
+
+/*
+ * Until the machine was idle (at most 2 of 25 ticks busy) over 250 ms, or
+ * 10 s gone: work a tracer started before the loop (attaching what it
+ * found, closing the wide net in a child, the kernel freeing what that
+ * released, the reader catching up) must not land in the timed loop. Its
+ * file descriptors cannot say so: a closed net or a merge of links leaves
+ * their count as it was while the work goes on.
+ */
+static void wait_machine_idle(void)
+{
+	unsigned long long b0, a0, b1, a1;
+	uint64_t t0 = now_ns();
+
+	for (int i = 0; i < 40; i++) {
+		if (machine_ticks(&b0, &a0))
+			return;
+		sleep_ms(250);
+		if (machine_ticks(&b1, &a1))
+			return;
+		if (a1 > a0 && (b1 - b0) * 25 <= 2 * (a1 - a0))
+			goto out;
+	}
+	idle_missed++;
+out:
+	idle_wait_ms += (long)((now_ns() - t0) / 1000000);
+}
+
 /*
  * Warm-up rounds until one leaves the parent's fds alone: a tracer that
  * attaches what it meets while tracing ("bpfgraph -- bwl ...") finds one
@@ -218,6 +274,7 @@ static int warm_up(const struct op *op, long warm, long settle_ms)
 		if (wait_parent_settled() == fds0)
 			break;
 	}
+	wait_machine_idle();
 	return 0;
 }
 
@@ -243,7 +300,7 @@ static int timed(const struct op *op, long n, long warm, long settle_ms)
 {
 	long self0, par0, fds0, fds1;
 	uint64_t t0, t, c0, c;
-	unsigned long long pc0;
+	unsigned long long pc0, pc1;
 
 	if (warm > 0 && warm_up(op, warm, settle_ms))
 		return -1;
@@ -259,18 +316,21 @@ static int timed(const struct op *op, long n, long warm, long settle_ms)
 				return -1;
 		c = cpu_ns() - c0;
 		t = now_ns() - t0;
+		pc1 = thread_cpu_ns(getppid());
 		fds1 = fd_count(getppid());
 		if (fds1 == fds0 || round + 1 >= TIMED_ROUNDS)
 			break;
 		if (settle_ms > 0)
 			sleep_ms(settle_ms);
 		wait_parent_settled();
+		wait_machine_idle();
 	}
 	/* parent_fds: a tracer that still attached during the loop shows it. */
 	fprintf(out, "op=%s n=%ld parent_fds=%ld/%ld ns=%llu self_ticks=%ld parent_ticks=%ld "
-		"cpu_ns=%llu parent_cpu0_ns=%llu calls=%ld\n", op->name, n, fds0, fds1,
+		"cpu_ns=%llu parent_cpu0_ns=%llu parent_cpu1_ns=%llu calls=%ld idle_wait_ms=%ld "
+		"idle_missed=%ld\n", op->name, n, fds0, fds1,
 		(unsigned long long)t, cpu_ticks(getpid()) - self0, cpu_ticks(getppid()) - par0,
-		(unsigned long long)c, pc0, calls_made);
+		(unsigned long long)c, pc0, pc1, calls_made, idle_wait_ms, idle_missed);
 	return 0;
 }
 
