@@ -770,6 +770,39 @@ static void test_output_other(void **state __maybe_unused)
 		     "f", "--no-header=1");
 }
 
+/* --format=stat and --hist: parsed anywhere a trace is printed. */
+static void test_stat_hist(void **state __maybe_unused)
+{
+	struct bg_opts o;
+	FILE *null = fopen("/dev/null", "w");
+
+	assert_non_null(null);
+	PARSE_OK(&o, "-G", "f", "--format=stat", "--hist", "vfs_*", "--hist=f");
+	assert_int_equal(o.format, BG_FMT_STAT);
+	assert_int_equal(o.hist.n, 2);
+	assert_string_equal(o.hist.v[0], "vfs_*");
+	assert_string_equal(o.hist.v[1], "f");
+	cli__free(&o);
+	EXPECT_USAGE("invalid --format 'stats': expected text, json, chrome, folded, svg or stat",
+		     "-G", "f", "--format=stats");
+	EXPECT_USAGE("invalid --hist '-x': expected a function name or glob", "-G", "f",
+		     "--hist", "-x");
+	assert_int_equal(cli__parse_cmd(&o, BG_CMD_REPORT, 5,
+					(char *[]){ "report", "-i", "t.bgr", "--hist", "f", NULL },
+					null), 0);
+	assert_int_equal(o.hist.n, 1);
+	cli__free(&o);
+	/* record prints nothing to draw from unless --tee */
+	assert_int_equal(cli__parse_cmd(&o, BG_CMD_RECORD, 7,
+					(char *[]){ "record", "-o", "t.bgr", "-G", "f", "--hist",
+						    "f", NULL }, null), -EINVAL);
+	assert_int_equal(cli__parse_cmd(&o, BG_CMD_RECORD, 8,
+					(char *[]){ "record", "-o", "t.bgr", "-G", "f", "--hist",
+						    "f", "--tee", NULL }, null), 0);
+	cli__free(&o);
+	fclose(null);
+}
+
 /* --hook picks the tier by name; --kprobes is --hook=kprobe. */
 static void test_hook(void **state __maybe_unused)
 {
@@ -1077,6 +1110,7 @@ int main(void)
 		cmocka_unit_test(test_compat_args),
 		cmocka_unit_test(test_args_detail),
 		cmocka_unit_test(test_output_other),
+		cmocka_unit_test(test_stat_hist),
 		cmocka_unit_test(test_hook),
 		cmocka_unit_test(test_getopt_forms),
 		cmocka_unit_test(test_getopt_errors),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * JSON lines, Chrome Trace Event, folded and SVG writers: the canned
+ * JSON lines, Chrome Trace Event, folded, SVG and stat writers: the canned
  * records of tests/golden/formats/<case>.in rendered in each format
  * against the golden files next to them; jq (when installed) must parse
  * the JSON ones and find the structure the man page promises, xmllint the
@@ -30,6 +30,7 @@ static const struct variant variants[] = {
 	{ BG_FMT_TEXT, false, "txt" },
 	{ BG_FMT_SVG, false, "svg" },
 	{ BG_FMT_SVG, true, "count.svg" },
+	{ BG_FMT_STAT, false, "stat" },
 };
 
 static char *render_case(const char *name, const struct variant *v, size_t *len)

@@ -50,6 +50,7 @@ static const struct fmt fmts[] = {
 	{ "count.folded", { "--format=folded", "--folded-weight=count", NULL } },
 	{ "svg", { "--format=svg", NULL } },
 	{ "count.svg", { "--format=svg", "--folded-weight=count", NULL } },
+	{ "stat", { "--format=stat", NULL } },
 };
 
 struct run {

@@ -39,6 +39,7 @@ enum {
 	K_WAIT_DETACH,
 	K_ARGS_DETAIL,
 	K_STRICT,
+	K_HIST,
 };
 
 #define OFF(field) offsetof(struct bg_opts, field)
@@ -117,7 +118,12 @@ const struct cli_opt cli_opts[] = {
 	  "write the trace to FILE, not stdout\n(record: the recording, required)", CM_ALL },
 	{ "format", K_FORMAT, "NAME", G_OUTPUT, cli_set_format, 0, 0, 0,
 	  "text (default), json (JSON lines),\nchrome (Perfetto), folded (flame graphs),\n"
-	  "svg (interactive flame graph)",
+	  "svg (interactive flame graph) or stat\n(a row per function: calls, total,\n"
+	  "self, average, min and max time)",
+	  CM_ALL },
+	{ "hist", K_HIST, "FUNC", G_OUTPUT, cli_set_glob, OFF(hist), 0, 0,
+	  "a log2 histogram of the durations of\nFUNC (a glob: one per function), in ns;\n"
+	  "after the table with --format=stat, else\non stderr after the trace (repeatable)",
 	  CM_ALL },
 	{ "folded-weight", K_FOLDED_WEIGHT, "WHAT", G_OUTPUT, cli_set_folded_weight, 0, 0,
 	  0, "folded stacks and svg frames weigh self\ntime in ns (time, default) or calls (count)",
@@ -236,6 +242,7 @@ void cli__free(struct bg_opts *o)
 	free(o->graph.v);
 	free(o->allow.v);
 	free(o->notrace.v);
+	free(o->hist.v);
 	free(o->pids);
 	memset(o, 0, sizeof(*o));
 }
@@ -477,6 +484,9 @@ static int check_conflicts(struct cli_ctx *c)
 	}
 	if (o->cmd == BG_CMD_RECORD && !o->output)
 		return cli_usage_err(c->err, "record needs a file to write: -o FILE");
+	if (o->cmd == BG_CMD_RECORD && o->hist.n && !o->tee)
+		return cli_usage_err(c->err, "--hist draws from the printed trace: add --tee, "
+				     "or give it to report");
 	if (!o->graph.n)
 		return cli_usage_err(c->err, "no entry function: use -G FUNC");
 	if (o->nr_pids && o->command_argc)

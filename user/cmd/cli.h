@@ -87,6 +87,7 @@ struct bg_opts {
 	bool dialect_set; /* --compat was given */
 	enum bg_format format; /* --format */
 	bool folded_count; /* --folded-weight=count */
+	struct bg_globs hist; /* --hist: functions whose durations get a histogram */
 	const char *input; /* report -i; "-" = stdin */
 	bool strict; /* report --strict: a damaged line of text fails the read */
 	bool tee; /* record --tee: print the trace too */

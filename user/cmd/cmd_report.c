@@ -45,6 +45,8 @@ static void merge_opts(struct render_opts *ro, const struct record_meta *m,
 	ro->nr_cpu_ids = m->nr_cpu_ids;
 	ro->format = o->format;
 	ro->folded_count = o->folded_count;
+	ro->hist = (const char *const *)o->hist.v;
+	ro->nr_hist = o->hist.n;
 }
 
 static void print_info(const struct record_info *in, const char *path, int verbosity)

@@ -98,6 +98,7 @@ static int open_render(struct output *out, const struct bg_opts *o, const struct
 		.funcs = funcs, .format = o->format, .flags = o->flags, .dialect = o->dialect,
 		.nr_cpu_ids = (uint32_t)libbpf_num_possible_cpus(), .header = !o->no_header,
 		.folded_count = o->folded_count, .args = &out->args,
+		.hist = (const char *const *)o->hist.v, .nr_hist = o->hist.n,
 	};
 
 	out->f = path ? fopen(path, "we") : stdout;

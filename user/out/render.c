@@ -12,6 +12,7 @@
 #include "out_chrome.h"
 #include "out_folded.h"
 #include "out_json.h"
+#include "out_stat.h"
 #include "out_svg.h"
 #include "out_text.h"
 #include "render.h"
@@ -39,6 +40,8 @@ struct render {
 	struct graph *graph;
 	const struct writer_ops *ops;
 	void *w;
+	/* --hist beside a writer other than stat's, which draws them itself */
+	struct funcstat *hist;
 };
 
 static void *text_new(const struct render_opts *o)
@@ -162,6 +165,27 @@ static void svg_free(void *w)
 	out_svg__free(w);
 }
 
+static void *stat_new(const struct render_opts *o)
+{
+	return out_stat__new(&(struct out_stat_opts){ o->out, o->funcs, o->header, o->hist,
+						      o->nr_hist });
+}
+
+static int stat_finish(void *w)
+{
+	int err = out_stat__end(w);
+
+	if (err == -ENOMEM)
+		fputs("bpfgraph: stat: out of memory: some calls are missing from the table\n",
+		      stderr);
+	return err;
+}
+
+static void stat_free(void *w)
+{
+	out_stat__free(w);
+}
+
 static const struct writer_ops writers[] = {
 	[BG_FMT_TEXT] = { "text", text_new, text_begin, out_text__emit, NULL, text_free,
 			  text_sync, text_each_line },
@@ -171,6 +195,7 @@ static const struct writer_ops writers[] = {
 	[BG_FMT_FOLDED] = { "folded", folded_new, NULL, out_folded__emit, folded_finish,
 			    folded_free },
 	[BG_FMT_SVG] = { "svg", svg_new, NULL, out_svg__emit, svg_finish, svg_free },
+	[BG_FMT_STAT] = { "stat", stat_new, NULL, out_stat__emit, stat_finish, stat_free },
 };
 
 #define NR_WRITERS (sizeof(writers) / sizeof(writers[0]))
@@ -188,6 +213,35 @@ const char *render__format_name(enum bg_format f)
 	return (unsigned int)f < NR_WRITERS ? writers[f].name : "?";
 }
 
+/* The writer's emit, and the histograms' when they are kept beside it. */
+static void render_emit(void *ctx, const struct gev *ev)
+{
+	struct render *r = ctx;
+
+	r->ops->emit(r->w, ev);
+	if (r->hist)
+		funcstat__emit(r->hist, ev);
+}
+
+/* Without histograms the writer's own emit: no call more per event. */
+static struct gsink render_gsink(struct render *r)
+{
+	return r->hist ? (struct gsink){ render_emit, r } : (struct gsink){ r->ops->emit, r->w };
+}
+
+/* The writer; and the histograms' sums when another writer than stat's has --hist. */
+static int render_writers(struct render *r, const struct render_opts *o)
+{
+	errno = 0;
+	r->w = r->ops->new(o);
+	if (!r->w)
+		return errno ? -errno : -ENOMEM;
+	if (!o->nr_hist || r->ops == &writers[BG_FMT_STAT])
+		return 0;
+	r->hist = funcstat__new(&(struct funcstat_opts){ o->funcs, o->hist, o->nr_hist });
+	return r->hist ? 0 : -ENOMEM;
+}
+
 struct render *render__new(const struct render_opts *o)
 {
 	struct render *r = calloc(1, sizeof(*r));
@@ -199,14 +253,14 @@ struct render *render__new(const struct render_opts *o)
 	r->o = *o;
 	/* an unknown format gets the writer live tracing always had */
 	r->ops = &writers[(unsigned int)o->format < NR_WRITERS ? o->format : BG_FMT_TEXT];
+	err = render_writers(r, o);
+	go.sink = render_gsink(r);
 	errno = 0;
-	r->w = r->ops->new(o);
-	go.sink = (struct gsink){ r->ops->emit, r->w };
-	if (r->w)
+	if (!err)
 		r->graph = graph__new(&go);
 	if (!r->graph) {
 		/* the writer's or the builder's reason: EINVAL for no output */
-		err = errno ? errno : ENOMEM;
+		err = err ? -err : errno ? errno : ENOMEM;
 		render__free(r);
 		errno = err;
 		return NULL;
@@ -256,7 +310,19 @@ struct gsink render__events(struct render *r)
 	/* The caller may write between events: each line goes out as it ends. */
 	if (r->ops->each_line)
 		r->ops->each_line(r->w);
-	return (struct gsink){ r->ops->emit, r->w };
+	return render_gsink(r);
+}
+
+/* The histograms beside a trace: on stderr, which the trace's format does not bind. */
+static int hist_finish(struct render *r)
+{
+	int err = funcstat__finish(r->hist);
+
+	out_stat__print_hists(stderr, r->hist, r->o.hist, r->o.nr_hist);
+	if (err == -ENOMEM)
+		fputs("bpfgraph: --hist: out of memory: some calls are missing from the "
+		      "histograms\n", stderr);
+	return err;
 }
 
 int render__finish(struct render *r)
@@ -264,6 +330,8 @@ int render__finish(struct render *r)
 	int err = r->ops->finish ? r->ops->finish(r->w) : 0;
 
 	render_sync(r);
+	if (r->hist)
+		err = hist_finish(r) ?: err;
 	if (fflush(r->o.out) || ferror(r->o.out))
 		err = -EIO;
 	return err;
@@ -275,5 +343,6 @@ void render__free(struct render *r)
 		return;
 	graph__free(r->graph);
 	r->ops->free(r->w);
+	funcstat__free(r->hist);
 	free(r);
 }

@@ -28,6 +28,13 @@ struct render_opts {
 	bool header;
 	bool folded_count; /* folded, svg: weight by count, not self time */
 	const struct args_src *args; /* funcgraph-args, -retaddr; NULL: none */
+	/*
+	 * --hist: log2 histograms of the durations of the functions these
+	 * patterns match, after the table of the stat format, on stderr
+	 * after the trace in the others.
+	 */
+	const char *const *hist;
+	size_t nr_hist;
 };
 
 struct render;
@@ -42,7 +49,10 @@ struct rec_sink render__sink(struct render *r);
  * as each ends, since the caller may write between them.
  */
 struct gsink render__events(struct render *r);
-/* After the sink's flush: what can only be written at the end. 0 or -EIO. */
+/*
+ * After the sink's flush: what can only be written at the end. 0, -EIO,
+ * or -ENOMEM if the folded, svg or stat sums lost calls to memory.
+ */
 int render__finish(struct render *r);
 void render__free(struct render *r);
 /* "text" -> BG_FMT_TEXT, ...; -EINVAL for an unknown name. */

@@ -173,6 +173,12 @@ static void fill_from_cols(struct fgtext *r, struct fgtext_ev *e, const struct c
 	}
 }
 
+/* funcgraph-tail: on, or not known yet (the next named "}" decides). */
+static bool tail_on(const struct fgtext *r)
+{
+	return !(r->lay.known & BG_O_TAIL) || (r->lay.flags & BG_O_TAIL);
+}
+
 /* Function of a closing line: named, or the entry seen at that depth. */
 static int exit_func(struct fgtext *r, struct fgtext_ev *e, const struct body *b,
 		     struct fgt_cpu *cs)
@@ -189,8 +195,13 @@ static int exit_func(struct fgtext *r, struct fgtext_ev *e, const struct body *b
 	if (idx < 0)
 		return idx;
 	e->ev.func = (uint32_t)idx;
-	/* with return values every "}" is named: the name says nothing */
-	e->ev.tail = b->has_ret || b->ret_other ? seen != (uint32_t)idx : true;
+	/*
+	 * With return values every "}" is named, and with funcgraph-tail
+	 * (the text's first named "}" closing its entry says it is on): the
+	 * name then says nothing. Otherwise it is the kernel's mark of a
+	 * return it did not pair with an entry.
+	 */
+	e->ev.tail = b->has_ret || b->ret_other || tail_on(r) ? seen != (uint32_t)idx : true;
 	return 0;
 }
 

@@ -146,8 +146,11 @@ static uint32_t nr_cpu_ids_for(int width)
 
 void fgtext__out_opts(const struct fgtext_layout *l, struct out_text_opts *o)
 {
-	/* tail is per event: gev.tail is what the line showed */
-	o->flags = l->flags & ~BG_O_TAIL;
+	/*
+	 * funcgraph-tail as the text showed it: every "}" named. Without it a
+	 * named "}" is an event's own (gev.tail: no entry paired with it).
+	 */
+	o->flags = l->flags;
 	/* shown again from the text (gev.args_text, .retaddr_text) */
 	if (l->cols & FGT_L_ARGS)
 		o->flags |= BG_O_ARGS;
