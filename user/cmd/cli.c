@@ -117,7 +117,8 @@ const struct cli_opt cli_opts[] = {
 	  "write the trace to FILE, not stdout\n(record: the recording, required)", CM_ALL },
 	{ "format", K_FORMAT, "NAME", G_OUTPUT, cli_set_format, 0, 0, 0,
 	  "text (default), json (JSON lines),\nchrome (Perfetto), folded (flame graphs),\n"
-	  "svg (interactive flame graph)",
+	  "svg (interactive flame graph), trace-cmd\n(trace.dat for trace-cmd, KernelShark;\n"
+	  "needs -o)",
 	  CM_ALL },
 	{ "folded-weight", K_FOLDED_WEIGHT, "WHAT", G_OUTPUT, cli_set_folded_weight, 0, 0,
 	  0, "folded stacks and svg frames weigh self\ntime in ns (time, default) or calls (count)",
@@ -468,6 +469,12 @@ static int check_conflicts(struct cli_ctx *c)
 {
 	struct bg_opts *o = c->o;
 
+	/* a binary file, and its header comes last: never a terminal's */
+	if (o->format == BG_FMT_TRACECMD && (o->cmd == BG_CMD_RECORD || !o->output))
+		return cli_usage_err(c->err, o->cmd == BG_CMD_RECORD ?
+					     "record writes its own file: convert it with "
+					     "report --format=trace-cmd" :
+					     "--format=trace-cmd writes a file: -o FILE");
 	if (o->cmd == BG_CMD_REPORT) {
 		if (!o->input)
 			return cli_usage_err(c->err, "report needs the recording: -i FILE");

@@ -48,6 +48,7 @@ enum bg_format {
 	BG_FMT_CHROME, /* Chrome Trace Event JSON (Perfetto, chrome://tracing) */
 	BG_FMT_FOLDED, /* folded stacks for flame graphs */
 	BG_FMT_SVG, /* interactive flame graph, one SVG document */
+	BG_FMT_TRACECMD, /* trace-cmd data file (trace.dat) */
 };
 
 /* Which kernel's function_graph to imitate where versions differ. */

@@ -14,6 +14,7 @@
 #include "out_json.h"
 #include "out_svg.h"
 #include "out_text.h"
+#include "out_tracecmd.h"
 #include "render.h"
 
 /*
@@ -162,6 +163,27 @@ static void svg_free(void *w)
 	out_svg__free(w);
 }
 
+static void *tracecmd_new(const struct render_opts *o)
+{
+	return out_tracecmd__new(&(struct out_tracecmd_opts){
+		.out = o->out, .funcs = o->funcs, .flags = o->flags, .dialect = o->dialect,
+		.nr_cpu_ids = o->nr_cpu_ids, .header = o->header });
+}
+
+static int tracecmd_finish(void *w)
+{
+	int err = out_tracecmd__end(w);
+
+	if (err == -ENOMEM)
+		fprintf(stderr, "bpfgraph: trace-cmd: out of memory\n");
+	return err;
+}
+
+static void tracecmd_free(void *w)
+{
+	out_tracecmd__free(w);
+}
+
 static const struct writer_ops writers[] = {
 	[BG_FMT_TEXT] = { "text", text_new, text_begin, out_text__emit, NULL, text_free,
 			  text_sync, text_each_line },
@@ -171,6 +193,8 @@ static const struct writer_ops writers[] = {
 	[BG_FMT_FOLDED] = { "folded", folded_new, NULL, out_folded__emit, folded_finish,
 			    folded_free },
 	[BG_FMT_SVG] = { "svg", svg_new, NULL, out_svg__emit, svg_finish, svg_free },
+	[BG_FMT_TRACECMD] = { "trace-cmd", tracecmd_new, NULL, out_tracecmd__emit,
+			      tracecmd_finish, tracecmd_free },
 };
 
 #define NR_WRITERS (sizeof(writers) / sizeof(writers[0]))
@@ -257,6 +281,11 @@ struct gsink render__events(struct render *r)
 	if (r->ops->each_line)
 		r->ops->each_line(r->w);
 	return (struct gsink){ r->ops->emit, r->w };
+}
+
+int render__lost(struct render *r, uint32_t cpu, uint64_t count)
+{
+	return graph__lost(r->graph, cpu, count);
 }
 
 int render__finish(struct render *r)
