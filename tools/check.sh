@@ -13,6 +13,8 @@
 #    - tests/build/layers.sh (one test: no folder of user/ includes a later one)
 #    - tests/build/sizes.sh (one test: files <= 800 lines, functions <= 80,
 #      one owner of the BPF skeleton)
+#    - tests/host/tracecmd.sh (one test, also with --unit-only): Debian's
+#      trace-cmd report on trace.dat files bpfgraph wrote
 #    - tests/host/refuse.sh when the host refuses fentry (one test; SKIP,
 #      not counted, when the host allows it)
 #    - the QEMU bench: all scenarios on Debian's 6.1 but those of
@@ -400,6 +402,8 @@ main() {
 	run_unit
 	section "browser (SVG flame graph in headless Chromium)"
 	run_one svg_browser tests/browser/svg.sh
+	section "trace-cmd (trace.dat files bpfgraph writes, read by trace-cmd report)"
+	run_one tracecmd_report tests/host/tracecmd.sh
 	if [ $unit_only = 0 ]; then
 		run_unit_san
 		run_fuzz_smoke

@@ -7,9 +7,10 @@
 # Quick when everything is present: one dpkg-query, no apt-get.
 set -euo pipefail
 
-# libclang-rt-dev: clang's libFuzzer and sanitizer runtimes (make fuzz).
+# libclang-rt-dev: clang's libFuzzer and sanitizer runtimes (make fuzz);
+# trace-cmd: reads what --format=trace-cmd writes (tests/host/tracecmd.sh).
 build_pkgs=(make gcc clang llvm libbpf-dev libelf-dev zlib1g-dev libzstd-dev
-	libcapstone-dev libcmocka-dev bpftool pkg-config jq libclang-rt-dev)
+	libcapstone-dev libcmocka-dev bpftool pkg-config jq libclang-rt-dev trace-cmd)
 vm_pkgs=(qemu-system-x86 busybox-static cpio xz-utils zstd)
 browser_pkgs=(chromium)
 

@@ -783,7 +783,7 @@ static void test_stat_hist(void **state __maybe_unused)
 	assert_string_equal(o.hist.v[0], "vfs_*");
 	assert_string_equal(o.hist.v[1], "f");
 	cli__free(&o);
-	EXPECT_USAGE("invalid --format 'stats': expected text, json, chrome, folded, svg or stat",
+	EXPECT_USAGE("invalid --format 'stats': expected text, json, chrome, folded, svg, stat or trace-cmd",
 		     "-G", "f", "--format=stats");
 	EXPECT_USAGE("invalid --hist '-x': expected a function name or glob", "-G", "f",
 		     "--hist", "-x");

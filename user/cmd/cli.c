@@ -118,8 +118,9 @@ const struct cli_opt cli_opts[] = {
 	  "write the trace to FILE, not stdout\n(record: the recording, required)", CM_ALL },
 	{ "format", K_FORMAT, "NAME", G_OUTPUT, cli_set_format, 0, 0, 0,
 	  "text (default), json (JSON lines),\nchrome (Perfetto), folded (flame graphs),\n"
-	  "svg (interactive flame graph) or stat\n(a row per function: calls, total,\n"
-	  "self, average, min and max time)",
+	  "svg (interactive flame graph), stat\n(a row per function: calls, total,\n"
+	  "self, average, min and max time) or\ntrace-cmd (trace.dat for trace-cmd,\n"
+	  "KernelShark; needs -o)",
 	  CM_ALL },
 	{ "hist", K_HIST, "FUNC", G_OUTPUT, cli_set_glob, OFF(hist), 0, 0,
 	  "a log2 histogram of the durations of\nFUNC (a glob: one per function), in ns;\n"
@@ -475,6 +476,12 @@ static int check_conflicts(struct cli_ctx *c)
 {
 	struct bg_opts *o = c->o;
 
+	/* a binary file, and its header comes last: never a terminal's */
+	if (o->format == BG_FMT_TRACECMD && (o->cmd == BG_CMD_RECORD || !o->output))
+		return cli_usage_err(c->err, o->cmd == BG_CMD_RECORD ?
+					     "record writes its own file: convert it with "
+					     "report --format=trace-cmd" :
+					     "--format=trace-cmd writes a file: -o FILE");
 	if (o->cmd == BG_CMD_REPORT) {
 		if (!o->input)
 			return cli_usage_err(c->err, "report needs the recording: -i FILE");

@@ -397,7 +397,7 @@ int cli_set_format(struct cli_ctx *c,
 	int f = render__parse_format(arg);
 
 	if (f < 0)
-		return cli_usage_err(c->err, "invalid %s '%s': expected text, json, chrome, folded, svg or stat",
+		return cli_usage_err(c->err, "invalid %s '%s': expected text, json, chrome, folded, svg, stat or trace-cmd",
 				     c->name, arg);
 	c->o->format = (enum bg_format)f;
 	return 0;

@@ -9,7 +9,9 @@
  * bpfgraph): its events go straight to the writers, and the options the
  * text shows (columns, return values) are the defaults instead. What the
  * file is, is decided by its first bytes, the record file magic or not
- * (input.h); "-" is standard input. A damaged line of text (a capture
+ * (input.h); "-" is standard input. A trace-cmd data file (trace.dat:
+ * bpfgraph's own, or what trace-cmd record -p function_graph made) has
+ * its funcgraph events replayed like a record file's records. A damaged line of text (a capture
  * cut in the middle of a line) is skipped with a warning naming it,
  * unless --strict.
  */
@@ -26,6 +28,7 @@
 #include "preflight.h"
 #include "record.h"
 #include "render.h"
+#include "tcdat.h"
 
 /* Recorded options, overridden by the ones set on this command line. */
 static void merge_opts(struct render_opts *ro, const struct record_meta *m,
@@ -134,6 +137,71 @@ static int report_record(struct input *in, const struct bg_opts *o)
 	if (!err)
 		print_info(record__info(r), in->name, o->verbosity);
 	record__close_reader(r);
+	return err;
+}
+
+/* --- trace-cmd data files ------------------------------------------------- */
+
+static int tcdat_lost(void *ctx, uint32_t cpu, uint64_t count)
+{
+	return render__lost(ctx, cpu, count);
+}
+
+static void tcdat_info(const struct tcdat *r, const char *path, int verbosity)
+{
+	const struct tcdat_stats *st = tcdat__stats(r);
+
+	if (verbosity > 0)
+		fprintf(stderr, "bpfgraph: %s: trace-cmd file version %u%s: %" PRIu64
+			" funcgraph_entry, %" PRIu64 " funcgraph_exit, %" PRIu64 " other events, %zu"
+			" functions\n", path, tcdat__meta(r)->version,
+			tcdat__meta(r)->bpfgraph ? " (bpfgraph's)" : "", st->entries, st->exits,
+			st->other, tcdat__funcs(r)->n);
+	if (st->lost_pages)
+		fprintf(stderr, "bpfgraph: %s: events were lost before %" PRIu64 " of its "
+			"pages\n", path, st->lost_pages);
+}
+
+static int replay_tcdat(struct tcdat *r, const struct bg_opts *o, FILE *out)
+{
+	const struct tcdat_meta *tm = tcdat__meta(r);
+	struct record_meta m = { .flags = tm->flags, .dialect = tm->dialect,
+				 .nr_cpu_ids = tm->nr_cpu_ids, .header = tm->header };
+	struct render_opts ro = { .out = out, .funcs = tcdat__funcs(r) };
+	struct tcdat_sink sink;
+	struct render *rd;
+	int err;
+
+	merge_opts(&ro, &m, o);
+	rd = render__new(&ro);
+	if (!rd) {
+		fprintf(stderr, "bpfgraph: out of memory\n");
+		return -ENOMEM;
+	}
+	sink = (struct tcdat_sink){ render__sink(rd), tcdat_lost, rd };
+	err = tcdat__replay(r, &sink);
+	if (!err)
+		err = render__finish(rd);
+	render__free(rd);
+	if (err == -EIO)
+		write_error(o);
+	return err;
+}
+
+static int report_tcdat(struct input *in, const struct bg_opts *o)
+{
+	struct tcdat *r = tcdat__open(in->f, in->name, "bpfgraph", stderr);
+	FILE *out;
+	int err;
+
+	if (!r)
+		return -EINVAL;
+	out = open_output(o);
+	err = out ? replay_tcdat(r, o, out) : -EINVAL;
+	err = close_output(out, o, err);
+	if (!err)
+		tcdat_info(r, in->name, o->verbosity);
+	tcdat__close(r);
 	return err;
 }
 
@@ -420,7 +488,9 @@ int cmd_report(int argc, char **argv)
 	}
 	err = input__open(&in, o.input, "bpfgraph");
 	if (!err)
-		err = in.record ? report_record(&in, &o) : report_text(&in, &o);
+		err = in.record ? report_record(&in, &o) :
+		      in.tcdat	? report_tcdat(&in, &o) :
+				  report_text(&in, &o);
 	input__close(&in);
 	cli__free(&o);
 	return err ? BG_EXIT_FAILURE : BG_EXIT_OK;

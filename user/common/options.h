@@ -49,6 +49,7 @@ enum bg_format {
 	BG_FMT_FOLDED, /* folded stacks for flame graphs */
 	BG_FMT_SVG, /* interactive flame graph, one SVG document */
 	BG_FMT_STAT, /* per-function statistics: calls, total, self, min, max */
+	BG_FMT_TRACECMD, /* trace-cmd data file (trace.dat) */
 };
 
 /* Which kernel's function_graph to imitate where versions differ. */

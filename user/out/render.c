@@ -15,6 +15,7 @@
 #include "out_stat.h"
 #include "out_svg.h"
 #include "out_text.h"
+#include "out_tracecmd.h"
 #include "render.h"
 
 /*
@@ -186,6 +187,27 @@ static void stat_free(void *w)
 	out_stat__free(w);
 }
 
+static void *tracecmd_new(const struct render_opts *o)
+{
+	return out_tracecmd__new(&(struct out_tracecmd_opts){
+		.out = o->out, .funcs = o->funcs, .flags = o->flags, .dialect = o->dialect,
+		.nr_cpu_ids = o->nr_cpu_ids, .header = o->header });
+}
+
+static int tracecmd_finish(void *w)
+{
+	int err = out_tracecmd__end(w);
+
+	if (err == -ENOMEM)
+		fprintf(stderr, "bpfgraph: trace-cmd: out of memory\n");
+	return err;
+}
+
+static void tracecmd_free(void *w)
+{
+	out_tracecmd__free(w);
+}
+
 static const struct writer_ops writers[] = {
 	[BG_FMT_TEXT] = { "text", text_new, text_begin, out_text__emit, NULL, text_free,
 			  text_sync, text_each_line },
@@ -196,6 +218,8 @@ static const struct writer_ops writers[] = {
 			    folded_free },
 	[BG_FMT_SVG] = { "svg", svg_new, NULL, out_svg__emit, svg_finish, svg_free },
 	[BG_FMT_STAT] = { "stat", stat_new, NULL, out_stat__emit, stat_finish, stat_free },
+	[BG_FMT_TRACECMD] = { "trace-cmd", tracecmd_new, NULL, out_tracecmd__emit,
+			      tracecmd_finish, tracecmd_free },
 };
 
 #define NR_WRITERS (sizeof(writers) / sizeof(writers[0]))
@@ -323,6 +347,11 @@ static int hist_finish(struct render *r)
 		fputs("bpfgraph: --hist: out of memory: some calls are missing from the "
 		      "histograms\n", stderr);
 	return err;
+}
+
+int render__lost(struct render *r, uint32_t cpu, uint64_t count)
+{
+	return graph__lost(r->graph, cpu, count);
 }
 
 int render__finish(struct render *r)

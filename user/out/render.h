@@ -49,6 +49,8 @@ struct rec_sink render__sink(struct render *r);
  * as each ends, since the caller may write between them.
  */
 struct gsink render__events(struct render *r);
+/* Records lost on cpu before its next one (count 0: unknown): graph__lost(). */
+int render__lost(struct render *r, uint32_t cpu, uint64_t count);
 /*
  * After the sink's flush: what can only be written at the end. 0, -EIO,
  * or -ENOMEM if the folded, svg or stat sums lost calls to memory.

@@ -17,6 +17,7 @@
 #include "fgtext.h"
 #include "input.h"
 #include "record.h"
+#include "tcdat.h"
 
 /* --- comparing ----------------------------------------------------------- */
 
@@ -219,6 +220,39 @@ int diff__read_record(struct diff *d, int side, const char *path, const char *na
 	return ret;
 }
 
+static int tcdat_lost(void *ctx, uint32_t cpu, uint64_t count)
+{
+	return graph__lost(ctx, cpu, count);
+}
+
+/* A trace-cmd data file (tcdat.h), through the graph builder like a record file. */
+static int read_tcdat(struct diff *d, int side, FILE *f, const char *name, FILE *err)
+{
+	struct rec_feed fd = { .d = d, .side = side };
+	struct tcdat *r = tcdat__open(f, name, "bpfgraph diff", err);
+	struct graph *g;
+	int ret;
+
+	d->s[side].name = name;
+	if (!r)
+		return errno ? -errno : -EINVAL; /* said on err */
+	fd.ft = tcdat__funcs(r);
+	g = graph__new(&(struct graph_opts){ .funcs = fd.ft, .sink = { feed_gev, &fd } });
+	if (!g) {
+		tcdat__close(r);
+		fprintf(err, "bpfgraph diff: %s: %s\n", name, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	ret = tcdat__replay(r, &(struct tcdat_sink){ graph__sink(g), tcdat_lost, g });
+	if (!ret && fd.err) {
+		ret = fd.err;
+		fprintf(err, "bpfgraph diff: %s: %s\n", name, strerror(-ret));
+	}
+	graph__free(g);
+	tcdat__close(r);
+	return ret;
+}
+
 /* --- command line ---------------------------------------------------------- */
 
 static const char usage_text[] =
@@ -227,8 +261,9 @@ static const char usage_text[] =
 	"Compare two function graphs: A, the reference (the kernel's own\n"
 	"function_graph, say), and B. Each is function_graph text of any\n"
 	"dialect (the tracefs trace or trace_pipe file, perf ftrace, perf-tools\n"
-	"funcgraph or bpfgraph output) or a bpfgraph record file, told apart by\n"
-	"their first bytes; - reads standard input.\n"
+	"funcgraph or bpfgraph output), a bpfgraph record file or a trace-cmd\n"
+	"data file (trace.dat), told apart by their first bytes; - reads\n"
+	"standard input.\n"
 	"Invocations of the same depth-0 function are paired, A with the B that\n"
 	"shares most call lines with it (a call line is a function at a depth);\n"
 	"the calls only in A, only in B, moved to another parent, and the\n"
@@ -409,7 +444,7 @@ static int parse_args(struct diff_cmd *c, int argc, char **argv)
 	return 0;
 }
 
-/* path ("-": standard input), a record file or text, into side. */
+/* path ("-": standard input), a record file, a trace-cmd file or text, into side. */
 static int read_side(struct diff *d, int side, const char *path)
 {
 	struct input in;
@@ -417,6 +452,8 @@ static int read_side(struct diff *d, int side, const char *path)
 
 	if (!err && in.record)
 		err = diff__read_record(d, side, input__record_path(&in), in.name, stderr);
+	else if (!err && in.tcdat)
+		err = read_tcdat(d, side, in.f, in.name, stderr);
 	else if (!err)
 		err = diff__read_text(d, side, in.f, in.name, stderr);
 	input__close(&in);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The input of report and diff: a file or standard input, a record file
- * or text (see input.h).
+ * The input of report and diff: a file or standard input, a record file,
+ * a trace-cmd data file or text (see input.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 
 #include "input.h"
 #include "record.h"
+#include "tcdat.h"
 
 /* Copies the rest of f, after the n bytes already read, to a temporary file. */
 static FILE *spool(FILE *f, const char *head, size_t n)
@@ -34,7 +35,7 @@ fail:
 
 int input__open(struct input *in, const char *path, const char *prefix)
 {
-	char head[sizeof(RECORD_MAGIC) - 1];
+	char head[16]; /* the longer of the two magics */
 	bool std = !strcmp(path, "-");
 	size_t n;
 	FILE *t;
@@ -50,7 +51,9 @@ int input__open(struct input *in, const char *path, const char *prefix)
 		return err;
 	}
 	n = fread(head, 1, sizeof(head), in->f);
-	in->record = n == sizeof(head) && !memcmp(head, RECORD_MAGIC, n);
+	in->record = n >= sizeof(RECORD_MAGIC) - 1 &&
+		     !memcmp(head, RECORD_MAGIC, sizeof(RECORD_MAGIC) - 1);
+	in->tcdat = tcdat__is(head, n);
 	if (!ferror(in->f) && !fseek(in->f, 0, SEEK_SET))
 		return 0;
 	/* a pipe: what fread() took is in head, the rest still in f */

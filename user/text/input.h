@@ -2,7 +2,7 @@
 /*
  * The input of "bpfgraph report -i FILE" and of each side of "bpfgraph
  * diff A B": a file, or "-" for standard input, which is either a record
- * file or function_graph text. What it is, is told by its first bytes (the
+ * file, a trace-cmd data file or function_graph text. What it is, is told by its first bytes (the
  * record file magic), never by its name. Input that cannot seek (a pipe)
  * is copied to a temporary file first: text is read twice by report, and
  * the record reader opens its file by name.
@@ -18,6 +18,7 @@ struct input {
 	const char *path; /* as given: a file name or "-" */
 	const char *name; /* for messages: path, or "<stdin>" for "-" */
 	bool record; /* starts with RECORD_MAGIC */
+	bool tcdat; /* starts with trace-cmd's magic (tcdat.h) */
 	bool spooled; /* f is a copy in a temporary file */
 	char fdpath[32]; /* input__record_path()'s name for f */
 };

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The trace-cmd data file reader's insides, shared by its file part
+ * (tcdat.c: versions, sections, metadata) and its data part
+ * (tcdat_data.c: ring buffer pages to records).
+ */
+#ifndef BG_RECORD_TCDAT_INT_H
+#define BG_RECORD_TCDAT_INT_H
+
+#include "tcdat.h"
+#include "tcdat_layout.h"
+
+/* One field of an event format: where and how wide; size 0: absent. */
+struct tc_field {
+	uint32_t offset, size;
+};
+
+/* The function_graph events the reader knows, from their formats. */
+struct tc_event {
+	int id; /* -1: not in the file */
+	bool exit;
+	struct tc_field type, pid, func, depth, retval, calltime, rettime, overrun, retaddr;
+};
+
+#define TC_NEVENTS 3 /* funcgraph_entry, fgraph_retaddr_entry, funcgraph_exit */
+
+struct tc_sym {
+	uint64_t addr;
+	const char *name; /* into syms_text */
+	const char *module; /* NULL: vmlinux */
+	int func; /* functab index, -1 until met */
+};
+
+struct tc_ret {
+	uint64_t addr;
+	uint8_t kind, size;
+	char *type;
+};
+
+/* Per CPU: where its pages are in the file. */
+struct tc_cpuinfo {
+	uint32_t cpu;
+	uint64_t offset, size;
+};
+
+struct tcdat {
+	int fd;
+	const char *name, *prefix;
+	FILE *err;
+	struct tcdat_meta meta;
+	uint32_t long_size, page_size;
+	/* header_page: where commit and data are */
+	struct tc_field commit, data;
+	struct tc_event ev[TC_NEVENTS];
+	char *syms_text;
+	struct tc_sym *syms; /* sorted by addr */
+	size_t nsyms;
+	struct tc_ret *rets; /* sorted by addr */
+	size_t nrets;
+	char *cmdlines;
+	struct tc_cpuinfo *cpus;
+	uint32_t ncpus;
+	struct functab funcs;
+	struct tcdat_stats stats;
+	bool latency; /* the trace is latency text, not per-CPU data */
+};
+
+/* A message on r->err: "PREFIX: NAME: ..."; returns -err. */
+int tcdat_fail(struct tcdat *r, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Exactly n bytes at off, or -EIO/-EINVAL with a message naming what. */
+int tcdat_read_at(struct tcdat *r, uint64_t off, void *buf, size_t n, const char *what);
+
+/* tcdat_fmt.c: the metadata's texts */
+int tcdat_parse_header_page(struct tcdat *r, const char *text);
+int tcdat_parse_format(struct tcdat *r, const char *text);
+int tcdat_parse_kallsyms(struct tcdat *r, char *text);
+int tcdat_parse_meta(struct tcdat *r, const char *text, size_t len);
+/* The functab index of the function at addr, added when first met; -ENOMEM. */
+int tcdat_func(struct tcdat *r, uint64_t addr);
+
+#endif
