@@ -217,7 +217,7 @@ static int decide(struct recfilter *rf, const struct bg_rec *rec, bool *keep)
 		t->comm[BG_COMM_LEN] = '\0';
 		if (rec->dur)
 			t->tgid = rec->dur;
-		*keep = false; /* went on when it came */
+		*keep = false; /* went on as it came */
 		break;
 	default: /* BG_REC_SWITCH: a task inside a graph */
 		*keep = t->graph != GRAPH_DROPPED;
@@ -264,7 +264,7 @@ static int q_push(struct recfilter *rf, const struct bg_rec *rec)
 	return 0;
 }
 
-/* The time of q's first timed record (COMMs before it go with it), or NULL. */
+/* q's first timed record, or NULL. */
 static const struct bg_rec *q_first(const struct cpuq *q)
 {
 	for (size_t i = q->head; i < q->n; i++)
@@ -274,9 +274,8 @@ static const struct bg_rec *q_first(const struct cpuq *q)
 }
 
 /*
- * Lets q's records through up to and including its first timed one (the
- * COMMs before it belong to it), and the ARGS and DETAIL records after
- * it, which belong to it too; at the end of q, what is left.
+ * Lets q's first record through, and the ARGS and DETAIL records after
+ * it, which belong to it.
  */
 static int q_release(struct recfilter *rf, struct cpuq *q)
 {
@@ -345,16 +344,20 @@ static int rf_feed(void *ctx, const struct bg_rec *rec)
 {
 	struct recfilter *rf = ctx;
 	unsigned int type = bg_rec_type(rec);
+	bool keep;
 	int err;
 
+	/*
+	 * A COMM is taken when it comes, by the builder's comm table as
+	 * without filters, and here: a task's comm and process id change at
+	 * most by an exec, and it comes right before the graph it starts.
+	 */
 	if (type == BG_REC_COMM) {
-		/* The builder's comm table takes it when it comes, as without filters. */
-		err = rf->next.feed(rf->next.ctx, rec);
-		if (err)
-			return err;
-	} else if (!timed(rec) && type != BG_REC_ARGS && type != BG_REC_DETAIL) {
-		return rf->next.feed(rf->next.ctx, rec);
+		err = decide(rf, rec, &keep);
+		return err ? err : rf->next.feed(rf->next.ctx, rec);
 	}
+	if (!timed(rec) && type != BG_REC_ARGS && type != BG_REC_DETAIL)
+		return rf->next.feed(rf->next.ctx, rec);
 	if (rec->cpu >= BG_MAX_CPUS)
 		return -EINVAL;
 	return q_push(rf, rec);
