@@ -10,6 +10,8 @@
 #   make fuzz-smoke each fuzzer on its corpus plus FUZZ_SECONDS of fuzzing
 #   make demo       trace a real call graph (QEMU bench if the host refuses fentry)
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make uninstall  removes what install put there (same PREFIX, DESTDIR)
+#   make deb        Debian binary package $(OUTPUT)/bpfgraph_VERSION_ARCH.deb
 #   V=1             show full commands
 
 OUTPUT ?= build
@@ -62,7 +64,8 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all deps clean check unit unit-san fuzz fuzz-smoke demo install vm-deps check-build
+.PHONY: all deps clean check unit unit-san fuzz fuzz-smoke demo install uninstall deb vm-deps \
+	check-build
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
@@ -207,6 +210,40 @@ install: $(OUTPUT)/bpfgraph
 	install -m 0755 $(OUTPUT)/bpfgraph $(DESTDIR)$(BINDIR)/bpfgraph
 	install -m 0644 man/bpfgraph.1 $(DESTDIR)$(MANDIR)/man1/bpfgraph.1
 	install -m 0644 tools/bpfgraph.bash-completion $(DESTDIR)$(COMPLDIR)/bpfgraph
+
+# The files install wrote; the directories stay (others' files live there).
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/bpfgraph $(DESTDIR)$(MANDIR)/man1/bpfgraph.1 \
+		$(DESTDIR)$(COMPLDIR)/bpfgraph
+
+# A Debian binary package by dpkg-deb: install's files under /usr (the
+# binary stripped, the man page compressed, as Debian policy has them),
+# README.md and the copyright file in /usr/share/doc/bpfgraph.
+DEB_ARCH = $(shell dpkg --print-architecture)
+DEB_MAINTAINER ?= bpfgraph developers <bpfgraph@invalid>
+DEB_ROOT := $(OUTPUT)/deb/root
+DEB := $(OUTPUT)/bpfgraph_$(VERSION)_$(DEB_ARCH).deb
+
+deb: $(OUTPUT)/bpfgraph
+	$(call msg,DEB,$(DEB))
+	$(Q)rm -rf $(DEB_ROOT) && mkdir -p -m 0755 $(DEB_ROOT)/DEBIAN
+	$(Q)$(MAKE) -s --no-print-directory install DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr \
+		BINDIR=/usr/bin MANDIR=/usr/share/man \
+		COMPLDIR=/usr/share/bash-completion/completions >/dev/null
+	$(Q)strip --strip-unneeded --remove-section=.comment $(DEB_ROOT)/usr/bin/bpfgraph
+	$(Q)gzip -9n $(DEB_ROOT)/usr/share/man/man1/bpfgraph.1
+	$(Q)install -d $(DEB_ROOT)/usr/share/doc/bpfgraph
+	$(Q)install -m 0644 tools/deb/copyright $(DEB_ROOT)/usr/share/doc/bpfgraph/copyright
+	$(Q)install -m 0644 README.md $(DEB_ROOT)/usr/share/doc/bpfgraph/README.md
+	$(Q)gzip -9n $(DEB_ROOT)/usr/share/doc/bpfgraph/README.md
+	$(Q)cd $(DEB_ROOT) && find usr -type f | LC_ALL=C sort | xargs md5sum >DEBIAN/md5sums
+	$(Q)sed -e 's/@VERSION@/$(VERSION)/' -e 's/@ARCH@/$(DEB_ARCH)/' \
+		-e 's/@MAINTAINER@/$(DEB_MAINTAINER)/' \
+		-e "s/@SIZE@/$$(du -sk --exclude=DEBIAN $(DEB_ROOT) | cut -f1)/" \
+		tools/deb/control.in >$(DEB_ROOT)/DEBIAN/control
+	$(Q)chmod 0644 $(DEB_ROOT)/DEBIAN/control $(DEB_ROOT)/DEBIAN/md5sums
+	$(Q)find $(DEB_ROOT) -type d -exec chmod 0755 {} + # whatever the umask
+	$(Q)dpkg-deb --root-owner-group -Zxz --build $(DEB_ROOT) $(DEB) >/dev/null
 
 clean:
 	rm -rf $(OUTPUT)

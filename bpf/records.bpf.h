@@ -330,6 +330,7 @@ static __always_inline void emit_comm(const struct task_state *st)
 	__builtin_memset(&r, 0, sizeof(r));
 	bpf_get_current_comm(&r.ts, BG_COMM_LEN);
 	r.pid = st->tid;
+	r.dur = bpf_get_current_pid_tgid() >> 32;
 	r.cpu = bpf_get_smp_processor_id();
 	r.type = BG_REC_COMM;
 	put(&r, bpf_ktime_get_ns(), false, BPF_RB_NO_WAKEUP);

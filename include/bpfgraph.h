@@ -29,7 +29,12 @@
 #define BG_REC_ENTRY 1 /* a traced function was entered */
 #define BG_REC_EXIT 2 /* ... and returned; dur and val (return value) valid */
 #define BG_REC_SWITCH 3 /* a task inside the graph was switched out or in */
-#define BG_REC_COMM 4 /* pid's comm: 16 bytes in place of ts and val */
+/*
+ * pid's comm: 16 bytes in place of ts and val; dur is pid's process id
+ * (tgid), so that report -p can pick a process's threads (0 in files
+ * written before it was kept).
+ */
+#define BG_REC_COMM 4
 /*
  * An indirect call site in traced function func was passed, inside a
  * graph, with a target not seen before: val is the target address. Only

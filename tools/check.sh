@@ -4,7 +4,8 @@
 # 1. tools/deps.sh (installs missing Debian packages)
 # 2. every $OUTPUT/tests/test_* cmocka program (built by make); each
 #    cmocka test counts
-# 3. unless --unit-only:
+# 3. tests/host/package.sh: make install/uninstall and make deb (one test)
+# 4. unless --unit-only:
 #    - the same programs built with ASan + UBSan, $OUTPUT/san/tests/test_*
 #      (each cmocka test counts; --san-only runs just these)
 #    - fuzz smoke: each $OUTPUT/fuzz/fuzz_* on its corpus in tests/fuzz/
@@ -400,6 +401,8 @@ main() {
 	fuzz-only) run_fuzz_smoke; finish ;;
 	esac
 	run_unit
+	section "packaging (tests/host/package.sh)"
+	run_one package tests/host/package.sh
 	section "browser (SVG flame graph in headless Chromium)"
 	run_one svg_browser tests/browser/svg.sh
 	section "trace-cmd (trace.dat files bpfgraph writes, read by trace-cmd report)"

@@ -118,6 +118,7 @@ static inline struct bg_rec canned_rec(struct canned *c, char **a, int n, const 
 		strncpy(comm, a[1] ? a[1] : "", sizeof(comm));
 		memcpy(&r.ts, comm, 8);
 		memcpy(&r.val, comm + 8, 8);
+		r.dur = a[1] && a[2] ? (uint32_t)canned_num(a[2]) : 0; /* the process id */
 		return r;
 	}
 	r.cpu = (uint16_t)canned_num(a[0]);

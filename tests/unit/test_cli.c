@@ -854,14 +854,6 @@ static void test_getopt_errors(void **state __maybe_unused)
 	EXPECT_USAGE("invalid option -- 'Z'", "-G", "f", "-Z");
 	EXPECT_USAGE("invalid option -- 'Z'", "-G", "f", "-vZ");
 	EXPECT_USAGE("unrecognized option '--bogus'", "-G", "f", "--bogus=1");
-	/* Other tools' spellings: what bpfgraph calls them, or that it lacks them. */
-	EXPECT_USAGE("invalid option -- 'g': trace-cmd's -g FUNC is -G FUNC here", "-g", "f");
-	EXPECT_USAGE("invalid option -- 'N': perf ftrace's -N (--notrace-funcs) is -x here",
-		     "-G", "f", "-N", "g");
-	EXPECT_USAGE("unrecognized option '--graph-funcs': perf ftrace's --graph-funcs is -G",
-		     "--graph-funcs=f");
-	EXPECT_USAGE("unrecognized option '--inherit': bpfgraph traces COMMAND's own threads",
-		     "-G", "f", "--inherit");
 	EXPECT_USAGE("invalid option -- 'Z'\nTry", "-G", "f", "-Z");
 	EXPECT_USAGE("option '--c' is ambiguous", "-G", "f", "--c=1");
 	EXPECT_USAGE("option '-G' requires an argument", "-G");
@@ -871,6 +863,106 @@ static void test_getopt_errors(void **state __maybe_unused)
 	EXPECT_USAGE("option '--graph-opts' requires an argument", "-G", "f",
 		     "--graph-o");
 	EXPECT_USAGE("option '--help' doesn't allow an argument", "--help=x");
+}
+
+/*
+ * perf ftrace's and trace-cmd record's spellings (perf-ftrace(1),
+ * trace-cmd-record(1)): the same meaning is taken as bpfgraph's option.
+ */
+static void test_other_tools_aliases(void **state __maybe_unused)
+{
+	struct bg_opts o;
+
+	PARSE_OK(&o, "--graph-funcs=vfs_*", "--graph-funcs", "f", "--nograph-funcs=kmem_*",
+		 "--max-graph-depth=3", "--tid=7,9", "-P", "8");
+	assert_int_equal(o.graph.n, 2);
+	assert_string_equal(o.graph.v[0], "vfs_*");
+	assert_string_equal(o.graph.v[1], "f");
+	assert_int_equal(o.notrace.n, 1);
+	assert_string_equal(o.notrace.v[0], "kmem_*");
+	assert_int_equal(o.max_depth, 3);
+	assert_int_equal(o.nr_pids, 3);
+	assert_int_equal(o.pids[0], 7);
+	assert_int_equal(o.pids[1], 8);
+	assert_int_equal(o.pids[2], 9);
+	cli__free(&o);
+	PARSE_OK(&o, "-Gf", "--graph-depth", "5", "-P9");
+	assert_int_equal(o.max_depth, 5);
+	assert_int_equal(o.nr_pids, 1);
+	cli__free(&o);
+	/* an alias's value is checked as bpfgraph's option, and named so */
+	EXPECT_USAGE("invalid --max-depth '65'", "-Gf", "--max-graph-depth=65");
+	EXPECT_USAGE("option '--tid' requires an argument", "-Gf", "--tid");
+	/* ... and applies where bpfgraph's does */
+	{
+		char msg[256];
+		FILE *f = fmemopen(msg, sizeof(msg), "w");
+
+		assert_non_null(f);
+		assert_int_equal(cli__parse_cmd(&o, BG_CMD_REPORT, 4,
+						(char *[]){ "report", "-ix", "--graph-funcs=f",
+							    "--max-graph-depth=2", NULL },
+						f),
+				 -EINVAL);
+		fclose(f);
+		assert_non_null(strstr(msg, "option '--graph-function' does not apply to report"));
+		assert_int_equal(cli__parse_cmd(&o, BG_CMD_REPORT, 3,
+						(char *[]){ "report", "-ix", "--max-graph-depth=2",
+							    NULL },
+						stderr),
+				 0);
+		assert_int_equal(o.max_depth, 2);
+		cli__free(&o);
+	}
+}
+
+/* One that differs, or that bpfgraph lacks: answered, exit status 2. */
+static void test_other_tools_hints(void **state __maybe_unused)
+{
+	static const struct {
+		const char *arg, *say;
+	} hints[] = {
+		{ "-g", "bpfgraph: -g is trace-cmd's spelling of bpfgraph's -G GLOB (graph a "
+			"function) and perf ftrace's of bpfgraph's -x GLOB" },
+		{ "-T", "perf ftrace's function tracer filter; bpfgraph graphs: -G GLOB" },
+		{ "--trace-funcs=f", "-T/--trace-funcs is perf ftrace's" },
+		{ "-l", "-l is trace-cmd's function tracer filter" },
+		{ "-N", "bpfgraph's -x GLOB hides a function with what it calls" },
+		{ "--notrace-funcs=f", "hiding it alone is not supported" },
+		{ "-m", "bpfgraph's is -b SIZE" },
+		{ "-M", "bpfgraph's is -C LIST" },
+		{ "-F", "bpfgraph's: --dry-run -G GLOB" },
+		{ "--funcs", "trace-cmd's trace-only-COMMAND" },
+		{ "--tracer=function", "bpfgraph is a function_graph tracer" },
+		{ "--all-cpus", "neither -p nor a COMMAND" },
+		{ "--func-opts=irq-info", "its options are --graph-opts" },
+		{ "--inherit", "bpfgraph: --inherit (perf ftrace; trace-cmd record's -c): following "
+			       "the processes that COMMAND or -p's tasks fork is not supported yet" },
+		{ "-c", "is not supported yet" },
+		{ "-e", "trace events are not supported" },
+		{ "--event=sched:*", "trace events are not supported" },
+		{ "--delay=100", "a delayed start is not supported; bpfgraph's -D is --max-depth" },
+	};
+	char *argv[] = { "bpfgraph", "-G", "f", NULL, "--", "true", NULL };
+	char msg[1024];
+	struct bg_opts o;
+	FILE *f;
+
+	for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++) {
+		argv[3] = (char *)hints[i].arg;
+		f = fmemopen(msg, sizeof(msg), "w");
+		assert_non_null(f);
+		assert_int_equal(cli__parse(&o, 6, argv, f), -EINVAL);
+		fclose(f);
+		assert_int_equal(cli__exit_status(-EINVAL), BG_EXIT_USAGE);
+		if (!strstr(msg, hints[i].say) || strncmp(msg, "bpfgraph: ", 10) ||
+		    strstr(msg, "invalid option") || strstr(msg, "unrecognized"))
+			fail_msg("%s: expected '%s', got: %s", hints[i].arg, hints[i].say, msg);
+	}
+	/* bpfgraph's own letters keep their meaning */
+	PARSE_OK(&o, "-Gf", "-n", "bash", "-t", "5", "-D", "2", "-p", "3");
+	assert_string_equal(o.comm, "bash");
+	cli__free(&o);
 }
 
 /* ---- command, conflicts, subcommands ----------------------------------- */
@@ -1114,6 +1206,8 @@ int main(void)
 		cmocka_unit_test(test_hook),
 		cmocka_unit_test(test_getopt_forms),
 		cmocka_unit_test(test_getopt_errors),
+		cmocka_unit_test(test_other_tools_aliases),
+		cmocka_unit_test(test_other_tools_hints),
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_conflicts),
 		cmocka_unit_test(test_subcommands),

@@ -11,7 +11,7 @@
  *   dialect 601|605|613|615|617|619  default 601
  *   header 0|1              "# tracer" block first, default 0
  *   func NAME [mod=M] [ret=void|signed|unsigned|bool|ptr|unknown[:SIZE]]
- *   comm PID NAME           a BG_REC_COMM record
+ *   comm PID NAME [TGID]    a BG_REC_COMM record (TGID: its process id)
  *   E CPU PID FUNC DEPTH TS [CALLER]        entry (CALLER: return address)
  *   A CPU FUNC PART R0 R1 R2                BG_REC_ARGS (registers 3*PART..)
  *   proto FUNC [NAME:TYPE]...               a BTF prototype for funcgraph-args;

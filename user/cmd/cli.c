@@ -53,7 +53,7 @@ const struct cli_opt cli_opts[] = {
 	{ "allow", 'a', "GLOB", G_SELECT, cli_set_glob, OFF(allow), 0, 0,
 	  "trace these functions too (repeatable)" },
 	{ "notrace", 'x', "GLOB", G_SELECT, cli_set_glob, OFF(notrace), 0, 0,
-	  "never trace these nor what they call\n(repeatable)" },
+	  "never trace these nor what they call\n(repeatable)", CM_TRACING | CM_REPORT },
 	{ "no-pause", K_NO_PAUSE, NULL, G_SELECT, cli_set_flag, OFF(no_pause), 0, 0,
 	  "let COMMAND run on while functions found\nwhile tracing are attached (default:\n"
 	  "stop it meanwhile, so its next calls\nare complete)" },
@@ -88,15 +88,15 @@ const struct cli_opt cli_opts[] = {
 	  BG_MAX_MAX_FUNCS, "refuse plans of more than N functions\n(default 2000)" },
 
 	{ "max-depth", 'D', "N", G_FILTER, cli_set_u32, OFF(max_depth), 0,
-	  BG_MAX_DEPTH, "show N levels at most (0 = all, max 64)" },
+	  BG_MAX_DEPTH, "show N levels at most (0 = all, max 64)", CM_TRACING | CM_REPORT },
 	{ "thresh", 't', "USEC", G_FILTER, cli_set_thresh, 0, 0, BG_MAX_THRESH_US,
-	  "only calls that took USEC or longer" },
+	  "only calls that took USEC or longer", CM_TRACING | CM_REPORT },
 	{ "pid", 'p', "PID[,PID...]", G_FILTER, cli_set_pids, 0, 1, BG_PID_MAX,
-	  "only these threads (repeatable)" },
+	  "only these threads (repeatable)", CM_TRACING | CM_REPORT },
 	{ "cpu", 'C', "LIST", G_FILTER, cli_set_cpus, 0, 0, BG_MAX_CPUS - 1,
-	  "only these CPUs, like 0-3,7" },
+	  "only these CPUs, like 0-3,7", CM_TRACING | CM_REPORT },
 	{ "comm", 'n', "NAME", G_FILTER, cli_set_comm, 0, 0, 0,
-	  "only tasks called NAME (15 chars max)" },
+	  "only tasks called NAME (15 chars max)", CM_TRACING | CM_REPORT },
 	{ "duration", 'd', "SECONDS", G_FILTER, cli_set_duration, 0, 0, 0,
 	  "stop after SECONDS (0.5 is fine)" },
 
@@ -154,6 +154,8 @@ const struct cli_opt cli_opts[] = {
 };
 
 #define NR_CLI_OPTS (sizeof(cli_opts) / sizeof(cli_opts[0]))
+/* Room in getopt's tables for cli_others[] (checked when they are built). */
+#define NR_OTHERS_MAX 32
 
 const size_t cli_nr_opts = NR_CLI_OPTS;
 
@@ -280,6 +282,22 @@ static void build_getopt(struct option *lo, char *so)
 			*so++ = ':';
 	}
 	lo[i] = (struct option){ 0 };
+	/* Other tools' spellings: a hint takes an argument if given one with '=' */
+	for (size_t k = 0, n = i; k < cli_nr_others && k < NR_OTHERS_MAX; k++) {
+		const struct cli_other *x = &cli_others[k];
+
+		if (x->name)
+			lo[n++] = (struct option){ x->name,
+						   x->alias ? required_argument :
+							      optional_argument,
+						   NULL, x->key };
+		lo[n] = (struct option){ 0 };
+		if (x->key >= 256)
+			continue;
+		*so++ = (char)x->key;
+		if (x->alias)
+			*so++ = ':';
+	}
 	*so = '\0';
 }
 
@@ -290,42 +308,9 @@ static bool ambiguous(const char *tok)
 
 	for (i = 0; i < NR_CLI_OPTS; i++)
 		hits += !strncmp(cli_opts[i].name, tok + 2, len);
+	for (i = 0; i < cli_nr_others; i++)
+		hits += cli_others[i].name && !strncmp(cli_others[i].name, tok + 2, len);
 	return hits > 1;
-}
-
-/*
- * Options of perf ftrace and trace-cmd that bpfgraph spells otherwise or
- * lacks: the usage error says so instead of leaving a user to guess.
- */
-static const struct {
-	char short_opt; /* 0: none */
-	const char *long_opt; /* without "--"; NULL: none */
-	const char *hint;
-} other_spellings[] = {
-	{ 'g', NULL, "trace-cmd's -g FUNC is -G FUNC here; perf ftrace's -g "
-		     "(--nograph-funcs) is -x" },
-	{ 'N', NULL, "perf ftrace's -N (--notrace-funcs) is -x here" },
-	{ 'T', NULL, "perf ftrace's -T (--trace-funcs) is -G here: the functions it "
-		     "calls are traced too (--callee-depth)" },
-	{ 0, "graph-funcs", "perf ftrace's --graph-funcs is -G (--graph-function) here" },
-	{ 0, "nograph-funcs", "perf ftrace's --nograph-funcs is -x (--notrace) here" },
-	{ 0, "notrace-funcs", "perf ftrace's --notrace-funcs is -x (--notrace) here" },
-	{ 0, "inherit", "bpfgraph traces COMMAND's own threads (and -p's), not the "
-			"processes they fork: following children is not supported yet" },
-};
-
-static const char *other_spelling(const char *tok, bool is_long, int opt)
-{
-	size_t len = strcspn(tok + 2, "=");
-
-	for (size_t i = 0; i < sizeof(other_spellings) / sizeof(other_spellings[0]); i++) {
-		const char *l = other_spellings[i].long_opt;
-
-		if (is_long ? l && strlen(l) == len && !strncmp(l, tok + 2, len) :
-			      other_spellings[i].short_opt == opt)
-			return other_spellings[i].hint;
-	}
-	return NULL;
 }
 
 /* getopt_long() returned '?' or ':' for argv[optind - 1]. */
@@ -333,7 +318,6 @@ static int getopt_error(FILE *err, int ret, const char *tok)
 {
 	const struct cli_opt *d = cli_opt_by_key(optopt);
 	bool is_long = !strncmp(tok, "--", 2);
-	const char *hint;
 
 	if (ret == ':' && is_long)
 		return cli_usage_err(err, "option '--%s' requires an argument",
@@ -346,12 +330,10 @@ static int getopt_error(FILE *err, int ret, const char *tok)
 	if (is_long && ambiguous(tok))
 		return cli_usage_err(err, "option '%.*s' is ambiguous", (int)strcspn(tok, "="),
 				     tok);
-	hint = other_spelling(tok, is_long, optopt);
 	if (is_long)
-		return cli_usage_err(err, "unrecognized option '%.*s'%s%s",
-				     (int)strcspn(tok, "="), tok, hint ? ": " : "", hint ? hint : "");
-	return cli_usage_err(err, "invalid option -- '%c'%s%s", optopt, hint ? ": " : "",
-			     hint ? hint : "");
+		return cli_usage_err(err, "unrecognized option '%.*s'", (int)strcspn(tok, "="),
+				     tok);
+	return cli_usage_err(err, "invalid option -- '%c'", optopt);
 }
 
 static const char *cmd_word(enum bg_cmd cmd)
@@ -365,8 +347,9 @@ static const char *cmd_word(enum bg_cmd cmd)
 /* Returns 0 with *first at the first non-option, 1 (help), or -errno. */
 static int parse_options(struct cli_ctx *c, int argc, char **argv, int *first)
 {
-	struct option lo[NR_CLI_OPTS + 1];
-	char so[2 * NR_CLI_OPTS + 3];
+	struct option lo[NR_CLI_OPTS + NR_OTHERS_MAX + 1];
+	char so[2 * (NR_CLI_OPTS + NR_OTHERS_MAX) + 3];
+	const struct cli_other *x;
 	const struct cli_opt *d;
 	char name[32];
 	int key, err;
@@ -377,7 +360,11 @@ static int parse_options(struct cli_ctx *c, int argc, char **argv, int *first)
 	while ((key = getopt_long(argc, argv, so, lo, NULL)) != -1) {
 		if (key == '?' || key == ':')
 			return getopt_error(c->err, key, argv[optind - 1]);
-		d = cli_opt_by_key(key);
+		/* another tool's spelling: bpfgraph's option, or why there is none */
+		x = cli_other_by_key(key);
+		if (x && !x->alias)
+			return cli_usage_err(c->err, "%s", x->hint);
+		d = cli_opt_by_key(x ? x->alias : key);
 		if (!((d->cmds ?: CM_TRACING) & (1U << c->o->cmd)))
 			return cli_usage_err(c->err, "option '--%s' does not apply to %s", d->name,
 					     cmd_word(c->o->cmd));

@@ -98,6 +98,8 @@ void cli__usage(FILE *f)
 				HELP_COL, "", "it, stop when it exits");
 	}
 	fputc('\n', f);
+	cli_others_usage(f);
+	fputc('\n', f);
 	print_trace_opts(f);
 	fputc('\n', f);
 	fputs(usage_examples, f);

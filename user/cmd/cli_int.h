@@ -61,6 +61,25 @@ extern const struct cli_trace_opt cli_trace_opts[];
 extern const size_t cli_nr_trace_opts;
 
 /*
+ * Other tools' options (cli_others.c): an alias of one of bpfgraph's
+ * (alias: its key), or a hint answered as a usage error.
+ */
+struct cli_other {
+	const char *name; /* long name, NULL: a short option only */
+	int key; /* its short letter, or a key of its own (>= 512) */
+	const char *arg; /* aliases: the argument's name in --help */
+	int alias; /* key of the bpfgraph option it means; 0: hint */
+	const char *tool; /* aliases: whose spelling it is */
+	const char *hint; /* the rest: the usage error */
+};
+
+extern const struct cli_other cli_others[];
+extern const size_t cli_nr_others;
+const struct cli_other *cli_other_by_key(int key);
+/* The --help section listing them. */
+void cli_others_usage(FILE *f);
+
+/*
  * A usage error: "bpfgraph: <message>" and a --help hint on err. Returns
  * -EINVAL, main()'s cue for BG_EXIT_USAGE.
  */

@@ -14,6 +14,12 @@
  * its funcgraph events replayed like a record file's records. A damaged line of text (a capture
  * cut in the middle of a line) is skipped with a warning naming it,
  * unless --strict.
+ *
+ * The live filters (-p, -C, -n, -D, -t, -x) apply as they would have
+ * live: to a recording's records before the graph builder, to text's
+ * events before the writers (graph/filter.h, text/fgfilter.h). One the
+ * input cannot tell (-p on text without a TASK/PID column, say) is
+ * refused, naming what is missing.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -23,7 +29,9 @@
 
 #include "cli.h"
 #include "cmd.h"
+#include "fgfilter.h"
 #include "fgtext.h"
+#include "filter.h"
 #include "input.h"
 #include "preflight.h"
 #include "record.h"
@@ -50,6 +58,32 @@ static void merge_opts(struct render_opts *ro, const struct record_meta *m,
 	ro->folded_count = o->folded_count;
 	ro->hist = (const char *const *)o->hist.v;
 	ro->nr_hist = o->hist.n;
+}
+
+/* The filters of the command line, pointing into o. */
+static void filter_opts_of(const struct bg_opts *o, struct filter_opts *f)
+{
+	*f = (struct filter_opts){ .max_depth = o->max_depth, .thresh_ns = o->thresh_ns,
+				   .pids = o->pids, .nr_pids = o->nr_pids,
+				   .cpus = o->nr_cpus ? o->cpus : NULL, .comm = o->comm,
+				   .notrace = o->notrace.v, .n_notrace = o->notrace.n };
+}
+
+/*
+ * Filters that need a graph's entries: its CPU is the one it began on,
+ * and what a hidden function called is known by its entry. Input made
+ * with tracing_thresh has none (what: why). false (message written) if
+ * one of them was asked for.
+ */
+static bool need_entries(const struct bg_opts *o, const char *path, const char *what)
+{
+	if (!o->nr_cpus && !o->notrace.n)
+		return true;
+	fprintf(stderr, "bpfgraph: %s: %s cannot be applied: %s, so %s\n", path,
+		o->nr_cpus ? "-C" : "-x", what,
+		o->nr_cpus ? "the CPU a graph began on is not known" :
+			     "what a hidden function called cannot be told");
+	return false;
 }
 
 static void print_info(const struct record_info *in, const char *path, int verbosity)
@@ -102,6 +136,8 @@ static int replay(struct record_reader *r, const struct bg_opts *o, FILE *out)
 	const struct record_info *in = record__info(r);
 	struct render_opts ro = { .out = out, .funcs = &in->funcs,
 				  .args = record__args_src(r) };
+	struct recfilter *rf = NULL;
+	struct filter_opts fo;
 	struct render *rd;
 	struct rec_sink sink;
 	int err;
@@ -113,9 +149,20 @@ static int replay(struct record_reader *r, const struct bg_opts *o, FILE *out)
 		return -ENOMEM;
 	}
 	sink = render__sink(rd);
+	filter_opts_of(o, &fo);
+	if (filter__active(&fo)) {
+		rf = recfilter__new(&fo, &in->funcs, sink);
+		if (!rf) {
+			render__free(rd);
+			fprintf(stderr, "bpfgraph: out of memory\n");
+			return -ENOMEM;
+		}
+		sink = recfilter__sink(rf);
+	}
 	err = record__replay(r, &sink);
 	if (!err)
 		err = render__finish(rd);
+	recfilter__free(rf);
 	render__free(rd);
 	if (err == -EIO)
 		write_error(o);
@@ -131,6 +178,10 @@ static int report_record(struct input *in, const struct bg_opts *o)
 	r = record__open(input__record_path(in), stderr);
 	if (!r)
 		return -EINVAL;
+	if (record__info(r)->meta.thresh_ns && !need_entries(o, in->name, "it was recorded with -t and has no entries")) {
+		record__close_reader(r);
+		return -EINVAL;
+	}
 	out = open_output(o);
 	err = out ? replay(r, o, out) : -EINVAL;
 	err = close_output(out, o, err);
@@ -285,6 +336,7 @@ struct text_replay {
 	struct functab funcs;
 	FILE *out; /* non-NULL for the text format: comments are copied */
 	struct text_clock *clock; /* non-NULL: make timestamps up */
+	struct fgfilter *filter; /* non-NULL: the live filters, between text and writer */
 };
 
 static int sync_funcs(struct text_replay *t, const struct fgtext_ev *e, const struct functab *ft)
@@ -310,6 +362,27 @@ static int sync_funcs(struct text_replay *t, const struct fgtext_ev *e, const st
 	return 0;
 }
 
+/* What the filter (or the text, without one) keeps: to the writer. */
+static int text_out_event(void *ctx, const struct gev *in)
+{
+	struct text_replay *t = ctx;
+	struct gev ev = *in;
+
+	if (t->clock && stamp(t->clock, &ev))
+		return -ENOMEM;
+	t->events.emit(t->events.ctx, &ev);
+	return 0;
+}
+
+static int text_out_line(void *ctx, const char *text)
+{
+	struct text_replay *t = ctx;
+
+	if (t->out)
+		fprintf(t->out, "%s\n", text);
+	return 0;
+}
+
 static int text_emit(void *ctx, const struct fgtext_ev *e, const struct functab *ft)
 {
 	struct text_replay *t = ctx;
@@ -317,13 +390,43 @@ static int text_emit(void *ctx, const struct fgtext_ev *e, const struct functab 
 
 	if (e->kind == FGT_EVENT) {
 		ev = fgtext__gev(e);
-		if (sync_funcs(t, e, ft) || (t->clock && stamp(t->clock, &ev)))
+		if (sync_funcs(t, e, ft))
 			return -ENOMEM;
-		t->events.emit(t->events.ctx, &ev);
-	} else if (t->out && e->text && (e->kind == FGT_COMMENT || e->kind == FGT_IRQ)) {
-		fprintf(t->out, "%s\n", e->text);
+		return t->filter ? fgfilter__event(t->filter, &ev) : text_out_event(t, &ev);
 	}
+	if (t->out && e->text && (e->kind == FGT_COMMENT || e->kind == FGT_IRQ))
+		return t->filter ? fgfilter__line(t->filter, e->text) : text_out_line(t, e->text);
 	return 0;
+}
+
+/*
+ * What the filters need of the text: a TASK/PID column for -p and -n, a
+ * CPU column for -C, durations for -t, entries for -C and -x. false
+ * (message written) when one is missing.
+ */
+static bool text_supports(const struct fgtext *r, const char *path, const struct bg_opts *o)
+{
+	const struct fgtext_layout *l = fgtext__layout(r);
+	const char *opt = NULL, *col = NULL;
+
+	if ((o->nr_pids || o->comm[0]) && !(l->flags & BG_O_PROC)) {
+		opt = o->nr_pids ? "-p" : "-n";
+		col = "TASK/PID column (funcgraph-proc)";
+	} else if (o->nr_cpus && !(l->flags & BG_O_CPU)) {
+		opt = "-C";
+		col = "CPU column (funcgraph-cpu)";
+	} else if (o->thresh_ns && !(l->flags & BG_O_DURATION)) {
+		opt = "-t";
+		col = "DURATION column (funcgraph-duration)";
+	}
+	if (opt) {
+		fprintf(stderr, "bpfgraph: %s: %s cannot be applied: the text has no %s\n", path,
+			opt, col);
+		return false;
+	}
+	if (fgtext__stats(r)->events && !fgtext__stats(r)->calls)
+		return need_entries(o, path, "the text has no entry lines (tracing_thresh)");
+	return true;
 }
 
 /* One message for a failed read of text: where, and what. */
@@ -409,6 +512,29 @@ static void text_info(const struct fgtext *r, const char *path, int verbosity)
 }
 
 /*
+ * The filters between the text and the writer, when there are any and
+ * the text shows what they need. 0, -EINVAL (message written), -ENOMEM.
+ */
+static int text_filter(struct text_replay *t, const struct fgtext *r1, const char *path,
+		       const struct bg_opts *o)
+{
+	struct fgfilter_out fout = { text_out_event, text_out_line, t };
+	struct filter_opts fo;
+
+	filter_opts_of(o, &fo);
+	if (!filter__active(&fo))
+		return 0;
+	if (!text_supports(r1, path, o))
+		return -EINVAL;
+	t->filter = fgfilter__new(&fo, fgtext__layout(r1)->flags & BG_O_PROC, &t->funcs, fout);
+	if (!t->filter) {
+		fprintf(stderr, "bpfgraph: out of memory\n");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
  * Two passes: the first learns what the text shows (columns, dialect,
  * hex values: the first return value may come late), so that the writer
  * is made with the options of the whole text; the second feeds it. Both
@@ -437,6 +563,9 @@ static int report_text(struct input *in, const struct bg_opts *o)
 		err = -EINVAL;
 		goto out;
 	}
+	err = text_filter(&t, r1, in->name, o);
+	if (err)
+		goto out;
 	out = open_output(o);
 	r2 = out ? text_reader(in, o, text_emit, &t, false) : NULL;
 	if (!r2) {
@@ -457,11 +586,14 @@ static int report_text(struct input *in, const struct bg_opts *o)
 	if (o->format != BG_FMT_TEXT && !(fgtext__layout(r1)->flags & BG_O_ABSTIME))
 		t.clock = &clock;
 	err = text_read(in, r2);
+	if (!err && t.filter)
+		err = fgfilter__finish(t.filter);
 	if (!err)
 		err = render__finish(rd);
 	if (err == -EIO)
 		write_error(o);
 out:
+	fgfilter__free(t.filter);
 	render__free(rd);
 	err = close_output(out, o, err);
 	if (!err)
