@@ -115,7 +115,9 @@ static inline struct bg_rec canned_rec(struct canned *c, char **a, int n, const 
 	if (!strcmp(op, "comm")) {
 		r.type = BG_REC_COMM;
 		r.pid = (uint32_t)canned_num(a[0]);
-		strncpy(comm, a[1] ? a[1] : "", sizeof(comm));
+		/* Not NUL-terminated when it fills the 16 bytes, as the kernel's. */
+		if (a[1])
+			memcpy(comm, a[1], strnlen(a[1], sizeof(comm)));
 		memcpy(&r.ts, comm, 8);
 		memcpy(&r.val, comm + 8, 8);
 		r.dur = a[1] && a[2] ? (uint32_t)canned_num(a[2]) : 0; /* the process id */

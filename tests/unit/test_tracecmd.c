@@ -44,6 +44,7 @@ static void report(const char *in, const char *out, const char *const *args)
 }
 
 static const char *const to_dat[] = { "--format=trace-cmd", NULL };
+static const char *const depth2[] = { "-D", "2", NULL };
 
 struct tmpdir {
 	char dir[64], dat[96], back[96], src[96];
@@ -238,6 +239,14 @@ static void test_record_back(void **state)
 		report(t.src, direct, NULL);
 		report(t.src, t.dat, to_dat);
 		report(t.dat, t.back, NULL);
+		text = slurp(direct, &len);
+		want = fold_pairs(text, len, &wlen);
+		expect_text(de->d_name, want, wlen, t.back);
+		free(want);
+		free(text);
+		/* The live filters apply to a trace.dat's events as to the records. */
+		report(t.src, direct, depth2);
+		report(t.dat, t.back, depth2);
 		text = slurp(direct, &len);
 		want = fold_pairs(text, len, &wlen);
 		expect_text(de->d_name, want, wlen, t.back);

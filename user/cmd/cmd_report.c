@@ -131,13 +131,34 @@ static void write_error(const struct bg_opts *o)
 		strerror(EIO));
 }
 
+/*
+ * The live filters between records and the graph builder, when any is
+ * set (*rf NULL otherwise): 0, or -ENOMEM with the message written.
+ */
+static int filter_records(const struct bg_opts *o, const struct functab *funcs,
+			  struct rec_sink *sink, struct recfilter **rf)
+{
+	struct filter_opts fo;
+
+	*rf = NULL;
+	filter_opts_of(o, &fo);
+	if (!filter__active(&fo))
+		return 0;
+	*rf = recfilter__new(&fo, funcs, *sink);
+	if (!*rf) {
+		fprintf(stderr, "bpfgraph: out of memory\n");
+		return -ENOMEM;
+	}
+	*sink = recfilter__sink(*rf);
+	return 0;
+}
+
 static int replay(struct record_reader *r, const struct bg_opts *o, FILE *out)
 {
 	const struct record_info *in = record__info(r);
 	struct render_opts ro = { .out = out, .funcs = &in->funcs,
 				  .args = record__args_src(r) };
-	struct recfilter *rf = NULL;
-	struct filter_opts fo;
+	struct recfilter *rf;
 	struct render *rd;
 	struct rec_sink sink;
 	int err;
@@ -149,15 +170,9 @@ static int replay(struct record_reader *r, const struct bg_opts *o, FILE *out)
 		return -ENOMEM;
 	}
 	sink = render__sink(rd);
-	filter_opts_of(o, &fo);
-	if (filter__active(&fo)) {
-		rf = recfilter__new(&fo, &in->funcs, sink);
-		if (!rf) {
-			render__free(rd);
-			fprintf(stderr, "bpfgraph: out of memory\n");
-			return -ENOMEM;
-		}
-		sink = recfilter__sink(rf);
+	if (filter_records(o, &in->funcs, &sink, &rf)) {
+		render__free(rd);
+		return -ENOMEM;
 	}
 	err = record__replay(r, &sink);
 	if (!err)
@@ -220,6 +235,7 @@ static int replay_tcdat(struct tcdat *r, const struct bg_opts *o, FILE *out)
 				 .nr_cpu_ids = tm->nr_cpu_ids, .header = tm->header };
 	struct render_opts ro = { .out = out, .funcs = tcdat__funcs(r) };
 	struct tcdat_sink sink;
+	struct recfilter *rf;
 	struct render *rd;
 	int err;
 
@@ -230,9 +246,15 @@ static int replay_tcdat(struct tcdat *r, const struct bg_opts *o, FILE *out)
 		return -ENOMEM;
 	}
 	sink = (struct tcdat_sink){ render__sink(rd), tcdat_lost, rd };
+	/* Its events are records, as a record file's: the same filters. */
+	if (filter_records(o, tcdat__funcs(r), &sink.recs, &rf)) {
+		render__free(rd);
+		return -ENOMEM;
+	}
 	err = tcdat__replay(r, &sink);
 	if (!err)
 		err = render__finish(rd);
+	recfilter__free(rf);
 	render__free(rd);
 	if (err == -EIO)
 		write_error(o);
