@@ -143,8 +143,12 @@ for t in $tiers; do
 	c1=$(sed -n "s/^bpfgraph: own CPU from ready to the last record: .* the reading thread's since it started: \([0-9.]*\) s.*/\1/p" $t.call.err | head -n 1)
 	[ -n "$c0" ] && [ "$c0" != 0 ] && [ -n "$c1" ] &&
 		res "$t own_loop $(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.0f", b * 1e9 - a }')"
-	# For a diagnosis: the reader's share during the loop itself, and the
-	# wait for an idle machine before it (bwl's line, whole).
+	# Its reading and writing of records over the whole trace (attaching
+	# what they showed left out), and the calls made (warm-up included).
+	res "$t read_cpu $(sed -n "s/^bpfgraph: own CPU from ready .* reading and writing records \([0-9.]*\) s of it.*/\1/p" $t.call.err | head -n 1)"
+	res "$t calls $(sed -n 's/.* calls=\([0-9]*\).*/\1/p' $t.call | head -n 1)"
+	# For a diagnosis: the wait for an idle machine before the loop, and
+	# the reader's CPU at its start and end (bwl's line, whole).
 	res "$t bwl $(head -n 1 $t.call)"
 	res "$t drops $(sed -n 's/.* records, \([0-9]*\) dropped.*/\1/p' $t.call.err | head -n 1)"
 	rm -f $t.call.txt

@@ -38,6 +38,16 @@ static uint64_t mono_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* This thread's CPU time, ns. */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 static int queue_target(struct session *s, const struct bg_rec *r)
 {
 	if (!s->on_target)
@@ -300,6 +310,8 @@ static void grow(struct session *s, struct ring_buffer *rb)
  */
 static void end_run(struct session *s, struct ring_buffer *rb, const uint64_t *mark)
 {
+	uint64_t c0;
+
 	s->polling = false;
 	stop__after_ms(0);
 	s->stop_ns = mono_ns();
@@ -314,8 +326,10 @@ static void end_run(struct session *s, struct ring_buffer *rb, const uint64_t *m
 	if (s->enabled)
 		*s->enabled = 0;
 	/* Keep the ring buffer from filling meanwhile (the rest: finish). */
+	c0 = thread_cpu_ns();
 	for (int i = 0; i < 16 && read_batch(s, rb, -1) >= BATCH_MAX; i++)
 		;
+	s->read_cpu_ns += thread_cpu_ns() - c0;
 	s->rb = rb;
 	session__set_paused(s, false);
 	free(s->targets);
@@ -343,13 +357,18 @@ int session__run(struct session *s)
 		 * side): sleep a poll period, unless the last read stopped at
 		 * a full batch and more is waiting.
 		 */
+		uint64_t c[4];
 		int n;
 
 		mark[0] = mono_ns();
 		n = full ? 0 : read_batch(s, rb, POLL_MS);
+		/* From the wake-up: the wait itself takes no CPU. */
+		c[0] = thread_cpu_ns();
 		if (n >= 0 && !stop__signal())
 			n = read_batch(s, rb, -1);
 		full = n >= BATCH_MAX;
+		c[1] = thread_cpu_ns();
+		s->read_cpu_ns += c[1] - c[0];
 		if (n < 0 && n != -EINTR) {
 			err = n;
 			break;
@@ -365,8 +384,11 @@ int session__run(struct session *s)
 		if (s->on_poll)
 			s->on_poll(s->caller_ctx, s->graphs_done);
 		mark[2] = mono_ns();
+		c[1] = thread_cpu_ns();
 		s->sink.drain(s->sink.ctx, mark[1] - REORDER_NS);
 		mark[3] = mono_ns();
+		c[2] = thread_cpu_ns();
+		s->read_cpu_ns += c[2] - c[1];
 		grow(s, rb);
 		mark[4] = mono_ns();
 		if (stop__signal() || (s->end_due_ns && mono_ns() >= s->end_due_ns))
@@ -417,7 +439,7 @@ static void take_leftovers(struct session *s)
 
 void session__finish(struct session *s)
 {
-	uint64_t t_end = mono_ns() + FINISH_WAIT_MS * 1000000ULL;
+	uint64_t t_end = mono_ns() + FINISH_WAIT_MS * 1000000ULL, c0 = thread_cpu_ns();
 
 	while (s->rb && s->active && *s->active > 0 && mono_ns() < t_end)
 		if (read_batch(s, s->rb, 10) < 0)
@@ -427,8 +449,11 @@ void session__finish(struct session *s)
 
 		*s->stopped = 1;
 		nanosleep(&grace, NULL);
+		/* Releasing hooks is not reading: left out of read_cpu_ns. */
+		s->read_cpu_ns += thread_cpu_ns() - c0;
 		if (s->on_stopped)
 			s->on_stopped(s->caller_ctx);
+		c0 = thread_cpu_ns();
 	}
 	if (s->rb) {
 		/* Bounded: nothing writes to it any more. */
@@ -439,6 +464,7 @@ void session__finish(struct session *s)
 	}
 	take_leftovers(s);
 	s->sink.flush(s->sink.ctx);
+	s->read_cpu_ns += thread_cpu_ns() - c0;
 }
 
 /* A per-CPU counter's values, kept once (the first read that has any). */

@@ -113,6 +113,12 @@ struct session {
 	 */
 #define SESSION_STOP_STEPS 4
 	uint64_t stop_step_ns[SESSION_STOP_STEPS];
+	/*
+	 * The reading thread's CPU in reading records and writing them out
+	 * (session__run's polls, session__finish), not in waiting for them
+	 * or attaching what they showed.
+	 */
+	uint64_t read_cpu_ns;
 	bool polling; /* in session__run's loop */
 	uint64_t stop_records; /* st.records then */
 	pid_t child; /* started by session__spawn, released by session__go */
