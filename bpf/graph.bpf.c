@@ -240,7 +240,12 @@ int BPF_PROG(bg_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
-/* Newer kernels pass more after the task (group_dead): not read here. */
+/*
+ * Only the exiting task is read: the first argument on every kernel. Its
+ * thread group is dead once signal->live is 0, which do_exit() counts
+ * down before this tracepoint (the inherit VM scenario checks that the
+ * set is empty once all its tasks have exited).
+ */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(bg_task_exit, struct task_struct *t)
 {
