@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Included by graph.bpf.c only: which tasks start a graph (-p, -C, -n,
- * the tracer itself) and whether a call is interrupt work.
+ * the tracer itself; --inherit's tasks created and exited) and whether a
+ * call is interrupt work.
  */
 #ifndef BG_FILTER_BPF_H
 #define BG_FILTER_BPF_H
