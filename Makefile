@@ -193,7 +193,7 @@ WL := $(OUTPUT)/vm/wl
 $(WL): tests/vm/wl.c | $(DEPS_STAMP)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -static -std=gnu11 $(WARNINGS) -O2 -D_GNU_SOURCE $< -o $@
+	$(Q)$(CC) -static -std=gnu11 $(WARNINGS) -O2 -D_GNU_SOURCE -pthread $< -o $@
 
 check: $(UNIT_BINS) $(SAN_BINS) $(FUZZ_BINS) $(OUTPUT)/bpfgraph $(WL)
 	$(Q)OUTPUT=$(OUTPUT) FUZZ_SECONDS=$(FUZZ_SECONDS) tools/check.sh

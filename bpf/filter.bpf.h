@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Included by graph.bpf.c only: which tasks start a graph (-p, -C, -n,
- * the tracer itself) and whether a call is interrupt work.
+ * the tracer itself; --inherit's tasks created and exited) and whether a
+ * call is interrupt work.
  */
 #ifndef BG_FILTER_BPF_H
 #define BG_FILTER_BPF_H
@@ -50,6 +51,42 @@ static __always_inline bool pid_listed(const struct task_struct *t)
 	__u32 tid = t->pid, tgid = t->tgid;
 
 	return bpf_map_lookup_elem(&bg_pids, &tid) || bpf_map_lookup_elem(&bg_pids, &tgid);
+}
+
+/*
+ * --inherit, at each task's creation (fork, vfork, clone, a new thread),
+ * before it first runs: a task created by a listed one is listed too.
+ * A new process is listed by its pid, which is its tgid: its threads are
+ * then listed with it, as those of a -p PID or a COMMAND are. A new
+ * thread of a process listed by its tgid is listed already; one created
+ * by a thread listed by its own id (-p TID) is listed by its own id.
+ */
+static __always_inline void inherit_task(const struct task_struct *parent,
+					 const struct task_struct *child)
+{
+	__u32 pid = child->pid;
+	__u8 one = 1;
+
+	if (!pid_listed(parent) || pid_listed(child))
+		return;
+	if (bpf_map_update_elem(&bg_pids, &pid, &one, BPF_ANY))
+		stat_inc(BG_ST_PIDS_FULL, 1);
+}
+
+/*
+ * --inherit, at each task's exit: its id goes, so that the set holds
+ * live tasks only (and a reused id is not traced). A process id goes with
+ * its last thread: its other threads are listed by it while any lives
+ * (signal->live counts them, this one already left out).
+ */
+static __always_inline void forget_task(const struct task_struct *t)
+{
+	__u32 pid = t->pid, tgid = t->tgid;
+
+	if (pid != tgid)
+		bpf_map_delete_elem(&bg_pids, &pid);
+	if (!BPF_CORE_READ(t, signal, live.counter))
+		bpf_map_delete_elem(&bg_pids, &tgid);
 }
 
 static __always_inline bool comm_matches(void)

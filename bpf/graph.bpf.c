@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The kernel side of bpfgraph: twelve programs, of which user space loads
- * those its hooks need. All but bg_switch are shims around the run guard,
+ * The kernel side of bpfgraph: fourteen programs, of which user space loads
+ * those its hooks need. All but the tracepoints' are shims around the run guard,
  * guarded() (guard.bpf.h):
  * - bg_entry, bg_entry_graph (fentry) and bg_exit (fexit): templates cloned
  *   by user space once per traced function, told apart by the link cookie
@@ -13,7 +13,9 @@
  * - bg_mentry and bg_mexit: the same pair on kprobe.multi links;
  * - bg_msession and bg_wide: kprobe.session, for the plan and the wide net;
  * - bg_icall: kprobes before indirect calls in traced functions;
- * - bg_switch: sched_switch, for a task switched out inside a graph.
+ * - bg_switch: sched_switch, for a task switched out inside a graph;
+ * - bg_fork and bg_task_exit: sched_process_fork and sched_process_exit,
+ *   for --inherit's set of traced tasks.
  * They keep per-task state in task local storage and only decide whether to
  * emit a fixed-size record; everything else happens in user space.
  *
@@ -221,6 +223,34 @@ int BPF_PROG(bg_switch, bool preempt, struct task_struct *prev, struct task_stru
 			break;
 		st->calltime[i] += away;
 	}
+	return 0;
+}
+
+/*
+ * --inherit: the traced set (bg_pids) follows the tasks the traced ones
+ * create, and lets go of those that exit. The fork tracepoint fires in the
+ * parent, after the child is made and before it is woken: the child's
+ * first call is traced. Loaded only with --inherit.
+ */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(bg_fork, struct task_struct *parent, struct task_struct *child)
+{
+	if (!bg_stopped)
+		inherit_task(parent, child);
+	return 0;
+}
+
+/*
+ * Only the exiting task is read: the first argument on every kernel. Its
+ * thread group is dead once signal->live is 0, which do_exit() counts
+ * down before this tracepoint (the inherit VM scenario checks that the
+ * set is empty once all its tasks have exited).
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(bg_task_exit, struct task_struct *t)
+{
+	if (!bg_stopped)
+		forget_task(t);
 	return 0;
 }
 

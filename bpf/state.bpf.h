@@ -188,10 +188,14 @@ struct {
 	__type(value, __u64);
 } bg_stats SEC(".maps");
 
-/* -p and -- COMMAND: thread ids and process ids to trace. */
+/*
+ * -p and -- COMMAND: thread ids and process ids to trace; --inherit adds
+ * the tasks they create and drops the tasks that exit (filter.bpf.h).
+ * Preallocated: the fork tracepoint adds without allocating.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
+	__uint(max_entries, 1024); /* resized by user space */
 	__type(key, __u32);
 	__type(value, __u8);
 } bg_pids SEC(".maps");

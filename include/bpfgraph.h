@@ -357,6 +357,8 @@ enum bg_reg {
  * where no command could be stopped; read from their recordings
  */
 #define BG_ST_HELD 12
-#define BG_ST_NR 13
+/* --inherit: tasks created by traced ones and not traced: bg_pids was full */
+#define BG_ST_PIDS_FULL 13
+#define BG_ST_NR 14
 
 #endif /* BPFGRAPH_H */

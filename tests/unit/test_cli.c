@@ -793,7 +793,7 @@ static void test_stat_hist(void **state __maybe_unused)
 	assert_int_equal(o.hist.n, 1);
 	cli__free(&o);
 	/* record prints nothing to draw from unless --tee */
-	assert_int_equal(cli__parse_cmd(&o, BG_CMD_RECORD, 7,
+	assert_int_equal(cli__parse_cmd(&o, BG_CMD_RECORD, 6,
 					(char *[]){ "record", "-o", "t.bgr", "-G", "f", "--hist",
 						    "f", NULL }, null), -EINVAL);
 	assert_int_equal(cli__parse_cmd(&o, BG_CMD_RECORD, 8,
@@ -936,9 +936,6 @@ static void test_other_tools_hints(void **state __maybe_unused)
 		{ "--tracer=function", "bpfgraph is a function_graph tracer" },
 		{ "--all-cpus", "neither -p nor a COMMAND" },
 		{ "--func-opts=irq-info", "its options are --graph-opts" },
-		{ "--inherit", "bpfgraph: --inherit (perf ftrace; trace-cmd record's -c): following "
-			       "the processes that COMMAND or -p's tasks fork is not supported yet" },
-		{ "-c", "is not supported yet" },
 		{ "-e", "trace events are not supported" },
 		{ "--event=sched:*", "trace events are not supported" },
 		{ "--delay=100", "a delayed start is not supported; bpfgraph's -D is --max-depth" },
@@ -1008,6 +1005,56 @@ static void test_conflicts(void **state __maybe_unused)
 	cli__free(&o);
 	PARSE_OK(&o, "-G", "f", "-p", "1", "-n", "x", "-C", "1");
 	cli__free(&o);
+}
+
+/* --inherit follows the tasks of -p or of a COMMAND: it needs one of them. */
+static void test_inherit(void **state __maybe_unused)
+{
+	struct bg_opts o;
+	char msg[256];
+	FILE *f;
+
+	PARSE_OK(&o, "-G", "f", "--", "ls");
+	assert_false(o.inherit);
+	cli__free(&o);
+	PARSE_OK(&o, "-G", "f", "--inherit", "--", "ls");
+	assert_true(o.inherit);
+	assert_int_equal(o.command_argc, 1);
+	cli__free(&o);
+	PARSE_OK(&o, "-G", "f", "-p", "7,8", "--inherit");
+	assert_true(o.inherit);
+	assert_int_equal(o.nr_pids, 2);
+	cli__free(&o);
+	/* trace-cmd record's -c means the same */
+	PARSE_OK(&o, "-G", "f", "-c", "-P", "7");
+	assert_true(o.inherit);
+	assert_int_equal(o.nr_pids, 1);
+	cli__free(&o);
+	PARSE_OK(&o, "-cGf", "--", "ls");
+	assert_true(o.inherit);
+	assert_int_equal(o.graph.n, 1);
+	cli__free(&o);
+	EXPECT_USAGE("--inherit follows the tasks of -p PID or of a COMMAND: give one of them",
+		     "-G", "f", "--inherit");
+	EXPECT_USAGE("--inherit follows the tasks of -p PID or of a COMMAND", "-G", "f", "-c",
+		     "-n", "ls");
+	EXPECT_USAGE("option '--inherit' doesn't allow an argument", "-G", "f", "--inherit=1",
+		     "--", "ls");
+	/* record too; report has no tasks to follow */
+	assert_int_equal(cli__parse_cmd(&o, BG_CMD_RECORD, 6,
+					(char *[]){ "record", "-Gf", "-ot", "--inherit", "--",
+						    "ls", NULL },
+					stderr),
+			 0);
+	assert_true(o.inherit);
+	cli__free(&o);
+	f = fmemopen(msg, sizeof(msg), "w");
+	assert_non_null(f);
+	assert_int_equal(cli__parse_cmd(&o, BG_CMD_REPORT, 3,
+					(char *[]){ "report", "-ix", "--inherit", NULL }, f),
+			 -EINVAL);
+	fclose(f);
+	assert_non_null(strstr(msg, "option '--inherit' does not apply to report"));
 }
 
 static void test_subcommands(void **state __maybe_unused)
@@ -1210,6 +1257,7 @@ int main(void)
 		cmocka_unit_test(test_other_tools_hints),
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_conflicts),
+		cmocka_unit_test(test_inherit),
 		cmocka_unit_test(test_subcommands),
 		cmocka_unit_test(test_exit_status),
 		cmocka_unit_test(test_help),

@@ -6,6 +6,9 @@
  *
  *   wl [-v] [--stop] CMD N ...
  *     openmiss N   open a missing file N times (each fails with ENOENT)
+ *     forkmiss N   fork a child that starts a thread; each of the two
+ *                  opens a missing file N times (-v: "forkmiss: parent P child C
+ *                  thread T" on stderr); the parent only waits
  *     udp N        send N datagrams over loopback to a bound socket
  *     tcp N        loopback TCP connect, N sends of 64 bytes, receive all
  *     pipe N       write and read back 1 byte through a pipe N times
@@ -32,6 +35,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -54,6 +59,49 @@ static int do_openmiss(long n)
 		if (errno != ENOENT)
 			fail("open: expected ENOENT, got %s", strerror(errno));
 	}
+	return 0;
+}
+
+static void *openmiss_thread(void *arg)
+{
+	long n = *(long *)arg;
+
+	*(long *)arg = syscall(SYS_gettid);
+	return (void *)(long)do_openmiss(n);
+}
+
+/* In the child: its thread's opens, then its own, then the thread joined. */
+static int forkmiss_child(long n)
+{
+	long tid = n;
+	pthread_t t;
+	void *ret;
+	int err;
+
+	err = pthread_create(&t, NULL, openmiss_thread, &tid);
+	if (err)
+		fail("pthread_create: %s", strerror(err));
+	if (do_openmiss(n) || pthread_join(t, &ret) || ret)
+		return -1;
+	if (verbose)
+		fprintf(stderr, "forkmiss: parent %d child %d thread %ld\n", (int)getppid(),
+			(int)getpid(), tid);
+	return 0;
+}
+
+static int do_forkmiss(long n)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		fail("fork: %s", strerror(errno));
+	if (pid == 0)
+		_exit(forkmiss_child(n) ? 1 : 0);
+	if (waitpid(pid, &status, 0) != pid)
+		fail("waitpid: %s", strerror(errno));
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		fail("forkmiss: the child failed (status 0x%x)", status);
 	return 0;
 }
 
@@ -285,7 +333,7 @@ static const struct cmd {
 	const char *name;
 	int (*fn)(long n);
 } cmds[] = {
-	{ "openmiss", do_openmiss }, { "udp", do_udp },     { "tcp", do_tcp },
+	{ "openmiss", do_openmiss }, { "forkmiss", do_forkmiss }, { "udp", do_udp },     { "tcp", do_tcp },
 	{ "pipe", do_pipe },	     { "read", do_read },   { "getpid", do_getpid },
 	{ "sleep", do_sleep },	     { "spin", do_spin },   { "readloop", do_readloop },
 };
@@ -294,7 +342,7 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: wl [-v] [--stop] CMD N [CMD N ...]\n"
-		"  CMD: openmiss udp tcp pipe read getpid (N times),\n"
+		"  CMD: openmiss forkmiss udp tcp pipe read getpid (N times),\n"
 		"       sleep spin readloop (N milliseconds)\n");
 	return 2;
 }

@@ -93,6 +93,9 @@ const struct cli_opt cli_opts[] = {
 	  "only calls that took USEC or longer", CM_TRACING | CM_REPORT },
 	{ "pid", 'p', "PID[,PID...]", G_FILTER, cli_set_pids, 0, 1, BG_PID_MAX,
 	  "only these threads (repeatable)", CM_TRACING | CM_REPORT },
+	{ "inherit", K_INHERIT, NULL, G_FILTER, cli_set_flag, OFF(inherit), 0, 0,
+	  "with -p or a COMMAND: also the processes\nand threads they create from then on\n"
+	  "(fork, clone), and theirs" },
 	{ "cpu", 'C', "LIST", G_FILTER, cli_set_cpus, 0, 0, BG_MAX_CPUS - 1,
 	  "only these CPUs, like 0-3,7", CM_TRACING | CM_REPORT },
 	{ "comm", 'n', "NAME", G_FILTER, cli_set_comm, 0, 0, 0,
@@ -288,14 +291,15 @@ static void build_getopt(struct option *lo, char *so)
 
 		if (x->name)
 			lo[n++] = (struct option){ x->name,
-						   x->alias ? required_argument :
-							      optional_argument,
+						   !x->alias ? optional_argument :
+						   x->arg ? required_argument :
+							    no_argument,
 						   NULL, x->key };
 		lo[n] = (struct option){ 0 };
 		if (x->key >= 256)
 			continue;
 		*so++ = (char)x->key;
-		if (x->alias)
+		if (x->alias && x->arg)
 			*so++ = ':';
 	}
 	*so = '\0';
@@ -486,6 +490,9 @@ static int check_conflicts(struct cli_ctx *c)
 	if (o->nr_pids && o->command_argc)
 		return cli_usage_err(c->err,
 				     "-p/--pid and a COMMAND exclude each other: the COMMAND is what gets traced");
+	if (o->inherit && !o->nr_pids && !o->command_argc)
+		return cli_usage_err(c->err, "--inherit follows the tasks of -p PID or of a "
+				     "COMMAND: give one of them");
 	return check_dialect(c);
 }
 

@@ -27,7 +27,9 @@
 #define BG_MAX_CALLEE_DEPTH 16
 #define BG_DEF_MAX_FUNCS 2000
 #define BG_MAX_MAX_FUNCS 1000000
-#define BG_MAX_PIDS 1024 /* bg_pids map size */
+#define BG_MAX_PIDS 1024 /* bg_pids map size; --inherit: BG_INHERIT_PIDS */
+/* --inherit: tasks traced at once (64 bytes each in the kernel, preallocated) */
+#define BG_INHERIT_PIDS 32768
 #define BG_DEF_BUFFER_SIZE (8U << 20)
 #define BG_MIN_BUFFER_SIZE (64U << 10)
 #define BG_MAX_BUFFER_SIZE (1U << 30)
@@ -71,6 +73,7 @@ struct bg_opts {
 	uint64_t duration_ms; /* -d; 0 = until interrupted */
 	char **command; /* after "--": NULL-terminated (argv's NULL) */
 	int command_argc; /* 0 = no command */
+	bool inherit; /* --inherit: also the tasks -p's or COMMAND's create */
 	bool no_pause; /* --no-pause: COMMAND runs on during live discovery */
 	bool no_callsites; /* --no-callsite-probes */
 	bool discover_irqs; /* --discover-irqs */

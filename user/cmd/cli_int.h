@@ -39,6 +39,12 @@ struct cli_opt {
 	unsigned int cmds; /* CM_*: where it applies; 0 = tracing (CM_TRACING) */
 };
 
+/*
+ * The key of --inherit, a long-only option another tool's letter (-c,
+ * cli_others.c) stands for: between cli.c's K_* and cli_others.c's.
+ */
+#define K_INHERIT 400
+
 /* cli_opt.cmds */
 #define CM_TRACE (1U << BG_CMD_TRACE)
 #define CM_RECORD (1U << BG_CMD_RECORD)
@@ -67,7 +73,7 @@ extern const size_t cli_nr_trace_opts;
 struct cli_other {
 	const char *name; /* long name, NULL: a short option only */
 	int key; /* its short letter, or a key of its own (>= 512) */
-	const char *arg; /* aliases: the argument's name in --help */
+	const char *arg; /* aliases: the argument's name in --help; NULL: none */
 	int alias; /* key of the bpfgraph option it means; 0: hint */
 	const char *tool; /* aliases: whose spelling it is */
 	const char *hint; /* the rest: the usage error */

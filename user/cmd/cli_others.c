@@ -27,7 +27,6 @@ enum {
 	K_TRACER,
 	K_ALL_CPUS,
 	K_FUNC_OPTS,
-	K_INHERIT,
 	K_EVENT,
 	K_DELAY,
 };
@@ -40,6 +39,7 @@ const struct cli_other cli_others[] = {
 	{ NULL, 'P', "PID", 'p', "trace-cmd record" },
 	{ "graph-depth", K_GRAPH_DEPTH, "N", 'D', "older perf ftrace" },
 	{ "max-graph-depth", K_MAX_GRAPH_DEPTH, "N", 'D', "trace-cmd record" },
+	{ NULL, 'c', NULL, K_INHERIT, "trace-cmd record" },
 	/* answered with bpfgraph's spelling */
 	{ NULL, 'g', NULL, 0, NULL,
 	  "-g is trace-cmd's spelling of bpfgraph's -G GLOB (graph a function) and perf "
@@ -71,12 +71,6 @@ const struct cli_other cli_others[] = {
 	{ "func-opts", K_FUNC_OPTS, NULL, 0, NULL,
 	  "--func-opts: bpfgraph has no function tracer; its options are --graph-opts" },
 	/* not supported */
-	{ "inherit", K_INHERIT, NULL, 0, NULL,
-	  "--inherit (perf ftrace; trace-cmd record's -c): following the processes that "
-	  "COMMAND or -p's tasks fork is not supported yet; bpfgraph traces their own threads" },
-	{ NULL, 'c', NULL, 0, NULL,
-	  "-c (trace-cmd record; perf ftrace's --inherit): following the processes that "
-	  "COMMAND or -p's tasks fork is not supported yet; bpfgraph traces their own threads" },
 	{ "event", 'e', NULL, 0, NULL,
 	  "-e/--event: bpfgraph traces functions; trace events are not supported" },
 	{ "delay", K_DELAY, NULL, 0, NULL,
@@ -103,6 +97,22 @@ static void other_name(const struct cli_other *x, char *buf, size_t len)
 		snprintf(buf, len, "-%c", x->key);
 }
 
+/* "  --tid=TID  -p (perf ftrace)", "  -c  --inherit (trace-cmd record)" */
+static void print_alias(FILE *f, const struct cli_other *x)
+{
+	const struct cli_opt *d = cli_opt_by_key(x->alias);
+	char name[32];
+	int n;
+
+	other_name(x, name, sizeof(name));
+	n = fprintf(f, "  %s%s%s", name, !x->arg ? "" : x->name ? "=" : " ", x->arg ?: "");
+	n = n < 26 ? 26 - n : 1;
+	if (x->alias < 256 || !d)
+		fprintf(f, "%*s-%c (%s)\n", n, "", x->alias, x->tool);
+	else
+		fprintf(f, "%*s--%s (%s)\n", n, "", d->name, x->tool);
+}
+
 void cli_others_usage(FILE *f)
 {
 	char name[32];
@@ -112,11 +122,8 @@ void cli_others_usage(FILE *f)
 	for (size_t i = 0; i < cli_nr_others; i++) {
 		const struct cli_other *x = &cli_others[i];
 
-		if (!x->alias)
-			continue;
-		other_name(x, name, sizeof(name));
-		n = fprintf(f, "  %s%s%s", name, x->name ? "=" : " ", x->arg);
-		fprintf(f, "%*s-%c (%s)\n", n < 26 ? 26 - n : 1, "", x->alias, x->tool);
+		if (x->alias)
+			print_alias(f, x);
 	}
 	fputs(" answered with bpfgraph's spelling, or that it has none (exit 2)\n ", f);
 	n = 1;

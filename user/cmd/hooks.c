@@ -17,7 +17,26 @@
 #include "run.h"
 #include "stop.h"
 
-/* Every hook: trampolines, kprobe links, the wide net, sched_switch. */
+/* A tracepoint's program, loaded or not (NULL then): 0 or -errno, said. */
+static int attach_tp(struct run *r, enum bpfobj_prog p, const char *tp, struct bpf_link **l)
+{
+	int err;
+
+	if (bpfobj__prog_fd(r->obj, p) < 0)
+		return 0;
+	*l = bpf_program__attach(bpfobj__prog(r->obj, p));
+	if (*l)
+		return 0;
+	err = -errno;
+	fprintf(stderr, "bpfgraph: cannot attach to the %s tracepoint: %s\n", tp, strerror(-err));
+	return err;
+}
+
+/*
+ * Every hook: trampolines, kprobe links, the wide net, sched_switch, and
+ * with --inherit the task creation and exit tracepoints (exit first: no
+ * task is added that would not be let go of).
+ */
 int run__attach(struct run *r, const struct kernel *k)
 {
 	int err = attach__all(r->a);
@@ -34,13 +53,10 @@ int run__attach(struct run *r, const struct kernel *k)
 	if (err)
 		return err;
 	/* Flushes a switched-out task's records (and does nosleep-time). */
-	r->switch_link = bpf_program__attach(bpfobj__prog(r->obj, BGP_SWITCH));
-	if (!r->switch_link) {
-		err = -errno;
-		fprintf(stderr, "bpfgraph: cannot attach to the sched_switch tracepoint: %s\n",
-			strerror(-err));
-	}
-	return err;
+	err = attach_tp(r, BGP_SWITCH, "sched_switch", &r->switch_link);
+	if (!err)
+		err = attach_tp(r, BGP_TASK_EXIT, "sched_process_exit", &r->exit_link);
+	return err ?: attach_tp(r, BGP_FORK, "sched_process_fork", &r->fork_link);
 }
 
 /* Every hook goes: live's kprobes and wide net, the tracepoint, the trampolines. */
@@ -50,8 +66,10 @@ static void release_hooks(void *ctx)
 
 	if (r->live)
 		live__detach(r->live);
+	bpf_link__destroy(r->fork_link);
+	bpf_link__destroy(r->exit_link);
 	bpf_link__destroy(r->switch_link);
-	r->switch_link = NULL;
+	r->switch_link = r->fork_link = r->exit_link = NULL;
 	if (r->a)
 		attach__detach(r->a);
 }

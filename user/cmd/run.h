@@ -47,6 +47,7 @@ struct run {
 	struct session s;
 	struct output *out; /* NULL until opened */
 	struct bpf_link *switch_link;
+	struct bpf_link *fork_link, *exit_link; /* --inherit */
 	int stats_fd; /* -vv: bpf_stats stays enabled while it is open */
 	const struct tier *tier; /* the kernel's (struct kernel) */
 	/*

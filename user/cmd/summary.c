@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "attach.h"
+#include "cli.h"
 #include "discover.h"
 #include "kprobe.h"
 #include "live.h"
@@ -161,6 +162,10 @@ int summary__print(const struct plan *p, const struct run *r, int verbosity)
 		fprintf(stderr, "bpfgraph: %llu calls were recorded without their --args-detail "
 			"reads (their CPU's batch was in use by a preempted program)\n",
 			(unsigned long long)r->s.st.detail_lost);
+	if (r->s.st.pids_full)
+		fprintf(stderr, "bpfgraph: --inherit: %llu tasks created by traced ones were not "
+			"traced: more than %u were traced at once\n",
+			(unsigned long long)r->s.st.pids_full, BG_INHERIT_PIDS);
 	if (r->s.st.unmapped)
 		fprintf(stderr, "bpfgraph: %llu records of the wide net named no function it "
 			"listed: dropped\n", (unsigned long long)r->s.st.unmapped);

@@ -179,8 +179,13 @@ static int run_setup(struct run *r, const struct bg_opts *o, struct plan *p,
 		err = session__spawn(s, o->command, preflight__nofile_before());
 	if (err)
 		return err;
-	s->pause_child = s->child > 0 && !o->no_pause && k->kt && !o->thresh_ns &&
-			 !o->no_discovery;
+	/*
+	 * --inherit: the tasks it creates would go on while it is stopped, and
+	 * the wide net would wait for a graph of its own to end: traced on
+	 * meanwhile, as with -p.
+	 */
+	s->pause_child = s->child > 0 && !o->no_pause && !o->inherit && k->kt &&
+			 !o->thresh_ns && !o->no_discovery;
 	s->discover_irqs = o->discover_irqs;
 	bpfobj__set_pause(r->obj, s->pause_child ? s->child : 0,
 			  k->tier.wide && o->wide != BG_WIDE_ALWAYS);

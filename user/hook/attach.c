@@ -451,6 +451,8 @@ void attach__print_runs(struct attach *a, int top)
 	print_prog(a->err, "kprobe.session (the wide net)", bpfobj__prog(a->obj, BGP_WIDE));
 	print_prog(a->err, "indirect call probes", bpfobj__prog(a->obj, BGP_ICALL));
 	print_prog(a->err, "sched_switch", bpfobj__prog(a->obj, BGP_SWITCH));
+	print_prog(a->err, "sched_process_fork (--inherit)", bpfobj__prog(a->obj, BGP_FORK));
+	print_prog(a->err, "sched_process_exit (--inherit)", bpfobj__prog(a->obj, BGP_TASK_EXIT));
 	qsort(fr, used, sizeof(*fr), by_ns_desc);
 	for (size_t i = 0; i < used && i < (size_t)top; i++)
 		print_runs_line(a->err, a->funcs->f[fr[i].idx].name, fr[i].cnt, fr[i].ns);

@@ -48,6 +48,8 @@ static struct bpf_program *prog_of(const struct graph_bpf *s, enum bpfobj_prog p
 	case BGP_WIDE: return s->progs.bg_wide;
 	case BGP_ICALL: return s->progs.bg_icall;
 	case BGP_SWITCH: return s->progs.bg_switch;
+	case BGP_FORK: return s->progs.bg_fork;
+	case BGP_TASK_EXIT: return s->progs.bg_task_exit;
 	case BGP_NR: break;
 	}
 	return NULL;
@@ -213,6 +215,8 @@ static void choose_progs(struct graph_bpf *s, const struct bpfobj_config *c)
 	bpf_program__set_autoload(s->progs.bg_mexit, c->kmulti && !c->ksession);
 	bpf_program__set_autoload(s->progs.bg_msession, c->kmulti && c->ksession);
 	bpf_program__set_autoload(s->progs.bg_wide, c->wide);
+	bpf_program__set_autoload(s->progs.bg_fork, c->inherit);
+	bpf_program__set_autoload(s->progs.bg_task_exit, c->inherit);
 	if (c->wide)
 		bpf_program__set_expected_attach_type(s->progs.bg_wide,
 						      (enum bpf_attach_type)BG_ATTACH_KPROBE_SESSION);
@@ -244,6 +248,8 @@ struct bpfobj *bpfobj__open(const struct bpfobj_config *c)
 	if (!err)
 		err = bpf_map__set_max_entries(o->skel->maps.bg_franges,
 					       c->nfuncs + c->live_funcs);
+	if (!err && c->max_pids)
+		err = bpf_map__set_max_entries(o->skel->maps.bg_pids, c->max_pids);
 	/* bg_detail: a plan per planned function at most */
 	if (!err)
 		err = bpf_map__set_max_entries(o->skel->maps.bg_detail,

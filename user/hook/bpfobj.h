@@ -34,6 +34,8 @@ enum bpfobj_prog {
 	BGP_WIDE, /* kprobe.session: the wide net */
 	BGP_ICALL, /* kprobes on indirect call sites */
 	BGP_SWITCH, /* tp_btf/sched_switch */
+	BGP_FORK, /* tp_btf/sched_process_fork: --inherit */
+	BGP_TASK_EXIT, /* tp_btf/sched_process_exit: --inherit */
 	BGP_NR,
 };
 
@@ -66,6 +68,9 @@ struct bpfobj_config {
 	uint64_t thresh_ns;
 	bool discover_irqs, noirqs, args, detail, nosleep;
 	bool filter_pid; /* only tasks in BGM_PIDS (and their threads) */
+	/* BGM_PIDS follows the tasks its tasks create (BGP_FORK, BGP_TASK_EXIT loaded) */
+	bool inherit;
+	uint32_t max_pids; /* BGM_PIDS's size */
 	const uint64_t *cpumask; /* only these CPUs; NULL: all */
 	const char *comm; /* only tasks of this name; NULL or "": any */
 	uint32_t ring_size; /* bytes */

@@ -30,6 +30,7 @@ struct session_stats {
 	uint64_t nostate;
 	uint64_t nested; /* calls skipped inside our own program runs */
 	uint64_t targets_full; /* indirect targets not reported: dedup map full */
+	uint64_t pids_full; /* --inherit: new tasks not traced: the traced set full */
 	uint64_t active_neg; /* the in-graph task count missed a transition (a bug) */
 	uint64_t tramp_call, tramp_jmp; /* trampoline frames seen of each layout */
 	uint64_t unmapped; /* wide net records of no known function (dropped) */

@@ -55,6 +55,7 @@ void session__read_stats(struct session *s)
 		case BG_ST_TRAMP_JMP: s->st.tramp_jmp = sum; break;
 		case BG_ST_DETAIL_LOST: s->st.detail_lost = sum; break;
 		case BG_ST_HELD: s->st.held = sum; break;
+		case BG_ST_PIDS_FULL: s->st.pids_full = sum; break;
 		}
 	}
 	free(vals);
