@@ -139,10 +139,13 @@ oracle_reset() {
 	echo 1 >$T/tracing_on
 }
 
-# oracle_capture [-o FILE] [-d DEPTH] [-O OPTION]... FUNC -- CMD...
+# oracle_capture [-o FILE] [-d DEPTH] [-O OPTION]... [-x DAT] FUNC -- CMD...
 # The kernel's own function_graph for FUNC, restricted to CMD's pid; the
 # `trace` file goes to FILE (default oracle.txt), CMD's exit code to
-# FILE.rc, its stdout/stderr to FILE.out/FILE.err.
+# FILE.rc, its stdout/stderr to FILE.out/FILE.err. With -x, trace-cmd
+# then extracts the same ring buffer into DAT (uncompressed), its exit
+# code to DAT.rc and its messages to DAT.log: reading `trace` consumes
+# nothing, so both hold the same events.
 # CMD starts stopped (SIGSTOP before exec) and everything is set up from
 # this shell, which is not traced: enabling tracing from inside the traced
 # task leaves a spurious first line (docs/function-graph-format.md,
@@ -152,9 +155,11 @@ oracle_capture() {
 	_file=oracle.txt
 	_depth=0
 	_opts=
+	_dat=
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		-o) _file=$2; shift 2 ;;
+		-x) _dat=$2; shift 2 ;;
 		-d) _depth=$2; shift 2 ;;
 		-O) _opts="$_opts $2"; shift 2 ;;
 		--) shift; break ;;
@@ -204,6 +209,10 @@ oracle_capture() {
 	echo $? >"$_file.rc"
 	echo 0 >$T/tracing_on
 	cat $T/trace >"$_file"
+	if [ -n "$_dat" ]; then
+		trace-cmd extract --compression none -o "$_dat" >"$_dat.log" 2>&1
+		echo $? >"$_dat.rc"
+	fi
 	# Options are global: put the defaults back.
 	for _o in $_opts; do
 		case "$_o" in
