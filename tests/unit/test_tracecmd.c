@@ -407,7 +407,7 @@ static void refused(const void *bytes, size_t n, const char *msg)
 
 static void test_refused(void **state)
 {
-	static const char zstd[] = "\x17\x08\x44tracing7\0\0\x08\0\x10\0\0zstd\0" "1.5.4\0";
+	static const char lz4[] = "\x17\x08\x44tracing7\0\0\x08\0\x10\0\0lz4\0" "1.9.4\0";
 	static const char big[] = "\x17\x08\x44tracing6\0\x01\x08\0\0\x10\0";
 	static const char v5[] = "\x17\x08\x44tracing5\0\0\x08\0\x10\0\0";
 	char *path = golden_path("out_text/proc.out"), *dat;
@@ -415,7 +415,7 @@ static void test_refused(void **state)
 	size_t len = 0;
 
 	(void)state;
-	refused(zstd, sizeof(zstd) - 1, "compressed with zstd 1.5.4: bpfgraph reads uncompressed");
+	refused(lz4, sizeof(lz4) - 1, "compressed with lz4 1.9.4: bpfgraph reads zstd-compressed");
 	refused(big, sizeof(big) - 1, "a big-endian file");
 	refused(v5, sizeof(v5) - 1, "trace-cmd file version 5: bpfgraph reads versions 6 and 7");
 	tmp_init(&t);

@@ -166,7 +166,8 @@ oracle_view() {
 # FILE.out/FILE.err. Reading `trace` consumes nothing: each -v prints the
 # same events again into VFILE with the print options OPT set (none when
 # the kernel refuses one), and -x then has trace-cmd extract them into
-# DAT (its exit code to DAT.rc, its messages and seconds to DAT.log).
+# DAT with its defaults (Debian's: version 7, zstd-compressed), its exit
+# code to DAT.rc, its messages and seconds to DAT.log.
 # CMD starts stopped (SIGSTOP before exec) and everything is set up from
 # this shell, which is not traced: enabling tracing from inside the traced
 # task leaves a spurious first line (docs/function-graph-format.md,
@@ -237,7 +238,7 @@ oracle_capture() {
 	done
 	if [ -n "$_dat" ]; then
 		_t=$(up)
-		trace-cmd extract --compression none -o "$_dat" >"$_dat.log" 2>&1
+		trace-cmd extract -o "$_dat" >"$_dat.log" 2>&1
 		echo $? >"$_dat.rc"
 		echo "extract: $(since "$_t") s" >>"$_dat.log"
 	fi
