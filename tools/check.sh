@@ -181,7 +181,7 @@ BG_VM_KERNEL_ONLY=${BG_VM_KERNEL_ONLY-7.3:trace_args 6.12:steady 7.3:steady}
 # under a load has to get past (6.1 has no net; 7.3's tier is 6.12's).
 # tracecmd_dat on every kernel: the layouts of the function_graph events
 # in a trace.dat are each kernel's (7.x: an 8-byte depth, args[]); about
-# 30 s of guest time each.
+# 20-25 s of guest time each.
 BG_VM_KERNEL_ALSO=${BG_VM_KERNEL_ALSO-6.12:stop_bounds 6.12:tracecmd_dat 7.3:tracecmd_dat}
 # The newer kernels and their scenarios, those that must pass on every
 # kernel: the fidelity suite is the comparison with each kernel's own

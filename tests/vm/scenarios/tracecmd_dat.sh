@@ -19,9 +19,9 @@ oracle_capture -o fg.txt -v rv.txt=funcgraph-retval \
 	-v proc.txt=funcgraph-proc,funcgraph-abstime \
 	-v tail.txt=funcgraph-tail,nofuncgraph-cpu -x fg.dat \
 	"do_sys_openat2 __sys_sendto" -- wl --stop openmiss 2 tcp 1
-echo "capture $(since "$t0")" >times
+echo "capture $(since "$t0")" >secs.txt
 t0=$(up)
 run_cmd bgdat bpfgraph report -i fg.dat --format=trace-cmd -o bg.dat
 run_cmd bgrep trace-cmd report -i bg.dat
 run_cmd fgrep trace-cmd report -i fg.dat
-echo "reports $(since "$t0")" >>times
+echo "reports $(since "$t0")" >>secs.txt
