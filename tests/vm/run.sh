@@ -186,7 +186,8 @@ clear_old_results() {
 	done
 }
 
-# Everything but the scenarios: busybox, the binaries, bpftool, modules.
+# Everything but the scenarios: busybox, the binaries, bpftool, trace-cmd,
+# modules.
 build_base() {
 	local bpfgraph=${BG_BPFGRAPH:-$OUTPUT/bpfgraph} wl=${BG_WL:-$OUTPUT/vm/wl}
 	rm -rf "$ir"
@@ -201,6 +202,13 @@ build_base() {
 		log "warning: $bpfgraph missing: scenarios will find no /bin/bpfgraph"
 	fi
 	copy_dynamic "$(command -v bpftool || echo /usr/sbin/bpftool)" "$ir"
+	# Debian's trace-cmd (tools/deps.sh build), for the scenarios that
+	# read its data files: with its libraries about 1.5 MB.
+	if command -v trace-cmd >/dev/null; then
+		copy_dynamic "$(command -v trace-cmd)" "$ir"
+	else
+		log "warning: no trace-cmd on the host: scenarios will find no /usr/bin/trace-cmd"
+	fi
 	add_modules "$ir"
 	install -m 0755 "$here/lib/init.sh" "$ir/init"
 }

@@ -3,7 +3,7 @@
  * trace-cmd data files: the file's layout (trace-cmd.dat.v6(5): the
  * metadata one after the other; .v7(5): sections found through options)
  * down to the per-CPU data, which tcdat_data.c reads. Little-endian files
- * only; compressed sections are refused, naming the compression.
+ * only; version 7's compressed sections are unpacked (tcdat_zip.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,9 +20,12 @@
 #define TC_MAX_TEXT (512U << 20)
 #define TC_SEC_COMPRESSED 1
 
+/* Where reading is: in the file, or in a compressed section unpacked to mem. */
 struct cur {
 	struct tcdat *r;
 	uint64_t pos;
+	uint8_t *mem;
+	uint64_t mem_len;
 };
 
 int tcdat_fail(struct tcdat *r, int err, const char *fmt, ...)
@@ -55,8 +58,14 @@ int tcdat_read_at(struct tcdat *r, uint64_t off, void *buf, size_t n, const char
 
 static int get(struct cur *c, void *buf, size_t n, const char *what)
 {
-	int err = tcdat_read_at(c->r, c->pos, buf, n, what);
+	int err = 0;
 
+	if (!c->mem)
+		err = tcdat_read_at(c->r, c->pos, buf, n, what);
+	else if (c->pos > c->mem_len || n > c->mem_len - c->pos)
+		err = tcdat_fail(c->r, EINVAL, "the section ends inside %s", what);
+	else
+		memcpy(buf, c->mem + c->pos, n);
 	c->pos += n;
 	return err;
 }
@@ -258,6 +267,7 @@ static int take_buffer(struct tcdat *r, const char *buf, size_t n)
 		return tcdat_fail(r, EINVAL, "its BUFFER option is cut short");
 	if (take_cpus(r, ncpu))
 		return -ENOMEM;
+	r->data_sec = le_at(buf, 8);
 	for (uint32_t i = 0; i < ncpu; i++, p += 20)
 		r->cpus[i] = (struct tc_cpuinfo){ (uint32_t)le_at(p, 4), le_at(p + 4, 8),
 						  le_at(p + 12, 8) };
@@ -346,12 +356,14 @@ static int read_v6(struct cur *c)
 	return err;
 }
 
-/* A version 7 section's header: its id must be want, its data not compressed. */
+/* A version 7 section's header: its id must be want; its data unpacked if compressed. */
 static int section(struct cur *c, uint64_t off, uint16_t want, const char *what)
 {
 	uint64_t id, flags, skip;
 	int err;
 
+	free(c->mem);
+	c->mem = NULL;
 	c->pos = off;
 	err = get_u(c, 2, &id, what);
 	if (!err)
@@ -364,10 +376,14 @@ static int section(struct cur *c, uint64_t off, uint16_t want, const char *what)
 		return err;
 	if (id != want)
 		return tcdat_fail(c->r, EINVAL, "no %s section at offset %" PRIu64, what, off);
-	if (flags & TC_SEC_COMPRESSED)
-		return tcdat_fail(c->r, ENOTSUP, "its %s section is compressed: bpfgraph reads "
-				  "uncompressed files (trace-cmd convert --compression none)", what);
-	return 0;
+	if (!(flags & TC_SEC_COMPRESSED))
+		return 0;
+	if (c->r->zip == TC_ZIP_NONE)
+		return tcdat_fail(c->r, EINVAL, "its %s section is compressed, the file "
+				  "says with nothing", what);
+	err = tcdat_unpack_section(c->r, c->pos, &c->mem, &c->mem_len, what);
+	c->pos = 0;
+	return err;
 }
 
 /* Version 7: options sections name where every other section is. */
@@ -396,6 +412,13 @@ static int read_v7(struct cur *c, uint64_t opts)
 		err = section(c, sec[i], (uint16_t)(TCDAT_OPT_HEADER_INFO + i), what[i]);
 		if (!err)
 			err = readers[i](c);
+	}
+	/* the CPUs' data is compressed if its section is */
+	if (!err && c->r->zip != TC_ZIP_NONE && c->r->data_sec) {
+		uint8_t hdr[4];
+
+		err = tcdat_read_at(c->r, c->r->data_sec, hdr, sizeof(hdr), "the trace data's section");
+		c->r->data_zip = !err && (hdr[2] & TC_SEC_COMPRESSED);
 	}
 	if (!err && !c->r->cpus && c->r->latency)
 		return tcdat_fail(c->r, EINVAL, "it holds latency tracer text, not "
@@ -443,10 +466,10 @@ static int read_start(struct cur *c, uint64_t *opts)
 	err = get_str(c, comp, sizeof(comp), "the compression");
 	if (!err)
 		err = get_str(c, cver, sizeof(cver), "the compression");
-	if (!err && strcmp(comp, "none") && *comp)
+	if (!err && (c->r->zip = tcdat_zip_kind(comp)) < 0)
 		return tcdat_fail(c->r, ENOTSUP, "compressed with %s %s: bpfgraph reads "
-				  "uncompressed files (trace-cmd convert --compression none)",
-				  comp, cver);
+				  "zstd-compressed and uncompressed files (trace-cmd convert "
+				  "--compression none)", comp, cver);
 	return err ? err : get_u(c, 8, opts, "the options' offset");
 }
 
@@ -487,6 +510,7 @@ struct tcdat *tcdat__open(FILE *f, const char *name, const char *prefix, FILE *e
 	e = read_start(&c, &opts);
 	if (!e)
 		e = r->meta.version < 7 ? read_v6(&c) : read_v7(&c, opts);
+	free(c.mem);
 	if (!e && r->ev[0].id < 0 && r->ev[1].id < 0 && r->ev[2].id < 0)
 		e = tcdat_fail(r, EINVAL, "it has no function_graph event formats "
 			       "(funcgraph_entry, funcgraph_exit)");

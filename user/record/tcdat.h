@@ -2,7 +2,7 @@
 /*
  * trace-cmd data files read back ("bpfgraph report -i trace.dat"): the
  * files bpfgraph writes (--format=trace-cmd) and those "trace-cmd record
- * -p function_graph" makes, versions 6 and 7 (7 uncompressed only). The
+ * -p function_graph" makes, versions 6 and 7 (7 uncompressed or zstd). The
  * funcgraph_entry and funcgraph_exit events of the top instance become
  * bpfgraph's ENTRY and EXIT records, merged across CPUs by time stamp,
  * for the graph builder and writers of live tracing; the event layouts

@@ -29,6 +29,7 @@ struct tc_cursor {
 	uint64_t lost_count;
 	bool have; /* rec holds the next record */
 	struct bg_rec rec;
+	struct tc_chunks zip; /* compressed data: the chunk being read */
 };
 
 static uint64_t rd(const uint8_t *p, uint32_t size)
@@ -40,19 +41,38 @@ static uint64_t rd(const uint8_t *p, uint32_t size)
 	return v;
 }
 
+/* The next page of a CPU's data into c->page: 0, 1 at the end, -errno. */
+static int next_page(struct tcdat *r, struct tc_cursor *c)
+{
+	struct tc_chunks *z = &c->zip;
+	int err;
+
+	if (!r->data_zip) {
+		if (c->next_page + r->page_size > c->ci->size)
+			return 1;
+		err = tcdat_read_at(r, c->ci->offset + c->next_page, c->page, r->page_size,
+				    "a CPU's data");
+		c->next_page += r->page_size;
+		return err;
+	}
+	while (!z->buf || z->off + r->page_size > z->len) {
+		err = tcdat_chunk_next(r, z, c->ci->offset, c->ci->size);
+		if (err)
+			return err;
+	}
+	memcpy(c->page, z->buf + z->off, r->page_size);
+	z->off += r->page_size;
+	return 0;
+}
+
 static int load_page(struct tcdat *r, struct tc_cursor *c)
 {
 	uint64_t commit;
 	uint32_t data = r->data.offset;
-	int err;
+	int err = next_page(r, c);
 
-	if (c->next_page + r->page_size > c->ci->size)
-		return 1;
-	err = tcdat_read_at(r, c->ci->offset + c->next_page, c->page, r->page_size,
-			    "a CPU's data");
 	if (err)
 		return err;
-	c->next_page += r->page_size;
 	c->ts = rd(c->page, 8);
 	commit = rd(c->page + r->commit.offset, r->commit.size);
 	c->pos = data;
@@ -310,8 +330,10 @@ int tcdat__replay(struct tcdat *r, const struct tcdat_sink *s)
 	err = feed_comms(r, s);
 	if (!err)
 		err = merge(r, cur, s);
-	for (uint32_t i = 0; i < r->ncpus; i++)
+	for (uint32_t i = 0; i < r->ncpus; i++) {
 		free(cur[i].page);
+		free(cur[i].zip.buf);
+	}
 	free(cur);
 	if (!err)
 		s->recs.flush(s->recs.ctx);

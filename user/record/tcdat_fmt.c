@@ -139,11 +139,14 @@ int tcdat_parse_format(struct tcdat *r, const char *text)
 	return 0;
 }
 
+/* By address; aliases in the file's order (their names lie in it in that order). */
 static int sym_cmp(const void *a, const void *b)
 {
 	const struct tc_sym *x = a, *y = b;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
 }
 
 /* Adds one "ADDR TYPE NAME[\t[MODULE]]" line of text symbols; text is cut in place. */
@@ -284,7 +287,11 @@ static void apply_ret(struct tcdat *r, struct bg_func *f)
 	}
 }
 
-/* The symbol holding addr: the last one at or below it. */
+/*
+ * The symbol holding addr: the last one at or below it; of aliases (one
+ * address, several names: __do_softirq and __softirqentry_text_start)
+ * the first in kallsyms, the one the kernel's own printer names.
+ */
 static struct tc_sym *find_sym(struct tcdat *r, uint64_t addr)
 {
 	size_t lo = 0, hi = r->nsyms;
@@ -297,7 +304,12 @@ static struct tc_sym *find_sym(struct tcdat *r, uint64_t addr)
 		else
 			hi = mid;
 	}
-	return lo ? &r->syms[lo - 1] : NULL;
+	if (!lo)
+		return NULL;
+	lo--;
+	while (lo && r->syms[lo - 1].addr == r->syms[lo].addr)
+		lo--;
+	return &r->syms[lo];
 }
 
 int tcdat_func(struct tcdat *r, uint64_t addr)

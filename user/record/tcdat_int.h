@@ -37,6 +37,17 @@ struct tc_ret {
 	char *type;
 };
 
+enum { TC_ZIP_NONE, TC_ZIP_ZSTD };
+
+/* A compressed CPU's chunks, one unpacked at a time (tcdat_zip.c). */
+struct tc_chunks {
+	bool started;
+	uint64_t pos, end; /* in the file: the next chunk, the data's end */
+	uint32_t left; /* chunks not yet unpacked */
+	uint8_t *buf; /* the current chunk, unpacked */
+	uint32_t len, off; /* its size, the next page in it */
+};
+
 /* Per CPU: where its pages are in the file. */
 struct tc_cpuinfo {
 	uint32_t cpu;
@@ -63,6 +74,9 @@ struct tcdat {
 	struct functab funcs;
 	struct tcdat_stats stats;
 	bool latency; /* the trace is latency text, not per-CPU data */
+	int zip; /* TC_ZIP_*: how version 7's compressed sections and data are */
+	uint64_t data_sec; /* version 7: the top instance's trace data section */
+	bool data_zip; /* its CPUs' data is in compressed chunks */
 };
 
 /* A message on r->err: "PREFIX: NAME: ..."; returns -err. */
@@ -70,6 +84,17 @@ int tcdat_fail(struct tcdat *r, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Exactly n bytes at off, or -EIO/-EINVAL with a message naming what. */
 int tcdat_read_at(struct tcdat *r, uint64_t off, void *buf, size_t n, const char *what);
+
+/* tcdat_zip.c: compression. The TC_ZIP_* of a name, -1 if unknown. */
+int tcdat_zip_kind(const char *name);
+/* The compressed section data at off unpacked into *out (malloc'd), *len bytes. */
+int tcdat_unpack_section(struct tcdat *r, uint64_t off, uint8_t **out, uint64_t *len,
+			 const char *what);
+/*
+ * The next chunk of the compressed CPU data at start (size bytes) into
+ * z->buf: 0, 1 at the end, or -errno with a message.
+ */
+int tcdat_chunk_next(struct tcdat *r, struct tc_chunks *z, uint64_t start, uint64_t size);
 
 /* tcdat_fmt.c: the metadata's texts */
 int tcdat_parse_header_page(struct tcdat *r, const char *text);

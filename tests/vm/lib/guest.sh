@@ -139,10 +139,35 @@ oracle_reset() {
 	echo 1 >$T/tracing_on
 }
 
-# oracle_capture [-o FILE] [-d DEPTH] [-O OPTION]... FUNC -- CMD...
-# The kernel's own function_graph for FUNC, restricted to CMD's pid; the
-# `trace` file goes to FILE (default oracle.txt), CMD's exit code to
-# FILE.rc, its stdout/stderr to FILE.out/FILE.err.
+# oracle_view FILE OPTION...: the trace printed with the options set, then
+# put back; no FILE when the kernel refuses one of them.
+oracle_view() {
+	_vf=$1
+	shift
+	_set=
+	for _o in "$@"; do
+		echo "$_o" >$T/trace_options 2>/dev/null || break
+		_set="$_set $_o"
+	done
+	[ "$_set" = " $*" ] && cat $T/trace >"$_vf"
+	for _o in $_set; do
+		case "$_o" in
+		no*) echo "${_o#no}" >$T/trace_options ;;
+		*) echo "no$_o" >$T/trace_options ;;
+		esac
+	done
+}
+
+# oracle_capture [-o FILE] [-d DEPTH] [-O OPTION]... [-v VFILE=OPT[,OPT...]]...
+#                [-x DAT] FUNC -- CMD...
+# The kernel's own function_graph for FUNC (or several, space-separated),
+# restricted to CMD's pid; the `trace` file goes to FILE (default
+# oracle.txt), CMD's exit code to FILE.rc, its stdout/stderr to
+# FILE.out/FILE.err. Reading `trace` consumes nothing: each -v prints the
+# same events again into VFILE with the print options OPT set (none when
+# the kernel refuses one), and -x then has trace-cmd extract them into
+# DAT with its defaults (Debian's: version 7, zstd-compressed), its exit
+# code to DAT.rc, its messages and seconds to DAT.log.
 # CMD starts stopped (SIGSTOP before exec) and everything is set up from
 # this shell, which is not traced: enabling tracing from inside the traced
 # task leaves a spurious first line (docs/function-graph-format.md,
@@ -152,9 +177,13 @@ oracle_capture() {
 	_file=oracle.txt
 	_depth=0
 	_opts=
+	_dat=
+	_views=
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		-o) _file=$2; shift 2 ;;
+		-x) _dat=$2; shift 2 ;;
+		-v) _views="$_views $2"; shift 2 ;;
 		-d) _depth=$2; shift 2 ;;
 		-O) _opts="$_opts $2"; shift 2 ;;
 		--) shift; break ;;
@@ -204,6 +233,15 @@ oracle_capture() {
 	echo $? >"$_file.rc"
 	echo 0 >$T/tracing_on
 	cat $T/trace >"$_file"
+	for _v in $_views; do
+		oracle_view "${_v%%=*}" $(echo "${_v#*=}" | tr , ' ')
+	done
+	if [ -n "$_dat" ]; then
+		_t=$(up)
+		trace-cmd extract -o "$_dat" >"$_dat.log" 2>&1
+		echo $? >"$_dat.rc"
+		echo "extract: $(since "$_t") s" >>"$_dat.log"
+	fi
 	# Options are global: put the defaults back.
 	for _o in $_opts; do
 		case "$_o" in
