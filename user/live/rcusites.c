@@ -50,7 +50,11 @@ static bool make_icall(struct live *l)
 		return false;
 	}
 	icall__set_indirect(l->ic, false);
-	icall__set_cookie_bits(l->ic, BG_CK_SITES);
+	/*
+	 * BG_CK_NET too: where no command could be stopped the net may still
+	 * record when they are all placed, and it records the pair's calls.
+	 */
+	icall__set_cookie_bits(l->ic, BG_CK_SITES | BG_CK_NET);
 	return true;
 }
 
