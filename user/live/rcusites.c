@@ -50,11 +50,7 @@ static bool make_icall(struct live *l)
 		return false;
 	}
 	icall__set_indirect(l->ic, false);
-	/*
-	 * BG_CK_NET too: where no command could be stopped the net may still
-	 * record when they are all placed, and it records the pair's calls.
-	 */
-	icall__set_cookie_bits(l->ic, BG_CK_SITES | BG_CK_NET);
+	icall__set_cookie_bits(l->ic, BG_CK_SITES);
 	return true;
 }
 
