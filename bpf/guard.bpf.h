@@ -165,9 +165,6 @@ static __always_inline bool run_wanted(void *ctx, enum bg_run what, bool graph, 
 	/* A link pair being replaced, or not in use yet: see BG_CK_GEN. */
 	if (what == BG_RUN_MENTRY && !(*ck & BG_CK_KEEP) && BG_CK_GEN(*ck) != (bg_gen & 0xff))
 		return false;
-	/* The keep link, or the call sites that replace it: see BG_CK_SITES. */
-	if ((*ck & BG_CK_KEEP) ? bg_rcu_sites : (*ck & BG_CK_SITES) && !bg_rcu_sites)
-		return false;
 	/* The net records this function until it is off: see BG_CK_NET. */
 	if ((*ck & BG_CK_NET) && bg_wide_on)
 		return false;

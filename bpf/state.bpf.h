@@ -86,8 +86,6 @@ volatile __u32 bg_wide_on = 0;
  * there is none. 0: not yet.
  */
 volatile __u64 bg_wide_ended = 0;
-/* The call-site probes (BG_CK_SITES), not the keep link, record the rcu pair. */
-volatile __u32 bg_rcu_sites = 0;
 /*
  * The net's self-test (live__attach_wide): its entries in this process
  * are counted, bg_wide_on or not. 0: no test under way.

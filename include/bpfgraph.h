@@ -221,13 +221,6 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
  * hook that took its entry takes its return.
  */
 #define BG_CK_NET (1ULL << 39)
-/*
- * A call-site probe of __rcu_read_lock/unlock placed once the wide net is
- * narrowed (user/live/rcusites.c): it records from when bg_rcu_sites is
- * set, and the keep link (BG_CK_KEEP) stops recording then, so that each
- * call is recorded by one hook while the one replaces the other.
- */
-#define BG_CK_SITES (1ULL << 40)
 #define BG_CK_INDEX(ck) ((__u32)(ck))
 /*
  * The index of a function under the wide net (user/hook/wide.h), which has no

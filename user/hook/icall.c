@@ -28,7 +28,6 @@ struct icall {
 	uint32_t widx[ICALL_MAX_WRAP];
 	size_t nwrap;
 	bool no_indirect;
-	uint64_t ck_bits; /* icall__set_cookie_bits */
 	/*
 	 * The kernel refused a kprobe in a function without an fentry site:
 	 * without CONFIG_KPROBE_EVENTS_ON_NOTRACE it refuses them all, so
@@ -161,7 +160,7 @@ static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len, 
 	}
 	for (int i = 0; i < n && i < ICALL_MAX_SITES; i++) {
 		uint64_t at = f->addr + sites[i].off;
-		uint64_t ck = ic->widx[sites[i].which] | BG_CK_CALLSITE | ic->ck_bits;
+		uint64_t ck = ic->widx[sites[i].which] | BG_CK_CALLSITE;
 		struct bpf_link *l[2];
 
 		/* A prefixed call: 6.1 emulates a probed call as 5 bytes long. */
@@ -310,11 +309,6 @@ int icall__probe(struct icall *ic, uint32_t idx, const struct bg_func *f)
 void icall__set_indirect(struct icall *ic, bool on)
 {
 	ic->no_indirect = !on;
-}
-
-void icall__set_cookie_bits(struct icall *ic, uint64_t bits)
-{
-	ic->ck_bits = bits;
 }
 
 const struct icall_stats *icall__stats(const struct icall *ic)

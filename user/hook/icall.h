@@ -66,8 +66,6 @@ int icall__probe_calls(struct icall *ic, const struct bg_func *f);
 const struct icall_stats *icall__stats(const struct icall *ic);
 /* off: icall__probe places only the call-site probes of icall__wrap. */
 void icall__set_indirect(struct icall *ic, bool on);
-/* Cookie bits (BG_CK_*) added to the call-site probes placed from now on. */
-void icall__set_cookie_bits(struct icall *ic, uint64_t bits);
 /* Removes the probes; icall__stats() stays valid. */
 void icall__detach(struct icall *ic);
 /* Detaches what is left and frees. */

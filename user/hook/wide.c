@@ -411,19 +411,6 @@ int wide__narrow(struct wide *w, const int32_t *met, int entry_fd)
 	return 0;
 }
 
-void wide__unkeep(struct wide *w)
-{
-	if (!w || w->keep_fd < 0)
-		return;
-	close(w->keep_fd);
-	w->keep_fd = -1;
-}
-
-bool wide__kept(const struct wide *w)
-{
-	return w && w->keep_fd >= 0;
-}
-
 bool wide__attached(const struct wide *w)
 {
 	return w && (w->link_fd >= 0 || w->hot_fd >= 0);

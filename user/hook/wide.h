@@ -81,10 +81,6 @@ bool wide__attached(const struct wide *w);
  * made while the net still records. 0 or -errno.
  */
 int wide__narrow(struct wide *w, const int32_t *met, int entry_fd);
-/* Closes the link wide__narrow made (their call sites are probed instead). */
-void wide__unkeep(struct wide *w);
-/* wide__narrow's link is there. */
-bool wide__kept(const struct wide *w);
 /* The function at position i of the table, or NULL. */
 const struct ksym *wide__sym(const struct wide *w, uint32_t i);
 /*

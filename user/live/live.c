@@ -19,16 +19,48 @@
 #include "kprobe.h"
 #include "links.h"
 #include "live.h"
-#include "live_int.h"
 #include "netfsm.h"
 #include "bpfobj.h"
 #include "session.h"
 #include "stop.h"
 #include "wide.h"
 
+/*
+ * Functions found between traced ones while tracing (discover.h): attach
+ * what can be attached, so that the calls after this one are drawn under
+ * the right parent; say once, with -v, why the others cannot be.
+ */
+struct live {
+	struct plan *p;
+	struct plan_opts po;
+	struct attach *a;
+	struct bpfobj *obj;
+	struct tier tier;
+	bool fprobe_fgraph; /* live_opts.fprobe_fgraph */
+	bool progress;
+	struct icall *ic; /* NULL: indirect calls are not probed */
+	struct kprobes *kp; /* functions fentry cannot attach to */
+	struct hooks hooks; /* how a function is hooked: a and kp behind one facade */
+	int verbose;
+	unsigned int attached, failed, skipped;
+	unsigned int targets; /* indirect targets reported */
+	unsigned int targets_new; /* ... that were not traced yet */
+	/* The wide net (user/hook/wide.h), NULL: none. */
+	struct wide *w;
+	int32_t *wmap; /* function table index by wide index; -1: not met yet */
+	struct netfsm net; /* its state (netfsm.h) */
+	bool wide_always; /* --wide=always: never narrowed */
+	unsigned int wide_met; /* functions it found */
+	double first_end; /* the first traced call's end (running: when it was linked) */
+	bool ended_seen; /* bg_wide_ended, at the last poll */
+	struct session *s;
+};
 
-/* See live_int.h. */
-int live_wrap(struct live *l, uint32_t idx)
+/*
+ * Function idx is probed where the functions probed from now on call it,
+ * and where traced functions call it through a pointer (bg_targets).
+ */
+static int wrap(struct live *l, uint32_t idx)
 {
 	const struct bg_func *f = &l->p->funcs.f[idx];
 	__u32 v = BG_TARGET_WRAPPED(idx);
@@ -82,7 +114,7 @@ static int attach_live(struct live *l, const struct ksym *s, bool report,
 		return -1;
 	}
 	if (l->p->funcs.f[idx].flags & BG_FN_CALLSITE)
-		return live_wrap(l, (uint32_t)idx) ? -1 : idx;
+		return wrap(l, (uint32_t)idx) ? -1 : idx;
 	if (hooks__add(&l->hooks, (uint32_t)idx)) {
 		l->failed++;
 		return -1;
@@ -295,8 +327,6 @@ static void link_met_now(struct live *l, const char *when, double since)
 	if (err)
 		fprintf(stderr, "bpfgraph: cannot keep __rcu_read_lock/unlock hooked: %s\n",
 			strerror(-err));
-	else
-		rcusites__begin(l);
 	if (l->verbose)
 		fprintf(stderr, "bpfgraph: first traced call over: %u functions the wide net met "
 			"linked (%u refused) %s, %.2f s after it (%.2f s of it linking)\n",
@@ -392,7 +422,6 @@ static void on_poll(void *ctx, uint64_t graphs_done)
 		act = netfsm__step(&l->net, &in);
 		net_act(l, act);
 	} while (act != NET_ACT_NONE);
-	rcusites__step(l);
 }
 
 static void free_wide(struct live *l, bool wait);
@@ -565,8 +594,6 @@ void live__probe_calls(struct live *l, const struct ksyms *ks, struct ktext *kt,
 {
 	struct bpfobj *s;
 
-	l->ks = ks;
-	l->kt = kt;
 	/* The wide net shows what indirect calls reach: no probes for them. */
 	if (indirect && l->w)
 		return;
@@ -582,7 +609,7 @@ void live__probe_calls(struct live *l, const struct ksyms *ks, struct ktext *kt,
 	icall__set_indirect(l->ic, indirect);
 	/* What is probed at its call sites first: all callers come after. */
 	for (size_t i = 0; i < l->p->funcs.n && !stop__signal(); i++)
-		if ((l->p->funcs.f[i].flags & BG_FN_CALLSITE) && live_wrap(l, (uint32_t)i))
+		if ((l->p->funcs.f[i].flags & BG_FN_CALLSITE) && wrap(l, (uint32_t)i))
 			fprintf(stderr, "bpfgraph: cannot trace '%s' at its call sites\n",
 				l->p->funcs.f[i].name);
 	for (size_t i = 0; i < l->p->funcs.n && !stop__signal(); i++)
@@ -635,7 +662,6 @@ void live__print(const struct live *l, const struct discover_stats *d, bool rele
 				"an fentry site (the kernel allows no kprobe there)\n", is->csites,
 				is->cprobed, is->clazy, is->cunusable, is->cfailed, is->cnotrace);
 	}
-	rcusites__print(l);
 	if (!d || !d->checked)
 		return;
 	fprintf(stderr, "bpfgraph: %llu of %llu calls came through untraced functions; "
@@ -733,6 +759,5 @@ void live__free(struct live *l)
 	free_wide(l, false);
 	icall__free(l->ic);
 	kprobes__free(l->kp);
-	free(l->rcu_q);
 	free(l);
 }
