@@ -153,28 +153,32 @@ static int filter_records(const struct bg_opts *o, const struct functab *funcs,
 	return 0;
 }
 
-static int replay(struct record_reader *r, const struct bg_opts *o, FILE *out)
+/*
+ * Records of a source into the writers: merge_opts(ro, m, o), the live
+ * filters, then play(src, sink, rd) with the sink to feed (rd: for what
+ * is not a record, such as lost events), and the end of the output.
+ */
+static int replay_via(struct render_opts *ro, const struct record_meta *m,
+		      const struct bg_opts *o,
+		      int (*play)(void *src, struct rec_sink *sink, struct render *rd), void *src)
 {
-	const struct record_info *in = record__info(r);
-	struct render_opts ro = { .out = out, .funcs = &in->funcs,
-				  .args = record__args_src(r) };
 	struct recfilter *rf;
 	struct render *rd;
 	struct rec_sink sink;
 	int err;
 
-	merge_opts(&ro, &in->meta, o);
-	rd = render__new(&ro);
+	merge_opts(ro, m, o);
+	rd = render__new(ro);
 	if (!rd) {
 		fprintf(stderr, "bpfgraph: out of memory\n");
 		return -ENOMEM;
 	}
 	sink = render__sink(rd);
-	if (filter_records(o, &in->funcs, &sink, &rf)) {
+	if (filter_records(o, ro->funcs, &sink, &rf)) {
 		render__free(rd);
 		return -ENOMEM;
 	}
-	err = record__replay(r, &sink);
+	err = play(src, &sink, rd);
 	if (!err)
 		err = render__finish(rd);
 	recfilter__free(rf);
@@ -182,6 +186,21 @@ static int replay(struct record_reader *r, const struct bg_opts *o, FILE *out)
 	if (err == -EIO)
 		write_error(o);
 	return err;
+}
+
+static int play_record(void *src, struct rec_sink *sink, struct render *rd)
+{
+	(void)rd;
+	return record__replay(src, sink);
+}
+
+static int replay(struct record_reader *r, const struct bg_opts *o, FILE *out)
+{
+	const struct record_info *in = record__info(r);
+	struct render_opts ro = { .out = out, .funcs = &in->funcs,
+				  .args = record__args_src(r) };
+
+	return replay_via(&ro, &in->meta, o, play_record, r);
 }
 
 static int report_record(struct input *in, const struct bg_opts *o)
@@ -228,37 +247,22 @@ static void tcdat_info(const struct tcdat *r, const char *path, int verbosity)
 			"pages\n", path, st->lost_pages);
 }
 
+/* Its events are records, as a record file's: the same filters. */
+static int play_tcdat(void *src, struct rec_sink *sink, struct render *rd)
+{
+	struct tcdat_sink ts = { *sink, tcdat_lost, rd };
+
+	return tcdat__replay(src, &ts);
+}
+
 static int replay_tcdat(struct tcdat *r, const struct bg_opts *o, FILE *out)
 {
 	const struct tcdat_meta *tm = tcdat__meta(r);
 	struct record_meta m = { .flags = tm->flags, .dialect = tm->dialect,
 				 .nr_cpu_ids = tm->nr_cpu_ids, .header = tm->header };
 	struct render_opts ro = { .out = out, .funcs = tcdat__funcs(r) };
-	struct tcdat_sink sink;
-	struct recfilter *rf;
-	struct render *rd;
-	int err;
 
-	merge_opts(&ro, &m, o);
-	rd = render__new(&ro);
-	if (!rd) {
-		fprintf(stderr, "bpfgraph: out of memory\n");
-		return -ENOMEM;
-	}
-	sink = (struct tcdat_sink){ render__sink(rd), tcdat_lost, rd };
-	/* Its events are records, as a record file's: the same filters. */
-	if (filter_records(o, tcdat__funcs(r), &sink.recs, &rf)) {
-		render__free(rd);
-		return -ENOMEM;
-	}
-	err = tcdat__replay(r, &sink);
-	if (!err)
-		err = render__finish(rd);
-	recfilter__free(rf);
-	render__free(rd);
-	if (err == -EIO)
-		write_error(o);
-	return err;
+	return replay_via(&ro, &m, o, play_tcdat, r);
 }
 
 static int report_tcdat(struct input *in, const struct bg_opts *o)
