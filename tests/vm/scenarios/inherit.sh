@@ -10,7 +10,9 @@
 #   noinherit  the same without --inherit on wl itself: its own call only
 #   pid        -p P --inherit on a stopped wl, let go once bpfgraph is
 #              ready; pid.map: the traced set once wl has exited (empty:
-#              every task left it at its exit)
+#              every task left it at its exit), the map of this bpfgraph
+#              (pid.maps lists every bg_pids map: an earlier run's, still
+#              held by its background releaser, keeps its command's pid)
 # Each run is NAME.txt (the trace), NAME.err (bpfgraph's and wl's stderr),
 # NAME.rc; times.txt has the guest seconds of each.
 # bench-timeout: 240
@@ -34,6 +36,7 @@ bpfgraph $ARGS -o noinherit.txt -- /bin/wl -v openmiss 1 forkmiss 2 >noinherit.o
 echo $? >noinherit.rc
 echo "noinherit $(since "$t0")" >>times.txt
 
+wait_released
 t0=$(up)
 progress "pid: bpfgraph -p P --inherit on a stopped wl"
 /bin/wl --stop -v openmiss 1 forkmiss 2 >pid.wl.out 2>pid.wl.err &
@@ -51,7 +54,13 @@ kill -CONT $wp
 wait $wp
 echo $? >pid.wl.rc
 # wl and its child have exited: nothing of them is left in the set.
-bpftool map dump name bg_pids >pid.map 2>&1
+bpftool map show name bg_pids >pid.maps 2>&1
+id=$(awk -v me="bpfgraph($bp)" '/^[0-9]+:/ { id = $1 + 0 } index($0, me) { print id; exit }' pid.maps)
+if [ -n "$id" ]; then
+	bpftool map dump id "$id" >pid.map 2>&1
+else
+	echo "no bg_pids map held by bpfgraph $bp in bpftool's list (pid.maps)" >pid.map
+fi
 kill -INT $bp
 wait $bp
 echo $? >pid.rc

@@ -21,6 +21,11 @@ oracle_capture -o fg.txt -v rv.txt=funcgraph-retval \
 	"do_sys_openat2 __sys_sendto" -- wl --stop openmiss 2 tcp 1
 echo "capture $(since "$t0")" >secs.txt
 t0=$(up)
+# vmlinux's text addresses with more than one name ("ADDR NAME NAME..."):
+# trace-cmd report prints one of them, which one depending on the whole
+# symbol table (the modules loaded by then), bg.dat holds the kernel's.
+awk '$2 ~ /^[tT]$/ && NF == 3 { n[$1] = n[$1] " " $3; c[$1]++ }
+	END { for (a in c) if (c[a] > 1) print a n[a] }' /proc/kallsyms >aliases.txt
 run_cmd bgdat bpfgraph report -i fg.dat --format=trace-cmd -o bg.dat
 run_cmd bgrep trace-cmd report -i bg.dat
 run_cmd fgrep trace-cmd report -i fg.dat
