@@ -57,6 +57,7 @@ struct run {
 	bool handed_off;
 	pid_t releaser; /* that child, while still at work when it was left */
 	double detach_s; /* from the release's start until it ended or was left */
+	double spawn_s; /* of detach_s: making the releasing process */
 	/*
 	 * This process's CPU time (user, system; s) from "ready" until the
 	 * last record was written: what reading, pairing and formatting cost

@@ -71,11 +71,10 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* 1: the child is gone; 0: still at work after wait_s or a stop signal. */
-static int wait_child(pid_t child, double wait_s)
+/* 1: the child is gone; 0: still at work wait_s after t0, or a stop signal. */
+static int wait_child(pid_t child, double t0, double wait_s)
 {
 	struct timespec nap = { 0, 10 * 1000 * 1000L };
-	double t0 = now_s();
 
 	for (;;) {
 		pid_t r = waitpid(child, NULL, WNOHANG);
@@ -112,8 +111,10 @@ static void child_side(int rd, void (*release)(void *ctx), void *ctx)
 	_exit(0);
 }
 
-int handoff__release(void (*release)(void *ctx), void *ctx, double wait_s, pid_t *pid)
+int handoff__release(void (*release)(void *ctx), void *ctx, double wait_s, pid_t *pid,
+		     double *spawn_s)
 {
+	double t0 = now_s();
 	pid_t child;
 	int p[2], err;
 
@@ -135,7 +136,9 @@ int handoff__release(void (*release)(void *ctx), void *ctx, double wait_s, pid_t
 	/* The pipe's ends too: the child goes on once they are closed. */
 	blank_above_stdio();
 	*pid = child;
-	return wait_child(child, wait_s);
+	if (spawn_s)
+		*spawn_s = now_s() - t0;
+	return wait_child(child, t0, wait_s);
 }
 
 void handoff__at_exit(void)
