@@ -209,6 +209,8 @@ vm_scenarios() {
 	else
 		for s in tests/vm/scenarios/*.sh; do
 			[ -e "$s" ] || continue
+			# "# bench-default: off": run by name only (tests/vm/run.sh)
+			grep -q '^# *bench-default: *off' "$s" && continue
 			n=$(basename "$s" .sh)
 			[[ " $BG_VM_KERNEL_ONLY " == *":$n "* ]] || echo "$n"
 		done

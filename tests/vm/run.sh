@@ -55,6 +55,8 @@
 #   # bench-tracefs: off        (tracefs and debugfs unmounted during it)
 #   # bench-clock: icount       (booted apart, on one CPU, with QEMU's
 #                                instruction counter as the guest's clock)
+#   # bench-default: off        (run only when named, not by default nor
+#                                by make check)
 set -euo pipefail
 
 orig_pwd=$PWD
@@ -98,7 +100,8 @@ parse_args() {
 	if [ ${#scenarios[@]} -eq 0 ]; then
 		local f
 		for f in "$here"/scenarios/*.sh; do
-			[ -e "$f" ] && scenarios+=("$(basename "$f" .sh)")
+			[ -e "$f" ] && [ "$(directive "$f" default on)" = on ] &&
+				scenarios+=("$(basename "$f" .sh)")
 		done
 	fi
 	[ ${#scenarios[@]} -gt 0 ] || die "no scenarios"
@@ -165,7 +168,7 @@ add_scenarios() {
 	shift
 	rm -rf "$ir/bench"
 	mkdir -p "$ir/bench/scenarios" "$ir/bench/lib"
-	cp "$here/lib/guest.sh" "$ir/bench/lib/guest.sh"
+	cp "$here/lib/guest.sh" "$here/lib/fidelity.sh" "$ir/bench/lib/"
 	: >"$ir/bench/list"
 	for s in "$@"; do
 		path=$(scenario_script "$s")

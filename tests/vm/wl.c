@@ -18,6 +18,17 @@
  *                  (calls made so far, CLOCK_MONOTONIC ns), at the end
  *                  "total CALLS": a tracer's count is checked against it
  *     getpid N     N getpid() system calls (no libc caching)
+ *     mmap N       N anonymous private mappings of 64 KiB made, written
+ *                  (page faults) and unmapped
+ *     fault N      one 64 KiB mapping, N of its pages written (a page
+ *                  fault each; N <= 16), unmapped
+ *     mprotect N   a page made read-only and writable again, N times
+ *     write N      pwrite 4 KiB at offset 0 of a file in /tmp, N times
+ *     stat N       stat("/bin/wl") N times
+ *     readdir N    read the entries of "/" N times (one descriptor)
+ *     futex N      N FUTEX_WAKE calls on a word no one waits on
+ *     kill N       SIGUSR2 to itself N times (a handler catches it)
+ *     fork N       fork a child that exits at once and wait for it, N times
  *     sleep MS     sleep MS milliseconds
  *     spin MS      burn CPU in user space for MS milliseconds
  *   Several commands may follow each other: wl openmiss 3 getpid 5.
@@ -33,7 +44,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <linux/futex.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <pthread.h>
@@ -246,6 +261,155 @@ static int do_read(long n)
 	return 0;
 }
 
+#define MAP_PAGES 16
+
+/* A 64 KiB private mapping, its first `touch` pages written, unmapped. */
+static int map_touch(long touch)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, MAP_PAGES * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		fail("mmap: %s", strerror(errno));
+	for (long i = 0; i < touch; i++)
+		p[i * pg] = 1;
+	if (munmap(p, MAP_PAGES * pg))
+		fail("munmap: %s", strerror(errno));
+	return 0;
+}
+
+static int do_mmap(long n)
+{
+	for (long i = 0; i < n; i++)
+		if (map_touch(MAP_PAGES))
+			return -1;
+	return 0;
+}
+
+static int do_fault(long n)
+{
+	if (n > MAP_PAGES)
+		fail("fault: at most %d pages", MAP_PAGES);
+	return map_touch(n);
+}
+
+static int do_mprotect(long n)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int err = 0;
+
+	if (p == MAP_FAILED)
+		fail("mmap: %s", strerror(errno));
+	p[0] = 1;
+	for (long i = 0; i < n && !err; i++)
+		if (mprotect(p, pg, PROT_READ) || mprotect(p, pg, PROT_READ | PROT_WRITE)) {
+			fprintf(stderr, "wl: mprotect: %s\n", strerror(errno));
+			err = -1;
+		}
+	munmap(p, pg);
+	return err;
+}
+
+static int do_write(long n)
+{
+	char buf[4096];
+	int fd = open("/tmp/bpfgraph-wl.write", O_WRONLY | O_CREAT, 0600);
+	int err = 0;
+
+	if (fd < 0)
+		fail("open /tmp/bpfgraph-wl.write: %s", strerror(errno));
+	memset(buf, 'w', sizeof(buf));
+	for (long i = 0; i < n && !err; i++)
+		if (pwrite(fd, buf, sizeof(buf), 0) != sizeof(buf)) {
+			fprintf(stderr, "wl: write /tmp/bpfgraph-wl.write: %s\n", strerror(errno));
+			err = -1;
+		}
+	close(fd);
+	return err;
+}
+
+static int do_stat(long n)
+{
+	struct stat st;
+
+	for (long i = 0; i < n; i++)
+		if (stat("/bin/wl", &st))
+			fail("stat /bin/wl: %s", strerror(errno));
+	return 0;
+}
+
+static int do_readdir(long n)
+{
+	char buf[4096];
+	int fd = open("/", O_RDONLY | O_DIRECTORY), err = 0;
+
+	if (fd < 0)
+		fail("open /: %s", strerror(errno));
+	for (long i = 0; i < n && !err; i++) {
+		long r;
+
+		lseek(fd, 0, SEEK_SET);
+		while ((r = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+			;
+		if (r < 0) {
+			fprintf(stderr, "wl: getdents64 /: %s\n", strerror(errno));
+			err = -1;
+		}
+	}
+	close(fd);
+	return err;
+}
+
+static int do_futex(long n)
+{
+	static int word;
+
+	for (long i = 0; i < n; i++)
+		if (syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0) < 0)
+			fail("futex: %s", strerror(errno));
+	return 0;
+}
+
+static volatile sig_atomic_t kills_caught;
+
+static void on_kill_signal(int sig)
+{
+	(void)sig;
+	kills_caught++;
+}
+
+static int do_kill(long n)
+{
+	struct sigaction sa = { .sa_handler = on_kill_signal };
+
+	kills_caught = 0;
+	if (sigaction(SIGUSR2, &sa, NULL))
+		fail("sigaction: %s", strerror(errno));
+	for (long i = 0; i < n; i++)
+		if (kill(getpid(), SIGUSR2))
+			fail("kill: %s", strerror(errno));
+	if (kills_caught != n)
+		fail("kill: %d of %ld signals caught", (int)kills_caught, n);
+	return 0;
+}
+
+static int do_fork(long n)
+{
+	for (long i = 0; i < n; i++) {
+		int status;
+		pid_t c = fork();
+
+		if (c < 0)
+			fail("fork: %s", strerror(errno));
+		if (c == 0)
+			_exit(0);
+		if (waitpid(c, &status, 0) != c || !WIFEXITED(status) || WEXITSTATUS(status))
+			fail("fork: the child did not exit with 0");
+	}
+	return 0;
+}
+
 static int do_getpid(long n)
 {
 	for (long i = 0; i < n; i++)
@@ -336,13 +500,17 @@ static const struct cmd {
 	{ "openmiss", do_openmiss }, { "forkmiss", do_forkmiss }, { "udp", do_udp },     { "tcp", do_tcp },
 	{ "pipe", do_pipe },	     { "read", do_read },   { "getpid", do_getpid },
 	{ "sleep", do_sleep },	     { "spin", do_spin },   { "readloop", do_readloop },
+	{ "mmap", do_mmap },	     { "fault", do_fault }, { "mprotect", do_mprotect },
+	{ "write", do_write },	     { "stat", do_stat },   { "readdir", do_readdir },
+	{ "futex", do_futex },	     { "kill", do_kill },   { "fork", do_fork },
 };
 
 static int usage(void)
 {
 	fprintf(stderr,
 		"usage: wl [-v] [--stop] CMD N [CMD N ...]\n"
-		"  CMD: openmiss forkmiss udp tcp pipe read getpid (N times),\n"
+		"  CMD: openmiss forkmiss udp tcp pipe read getpid mmap fault mprotect\n"
+		"       write stat readdir futex kill fork (N times),\n"
 		"       sleep spin readloop (N milliseconds)\n");
 	return 2;
 }

@@ -1,0 +1,45 @@
+# shellcheck shell=sh
+# The fidelity suite's guest side, sourced by the fidelity scenarios
+# (fidelity.sh: the public cases, fidelity_more.sh: more subsystems):
+# for each case, the kernel's own function_graph and bpfgraph on the same
+# workload in the same boot. The host side (fidelity.check) compares
+# them with `bpfgraph diff` and prints recall and precision per case.
+# Cases are "entry function : workload"; nothing here is tuned to them.
+# On the instruction clock (tests/vm/run.sh): guest time is what the
+# guest's instructions cost, not what emulating them costs, so both
+# tracers' runs meet the same timer ticks for the same work.
+# A hook tier other than the default's (BG_FIDELITY_HOOK=fentry-multi...),
+# set by a scenario before it sources this file.
+hook_opt=${BG_FIDELITY_HOOK:+--hook=$BG_FIDELITY_HOOK}
+
+# The workload repeats its call with pauses: bpfgraph attaches untraced
+# callers it meets while tracing (one level per call), so the later calls
+# are the warm, complete ones; diff pairs each kernel invocation with the
+# best matching one of bpfgraph. 12 calls: tcp_sendmsg's loopback path
+# took 7 calls to converge (4-5 since callers are read from
+# the kernel stack), and other entry functions may reach deeper chains.
+run_case() { # NAME FUNC WL-CMD...
+	name=$1 func=$2
+	shift 2
+	wl_args=$(repeat 12 300 "$@")
+	echo "$name" >>cases.txt
+	progress "$name: bpfgraph -G $func -- wl $wl_args"
+	# shellcheck disable=SC2086
+	bpfgraph $hook_opt --dry-run -G "$func" >"$name.plan.txt" 2>&1
+	# A case whose run hangs (a workload that never returns) fails alone,
+	# the others are still scored: SIGTERM after 600 s, SIGKILL 120 s on.
+	# shellcheck disable=SC2086
+	timeout -k 120 600 bpfgraph $hook_opt -v -G "$func" -- /bin/wl $wl_args \
+		>"$name.bpfgraph.txt" 2>"$name.bpfgraph.err"
+	echo $? >"$name.bpfgraph.rc"
+	progress "$name: oracle"
+	# shellcheck disable=SC2086
+	oracle_capture -o "$name.oracle.txt" "$func" -- wl --stop $wl_args
+	# The kernel against itself: how much two runs of the workload differ
+	# (interrupts, softirq deferral, reschedules), the ceiling of any
+	# comparison.
+	progress "$name: oracle again"
+	# shellcheck disable=SC2086
+	oracle_capture -o "$name.oracle2.txt" "$func" -- wl --stop $wl_args
+}
+

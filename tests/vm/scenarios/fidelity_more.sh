@@ -1,0 +1,25 @@
+#!/bin/sh
+# More of the fidelity suite (tests/vm/lib/fidelity.sh runs them), across
+# subsystems: memory mappings, their faults and their removal, file
+# writes, metadata and directories, futexes, signals, fork, the sleep
+# path and packet receive in softirq. Not in CI (about an hour of
+# instruction clock per kernel on 6.1): tests/vm/run.sh fidelity_more.
+# bench-timeout: 7200
+# bench-default: off
+# bench-clock: icount
+set -u
+. /bench/lib/guest.sh
+. /bench/lib/fidelity.sh
+
+run_case mmap vm_mmap_pgoff mmap 1
+run_case fault handle_mm_fault fault 4
+run_case munmap __vm_munmap mmap 1
+run_case mprotect do_mprotect_pkey mprotect 1
+run_case write vfs_write write 1
+run_case stat vfs_statx stat 1
+run_case readdir iterate_dir readdir 1
+run_case futex do_futex futex 1
+run_case kill __x64_sys_kill kill 1
+run_case fork kernel_clone fork 1
+run_case sleep do_nanosleep sleep 1
+run_case udprecv ip_rcv udp 1
