@@ -119,8 +119,13 @@ static void push(struct calls *c, struct calls_cpu *cc, const struct gev *ev)
 	f->ts = ev->ts;
 	f->caller = ev->caller;
 	f->nargs = ev->nargs;
-	memcpy(f->args, ev->args, sizeof(f->args));
-	f->detail = ev->detail;
+	/* Only what the entry carried: most carry neither (a copy per record). */
+	if (ev->nargs)
+		memcpy(f->args, ev->args, sizeof(f->args));
+	if (ev->detail.n)
+		f->detail = ev->detail;
+	else
+		f->detail.n = 0;
 	memcpy(f->comm, comm, len);
 	f->comm[len] = '\0';
 	cc->top = ev->depth + 1;
