@@ -326,7 +326,8 @@ static void probe_indirect(struct live *l)
 	double t0 = links__now();
 	unsigned int n = 0;
 
-	if (l->ic || !l->po.kt || !(s = bpfobj__probes(l->obj)))
+	/* Without live discovery (--no-discovery, -t) nothing would take their targets. */
+	if (l->ic || !l->po.kt || !l->s || !l->s->on_target || !(s = bpfobj__probes(l->obj)))
 		return;
 	l->ic = icall__new(bpfobj__prog(s, BGP_ICALL), l->po.ks, l->po.kt, l->verbose, stderr);
 	if (!l->ic) {
