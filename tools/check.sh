@@ -289,15 +289,17 @@ vm_label() { [ "$1" = icount ] && echo icount || echo bench; }
 # One job: a kernel's scenarios of one clock, in one boot (and the boots
 # after a guest that died).
 run_vm_job() { # KERNEL CLOCK SCENARIO...
-	local k=$1 c=$2 label tag=$1 t0=$SECONDS
+	local k=$1 c=$2 label tag=$1 t0=$SECONDS rc=
 	shift 2
 	label=$(vm_label "$c")
 	[ "$c" = icount ] && tag="$k icount"
 	rm -f "$(vm_dir "$k")/$label.results"
+	# Timed whatever its scenarios' verdicts (set -e would end a failed one here).
 	BG_VM_KERNEL=$k BG_VM_JOBS=1 BG_VM_TIMEOUT=${BG_VM_TIMEOUT:-3300} \
 		tests/vm/run.sh --label "$label" "$@" 2>&1 |
-		tee "$OUTPUT/vm-$k-$c.log" | sed -u "s/^/[$tag] /"
+		tee "$OUTPUT/vm-$k-$c.log" | sed -u "s/^/[$tag] /" || rc=$?
 	echo "$k-$c $((SECONDS - t0))" >>"$OUTPUT/check-times"
+	return "${rc:-0}"
 }
 
 # Every guest of the bench, BG_VM_GUESTS at once (the host's CPUs: TCG
