@@ -92,8 +92,7 @@ void run__release(struct run *r, bool wait)
 
 	if (!wait) {
 		stop__rearm();
-		done = handoff__release(release_hooks, r, RELEASE_WAIT_S, &r->releaser,
-					&r->spawn_s);
+		done = handoff__release(RELEASE_WAIT_S, &r->releaser, &r->spawn_s);
 		if (done < 0)
 			fprintf(stderr, "bpfgraph: cannot start a process to release the hooks "
 				"(%s): released here\n", strerror(-done));

@@ -5,9 +5,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -87,14 +89,95 @@ static int wait_child(pid_t child, double t0, double wait_s)
 	}
 }
 
-static void child_side(int rd, void (*release)(void *ctx), void *ctx)
+/*
+ * The releasing child shares this process's memory (clone(CLONE_VM)):
+ * a fork would copy the page tables, which took 4.5-18 s in a loaded
+ * guest while the wide net, still being closed, hooked every kernel
+ * function. It runs on a stack of its own, makes system calls only (no
+ * allocation, no lock of the C library: this process goes on and exits
+ * meanwhile), and reads its descriptors from static storage (this
+ * process's stack is gone by then). Its descriptor table is its own copy:
+ * closing it releases every hook (the programs record nothing by then, so
+ * the order does not matter).
+ */
+#define RELEASER_STACK (64 * 1024)
+
+static struct {
+	int rd, wr; /* the pipe: the child goes on at its end */
+	int next; /* the next descriptor a closer takes (atomic) */
+	int last; /* the highest descriptor */
+} rel;
+
+/*
+ * Closers at once, sharing the child's descriptor table: on kernels that
+ * serialise each hook's release on a grace period, closing them one by
+ * one took several times longer (links.c's closers).
+ */
+#define RELEASER_CLOSERS 16
+
+/*
+ * close_range() of one descriptor: it does not fail on a number that is
+ * not open, so errno (this process's, the one thread's storage it shares)
+ * is never written.
+ */
+static int closer_main(void *arg)
+{
+	int fd;
+
+	(void)arg;
+	while ((fd = __atomic_fetch_add(&rel.next, 1, __ATOMIC_RELAXED)) <= rel.last)
+		close_range((unsigned int)fd, (unsigned int)fd, 0);
+	return 0;
+}
+
+/* The highest open descriptor (before the child is made: this allocates). */
+static int last_fd(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int last = 0;
+
+	while (d && (e = readdir(d)))
+		if (atoi(e->d_name) > last && atoi(e->d_name) != dirfd(d))
+			last = atoi(e->d_name);
+	if (d)
+		closedir(d);
+	return last;
+}
+
+/* Every descriptor above 2 closed by up to RELEASER_CLOSERS processes at once. */
+static void close_all_at_once(void)
+{
+	int n = 0;
+
+	rel.next = STDERR_FILENO + 1;
+	for (int i = 0; i < RELEASER_CLOSERS; i++) {
+		void *st = mmap(NULL, RELEASER_STACK, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+
+		if (st == MAP_FAILED ||
+		    clone(closer_main, (char *)st + RELEASER_STACK,
+			  CLONE_VM | CLONE_FILES | SIGCHLD, NULL) < 0)
+			break;
+		n++;
+	}
+	closer_main(NULL);
+	while (n > 0 && (wait(NULL) > 0 || errno == EINTR))
+		n--;
+	close_above_stdio();
+}
+
+static int releaser_main(void *arg)
 {
 	int null = open("/dev/null", O_RDWR);
 
-	wait_eof(rd);
+	(void)arg;
+	close(rel.wr);
 	/*
 	 * Nothing of it may keep a pipe of the caller's open (a reader
 	 * would wait for its end), nor be stopped by the terminal's keys.
+	 * Its signal handlers are a copy: resetting them leaves this
+	 * process's alone.
 	 */
 	if (null >= 0) {
 		dup2(null, STDIN_FILENO);
@@ -107,31 +190,38 @@ static void child_side(int rd, void (*release)(void *ctx), void *ctx)
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
-	release(ctx);
-	_exit(0);
+	wait_eof(rel.rd);
+	close_all_at_once();
+	return 0;
 }
 
-int handoff__release(void (*release)(void *ctx), void *ctx, double wait_s, pid_t *pid,
-		     double *spawn_s)
+int handoff__release(double wait_s, pid_t *pid, double *spawn_s)
 {
 	double t0 = now_s();
+	void *stack;
 	pid_t child;
 	int p[2], err;
 
-	if (pipe(p))
+	stack = mmap(NULL, RELEASER_STACK, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
 		return -errno;
-	/* What stdio holds would be written twice, once by each process. */
-	fflush(NULL);
-	child = fork();
+	if (pipe(p)) {
+		err = -errno;
+		munmap(stack, RELEASER_STACK);
+		return err;
+	}
+	rel.rd = p[0];
+	rel.wr = p[1];
+	rel.last = last_fd();
+	/* The stack stays mapped: the child runs on it after this returns. */
+	child = clone(releaser_main, (char *)stack + RELEASER_STACK, CLONE_VM | SIGCHLD, NULL);
 	if (child < 0) {
 		err = -errno;
 		close(p[0]);
 		close(p[1]);
+		munmap(stack, RELEASER_STACK);
 		return err;
-	}
-	if (child == 0) {
-		close(p[1]);
-		child_side(p[0], release, ctx);
 	}
 	/* The pipe's ends too: the child goes on once they are closed. */
 	blank_above_stdio();

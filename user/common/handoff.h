@@ -21,13 +21,14 @@
 #include <sys/types.h>
 
 /*
- * Forks a child that waits until this process has closed every descriptor
- * above 2, then runs release(ctx) with stdin, stdout and stderr on
+ * Makes a child (sharing this process's memory, not its descriptor
+ * table) that waits until this process has closed every descriptor above
+ * 2, then closes its copies of them, with stdin, stdout and stderr on
  * /dev/null, in a session of its own, and exits. Here: every descriptor
  * above 2 is replaced by /dev/null, then the child is waited for until
  * wait_s seconds after the call (a negative wait_s: no limit): making the
  * child counts against the wait. *spawn_s (if not NULL) is what making
- * it took, fork and the descriptors.
+ * it took, the clone and the descriptors.
  *
  * Returns 1 when the child is done, 0 when it is still at work (*pid),
  * or -errno when no child could be made: then nothing was closed and the
@@ -36,8 +37,7 @@
  * pointless, and objects built on them (libbpf links) must not be
  * released again.
  */
-int handoff__release(void (*release)(void *ctx), void *ctx, double wait_s, pid_t *pid,
-		     double *spawn_s);
+int handoff__release(double wait_s, pid_t *pid, double *spawn_s);
 
 /*
  * The same for a process about to _exit() from a signal handler:
