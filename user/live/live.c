@@ -312,39 +312,6 @@ static void link_met(struct live *l)
 }
 
 /*
- * Once the net is closed, nothing shows what a traced function first
- * reaches through a pointer in a later call (an LSM hook list, a file's
- * ops): the indirect call sites of every traced function get their
- * probes then, as without the net, and what they report is attached
- * while tracing. Done while the command is paused; without a command
- * (system-wide, -p) not yet: placing them holds the reading thread (about
- * a second for a hundred under emulation) while the load's records come.
- */
-static void probe_indirect(struct live *l)
-{
-	struct bpfobj *s;
-	double t0 = links__now();
-	unsigned int n = 0;
-
-	/* Without live discovery (--no-discovery, -t) nothing would take their targets. */
-	if (l->ic || !l->po.kt || !l->s || !l->s->on_target || !(s = bpfobj__probes(l->obj)))
-		return;
-	l->ic = icall__new(bpfobj__prog(s, BGP_ICALL), l->po.ks, l->po.kt, l->verbose, stderr);
-	if (!l->ic) {
-		fprintf(stderr, "bpfgraph: indirect calls after the first are not followed: %s\n",
-			strerror(errno));
-		return;
-	}
-	for (size_t i = 0; i < l->p->funcs.n && !stop__signal(); i++)
-		if (icall__probe(l->ic, (uint32_t)i, &l->p->funcs.f[i]) > 0)
-			n++;
-	if (l->verbose)
-		fprintf(stderr, "bpfgraph: indirect call sites of %u traced functions probed "
-			"(%u probes) in %.2f s\n", n, icall__stats(l->ic)->probes,
-			links__now() - t0);
-}
-
-/*
  * The functions the net met get links of their own now; -v says when,
  * counted from since (the first graph's end, or when it was seen).
  */
@@ -416,7 +383,6 @@ static void net_act(struct live *l, enum net_action act)
 		break;
 	case NET_ACT_LINK_RESUME:
 		link_met_now(l, "once the net closed", l->net.stopped_at);
-		probe_indirect(l);
 		l->s->pause_child = true;
 		l->s->hold_growth = false;
 		/* Stopped by us, or at the end of its first call (bg_wide_once). */
