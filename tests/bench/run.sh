@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The performance bench (issue #6) in one command:
-#   tests/bench/run.sh [--short | --tiers | --start]
+#   tests/bench/run.sh [--short | --tiers | --start | --mem]
 # Builds bpfgraph, the bench's workload timer (bwl) and baseline loop
 # (ldlink) into $OUTPUT (default build), boots the QEMU bench once
 # (tests/vm/run.sh) with tests/bench/perf.sh as the scenario and prints
@@ -10,6 +10,8 @@
 # tiers.check; BG_VM_KERNEL picks the kernel, TIERS_GUARD the limits).
 # --start: where the default tier's start goes, step by step
 # (tests/bench/start.sh and start.check; START_FUNC, START_RUNS).
+# --mem: what a trace takes from the machine's memory, one boot per CPU
+# count in MEM_SMP (default "1 16"; tests/bench/mem.sh and mem.check).
 # Environment: OUTPUT, BENCH_SKIP="unrel-bg sub-args sub-kprobes sub-work"
 # (steps to leave out: bpfgraph on the unrelated workload; the in-subtree
 # runs with -O funcgraph-args, with --kprobes, the per-work trampolines),
@@ -27,8 +29,9 @@ case "${1:-}" in
 --short) short=1 ;;
 --tiers) script=tiers ;;
 --start) script=start ;;
+--mem) script=mem ;;
 "") ;;
-*) echo "usage: tests/bench/run.sh [--short | --tiers | --start]" >&2; exit 2 ;;
+*) echo "usage: tests/bench/run.sh [--short | --tiers | --start | --mem]" >&2; exit 2 ;;
 esac
 
 make -s OUTPUT="$OUTPUT" "$OUTPUT/bpfgraph" "$OUTPUT/vm/wl"
@@ -53,12 +56,27 @@ tar -C "$b" -czf "$b/payload.tgz" bwl ldlink
 } >"$scen"
 ln -sf "$here/$script.check" "$b/$name.check"
 
+vm=$OUTPUT/vm
+[ "${BG_VM_KERNEL:-6.1}" = 6.1 ] || vm=$OUTPUT/vm/$BG_VM_KERNEL
 rc=0
+if [ $script = mem ]; then
+	# One boot per CPU count: the kernel's per-CPU pools are sized at
+	# attach time by the CPUs it could ever have (its possible CPUs).
+	dirs=()
+	for n in ${MEM_SMP:-1 16}; do
+		cp "$scen" "$b/mem$n.sh"
+		ln -sf "$here/mem.check" "$b/mem$n.check"
+		BG_VM_SMP=$n BG_VM_MEM=${BG_VM_MEM:-4096} BG_VM_CLOCK=real \
+			BG_VM_TIMEOUT=${BG_VM_TIMEOUT:-3000} BG_VM_STALL=${BG_VM_STALL:-300} \
+			tests/vm/run.sh --label "mem$n" --no-check "$b/mem$n.sh" || rc=$?
+		dirs+=("$vm/out/mem$n")
+	done
+	"$here/mem.check" "${dirs[@]}" | tee "$b/mem.table.txt"
+	exit "${PIPESTATUS[0]}"
+fi
 BG_VM_TIMEOUT=${BG_VM_TIMEOUT:-3000} BG_VM_STALL=${BG_VM_STALL:-180} \
 	tests/vm/run.sh --label "$name" --no-check "$scen" || rc=$?
 # tests/vm/run.sh keeps each kernel series' results apart (BG_VM_KERNEL).
-vm=$OUTPUT/vm
-[ "${BG_VM_KERNEL:-6.1}" = 6.1 ] || vm=$OUTPUT/vm/$BG_VM_KERNEL
 out=$vm/out/$name
 if [ ! -s "$out/results.txt" ]; then
 	echo "bench: no results (guest exit $rc); see $vm/$name.console.log and $out/scenario.log" >&2

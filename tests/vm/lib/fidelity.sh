@@ -9,8 +9,9 @@
 # guest's instructions cost, not what emulating them costs, so both
 # tracers' runs meet the same timer ticks for the same work.
 # A hook tier other than the default's (BG_FIDELITY_HOOK=fentry-multi...),
-# set by a scenario before it sources this file.
-hook_opt=${BG_FIDELITY_HOOK:+--hook=$BG_FIDELITY_HOOK}
+# and more options for bpfgraph (BG_FIDELITY_OPTS="--wide-mem=512K"), set
+# by a scenario before it sources this file.
+hook_opt="${BG_FIDELITY_HOOK:+--hook=$BG_FIDELITY_HOOK} ${BG_FIDELITY_OPTS:-}"
 
 # The workload repeats its call with pauses: bpfgraph attaches untraced
 # callers it meets while tracing (one level per call), so the later calls
