@@ -24,6 +24,19 @@ struct {
 	__type(value, struct bg_frange);
 } bg_franges SEC(".maps");
 
+/*
+ * The code range of each function of the wide net's entry-only part
+ * (BG_CK_NETONLY), by position in the net's table: a call whose return
+ * address lies in a lazy frame's function is that function's callee and
+ * nests in it (close_lazy()).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* sized by user space: BG_WRANGES_MAX when used */
+	__type(key, __u32);
+	__type(value, struct bg_frange);
+} bg_wranges SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 2048); /* tcp_sendmsg's trace needed ~100 */

@@ -163,10 +163,16 @@ static __always_inline bool run_wanted(void *ctx, enum bg_run what, bool graph, 
 		return false;
 	*ck = bpf_get_attach_cookie(ctx);
 	/* A link pair being replaced, or not in use yet: see BG_CK_GEN. */
-	if (what == BG_RUN_MENTRY && !(*ck & BG_CK_KEEP) && BG_CK_GEN(*ck) != (bg_gen & 0xff))
+	if (what == BG_RUN_MENTRY && !(*ck & (BG_CK_KEEP | BG_CK_NETONLY)) &&
+	    BG_CK_GEN(*ck) != (bg_gen & 0xff))
 		return false;
 	/* The net records this function until it is off: see BG_CK_NET. */
 	if ((*ck & BG_CK_NET) && bg_wide_on)
+		return false;
+	/* ... and its entry-only part only while it is on (as bg_wide above). */
+	if ((*ck & BG_CK_NETONLY) &&
+	    (!bg_wide_on ||
+	     (bg_wide_ended && bpf_ktime_get_ns() - bg_wide_ended > BG_WIDE_GRACE_NS)))
 		return false;
 	*start = graph || (kentry && (*ck & BG_CK_GRAPH));
 	if (!*start && !bg_active)

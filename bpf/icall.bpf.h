@@ -54,7 +54,7 @@ static __always_inline void on_icall(struct pt_regs *regs, struct task_state *st
 
 	if (!st->depth || st->skip)
 		return;
-	close_lazy(st); /* events in order: a lazy frame before closes first */
+	close_lazy(st, 0, 0); /* events in order: a lazy frame before closes first */
 	/* The verifier refuses ctx loads at a computed offset: read it. */
 	if (off < 0 || bpf_probe_read_kernel(&target, sizeof(target), (char *)regs + off))
 		return;

@@ -74,22 +74,89 @@ static __always_inline void pop_frame(struct task_state *st, __u32 top, __u64 no
 }
 
 /*
- * The task's next event after a BG_CK_LAZY call: the callee has returned
- * by now (it calls nothing traced), close its frame first.
+ * Frames above a match that lost their exit (a missed program run). A
+ * higher limit makes the verifier walk emit() so often that each exit
+ * clone loads many times slower (docs/performance.md, "Costs behind the
+ * code"), and the clones cannot carry a bpf_loop() callback instead (they
+ * are loaded without BTF: EINVAL).
  */
-static __always_inline void close_lazy(struct task_state *st)
+#define BG_UNWIND_MAX 4
+
+/*
+ * Is the entry of function idx returning to caller a call the lazy frame
+ * top makes, where its code's range is known (bg_wranges)? Yes if caller
+ * lies in that code, or if it is the lazy call's own return address and
+ * the function another: a tail call (the kernel's function_graph nests
+ * it too). A loop calling several functions from one site through a
+ * pointer looks the same (the return address, the stack pointer), so a
+ * frame entered so (the one below has the same return address) takes no
+ * such call: a loop's calls nest one level below the first, not each in
+ * the one before, and a chain of tail calls one level below the first.
+ * No more than BG_LAZY_NEST lazy frames in a row: an exit closes the one
+ * on top (close_lazy()) and what lies above its own frame then as returns
+ * missed, BG_UNWIND_MAX at most, and a graph whose frames cannot all
+ * close never ends. (An entry closes two at most, then opens one.)
+ */
+#define BG_LAZY_NEST (1 + BG_UNWIND_MAX)
+
+static __always_inline bool lazy_holds(struct task_state *st, __u32 top, __u64 caller, __u32 idx)
+{
+	__u32 func = st->func[top & BG_DEPTH_MASK], i = func & ~BG_FUNC_WIDE;
+	struct bg_frange *r;
+
+	if (!caller || !(func & BG_FUNC_WIDE))
+		return false;
+	r = bpf_map_lookup_elem(&bg_wranges, &i);
+	if (!r || !r->hi)
+		return false;
+	if (top >= BG_LAZY_NEST - 1) {
+		int k;
+
+		for (k = 1; k < BG_LAZY_NEST; k++)
+			if (st->frame[(top - k) & BG_DEPTH_MASK] != BG_FRAME_LAZY)
+				break;
+		if (k == BG_LAZY_NEST)
+			return false;
+	}
+	if (caller > r->lo && caller <= r->hi)
+		return true;
+	return caller == st->caller[top & BG_DEPTH_MASK] && idx != func &&
+	       (!top || st->caller[(top - 1) & BG_DEPTH_MASK] != caller);
+}
+
+/*
+ * Pops the top frame if it is a lazy one that the entry of function idx
+ * returning to caller (0: any event) is not a call of.
+ */
+static __always_inline bool close_lazy_top(struct task_state *st, __u64 caller, __u32 idx)
 {
 	__u32 top = st->depth;
 
 	if (!top || st->skip)
-		return;
+		return false;
 	top -= 1;
 	/* Keep the mask: clang folds the range tests into one the verifier cannot follow. */
 	barrier_var(top);
 	top &= BG_DEPTH_MASK;
-	if (top != st->depth - 1 || st->frame[top] != BG_FRAME_LAZY)
-		return;
+	if (top != st->depth - 1 || st->frame[top] != BG_FRAME_LAZY ||
+	    lazy_holds(st, top, caller, idx))
+		return false;
 	pop_frame(st, top, bpf_ktime_get_ns(), BG_REC_EXIT | BG_RF_NOEXIT, 0, st->func[top]);
+	return true;
+}
+
+/*
+ * The task's next event after a BG_CK_LAZY call: the callee has returned
+ * by now (it calls nothing traced), close its frame first. Unless the
+ * event is an entry whose return address (caller) lies in that callee's
+ * code, where its range is known (the wide net's entry-only part): a call
+ * it makes, which nests in it. Two levels of such frames at most close
+ * on one event; an exit closes what is left as returns missed.
+ */
+static __always_inline void close_lazy(struct task_state *st, __u64 caller, __u32 idx)
+{
+	if (close_lazy_top(st, caller, idx) && caller)
+		close_lazy_top(st, caller, idx);
 }
 
 /* Where on_entry() finds the argument registers (funcgraph-args). */
@@ -171,7 +238,8 @@ static __always_inline struct task_state *on_entry(void *ctx, struct task_state 
 		st = enter_state(st, ck);
 	if (!st)
 		return NULL;
-	close_lazy(st);
+	/* With caller_at (trampolines) it is read later: no lazy frame there has a range. */
+	close_lazy(st, caller_at ? 0 : caller, BG_CK_INDEX(ck));
 	d = st->depth;
 	if (st->skip || (ck & BG_CK_NOTRACE) || d >= limit ||
 	    st->switching == BG_SWITCH_HIDE || (bg_noirqs && in_hardirq_ctx())) {
@@ -224,15 +292,6 @@ static __always_inline struct task_state *on_entry(void *ctx, struct task_state 
 		walk_callers(ctx, st, d, caller, now, flags);
 	return st;
 }
-
-/*
- * Frames above a match that lost their exit (a missed program run). A
- * higher limit makes the verifier walk emit() so often that each exit
- * clone loads many times slower (docs/performance.md, "Costs behind the
- * code"), and the clones cannot carry a bpf_loop() callback instead (they
- * are loaded without BTF: EINVAL).
- */
-#define BG_UNWIND_MAX 4
 
 static __always_inline bool frame_is(struct task_state *st, __u32 i, __u32 idx,
 				     __u64 frame)
@@ -330,7 +389,7 @@ static __always_inline void on_exit(struct task_state *st, __u64 ck, __u64 frame
 		stat_inc(BG_ST_HIDDEN_LOST, st->skip);
 		st->skip = 0;
 	}
-	close_lazy(st);
+	close_lazy(st, 0, 0);
 	if (!st->depth)
 		return;
 	top = st->depth - 1;

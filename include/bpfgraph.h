@@ -221,6 +221,20 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
  * hook that took its entry takes its return.
  */
 #define BG_CK_NET (1ULL << 39)
+/*
+ * The wide net's entry-only part (wide_opts.mem_budget in
+ * user/hook/wide.h): functions whose return hooks would cost more kernel
+ * memory than allowed. Run by the kprobe.multi entry program, with
+ * BG_CK_LAZY; records only while the net does (bg_wide_on), whatever the
+ * generation.
+ */
+#define BG_CK_NETONLY (1ULL << 56)
+/*
+ * Room in bg_wranges: the code range of each function of the net's
+ * entry-only part, by its position in the net's table (positions past it
+ * have none: their calls close at the task's next event).
+ */
+#define BG_WRANGES_MAX 65536
 #define BG_CK_INDEX(ck) ((__u32)(ck))
 /*
  * The index of a function under the wide net (user/hook/wide.h), which has no

@@ -36,6 +36,7 @@ enum {
 	K_KPROBES,
 	K_HOOK,
 	K_WIDE,
+	K_WIDE_MEM,
 	K_WAIT_DETACH,
 	K_ARGS_DETAIL,
 	K_STRICT,
@@ -84,6 +85,11 @@ const struct cli_opt cli_opts[] = {
 	  "hook every traceable function with one\nkprobe.session link (kernels that have\n"
 	  "it): first (default: until the first\ntraced call returns, which is then\n"
 	  "complete), always (every call complete;\nthe whole machine slower) or off" },
+	{ "wide-mem", K_WIDE_MEM, "SIZE", G_SELECT, cli_set_wide_mem, 0, 0, BG_MAX_WIDE_MEM,
+	  "kernel memory the wide net's return\nhooks may take where the kernel\n"
+	  "preallocates them per function and CPU\n(6.10-6.13; default 48M, 0: no limit);\n"
+	  "past it, functions far from the plan\nget an entry hook only, their first\n"
+	  "calls drawn as leaves" },
 	{ "max-funcs", K_MAX_FUNCS, "N", G_SELECT, cli_set_u32, OFF(max_funcs), 1,
 	  BG_MAX_MAX_FUNCS, "refuse plans of more than N functions\n(default 2000)" },
 
@@ -262,6 +268,7 @@ static void set_defaults(struct bg_opts *o)
 	o->flags = BG_O_DEFAULTS;
 	o->dialect = BG_DEF_DIALECT;
 	o->buffer_size = BG_DEF_BUFFER_SIZE;
+	o->wide_mem = BG_DEF_WIDE_MEM;
 }
 
 /* getopt_long()'s tables, built from cli_opts[]. */

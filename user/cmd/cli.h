@@ -31,6 +31,16 @@
 /* --inherit: tasks traced at once (64 bytes each in the kernel, preallocated) */
 #define BG_INHERIT_PIDS 32768
 #define BG_DEF_BUFFER_SIZE (8U << 20)
+/*
+ * What the wide net's return hooks may take from the kernel's memory
+ * (--wide-mem): where fprobe preallocates them per hooked function and
+ * CPU (user/hook/wide.h), the net hooks returns only as far as this
+ * allows. Enough for the whole net on 4 CPUs (42 MiB on Debian's 6.12);
+ * with what a trace takes besides, under 64 MiB on 16 CPUs
+ * (docs/performance.md, "Memory").
+ */
+#define BG_DEF_WIDE_MEM (48ULL << 20)
+#define BG_MAX_WIDE_MEM (64ULL << 30)
 #define BG_MIN_BUFFER_SIZE (64U << 10)
 #define BG_MAX_BUFFER_SIZE (1U << 30)
 #define BG_MAX_THRESH_US 3600000000ULL /* one hour */
@@ -80,6 +90,7 @@ struct bg_opts {
 	bool no_discovery; /* --no-discovery: the static plan only */
 	enum bg_hook hook; /* --hook (--kprobes: BG_HOOK_KPROBE) */
 	enum bg_wide wide; /* --wide */
+	uint64_t wide_mem; /* --wide-mem: bytes for the net's return hooks; 0: no limit */
 
 	/* Output */
 	uint32_t flags; /* BG_O_*, for out_text_opts.flags */

@@ -115,6 +115,7 @@ int cli_set_flag(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_output(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_verbose(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_bufsize(struct cli_ctx *c, const struct cli_opt *d, char *arg);
+int cli_set_wide_mem(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_format(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_hook(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_kprobes(struct cli_ctx *c, const struct cli_opt *d, char *arg);

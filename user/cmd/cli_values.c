@@ -110,12 +110,13 @@ bad:
 }
 
 /* "SIZE[K|M|G]": powers of two from 64K to 1G. */
-int cli_set_bufsize(struct cli_ctx *c, const struct cli_opt *d, char *arg)
+/* A size like 8M (K, M, G suffixes) into *v, within d's range: 0 or a usage error. */
+static int parse_size(struct cli_ctx *c, const struct cli_opt *d, const char *arg,
+		      const char *range, uint64_t *v)
 {
 	char num[24];
 	size_t len = strlen(arg);
 	unsigned int shift = 0;
-	uint64_t v;
 	int err;
 
 	if (len && strchr("kKmMgG", arg[len - 1])) {
@@ -128,20 +129,35 @@ int cli_set_bufsize(struct cli_ctx *c, const struct cli_opt *d, char *arg)
 				     c->name, arg);
 	memcpy(num, arg, len);
 	num[len] = '\0';
-	err = parse_u64(num, &v);
+	err = parse_u64(num, v);
 	if (err == -EINVAL)
 		return cli_usage_err(c->err, "invalid %s '%s': expected a size like 8M",
 				     c->name, arg);
-	if (err || v > (d->max >> shift) || (v << shift) < d->min)
-		return cli_usage_err(c->err, "invalid %s '%s': out of range 64K..1G",
-				     c->name, arg);
-	v <<= shift;
+	if (err || *v > (d->max >> shift) || (*v << shift) < d->min)
+		return cli_usage_err(c->err, "invalid %s '%s': out of range %s", c->name, arg,
+				     range);
+	*v <<= shift;
+	return 0;
+}
+
+int cli_set_bufsize(struct cli_ctx *c, const struct cli_opt *d, char *arg)
+{
+	uint64_t v;
+	int err = parse_size(c, d, arg, "64K..1G", &v);
+
+	if (err)
+		return err;
 	if (v & (v - 1))
 		return cli_usage_err(c->err, "invalid %s '%s': not a power of two",
 				     c->name, arg);
 	c->o->buffer_size = (uint32_t)v;
 	c->o->buffer_size_set = true;
 	return 0;
+}
+
+int cli_set_wide_mem(struct cli_ctx *c, const struct cli_opt *d, char *arg)
+{
+	return parse_size(c, d, arg, "0..64G", &c->o->wide_mem);
 }
 
 /* ---- lists ------------------------------------------------------------ */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "args.h"
 #include "bpfobj.h"
@@ -17,6 +18,7 @@
 #include "live.h"
 #include "plan.h"
 #include "run.h"
+#include "wide.h"
 
 /*
  * The ring buffer: -b, else 8M, or 64M for a broad plan: beyond
@@ -39,6 +41,21 @@ static uint32_t ring_size(const struct bg_opts *o, const struct plan *p)
 		       BROAD_BUFFER_SIZE : o->buffer_size;
 }
 
+/*
+ * Room for the ranges of the wide net's entry-only part where it may have
+ * one: its return hooks' pools over the most functions the map covers
+ * would pass --wide-mem on this machine (wide_opts.mem_budget).
+ */
+static uint32_t wide_ranges(const struct bg_opts *o, const struct kernel *k)
+{
+	int ncpus = libbpf_num_possible_cpus();
+
+	if (!k->tier.wide || k->caps.fprobe_fgraph || !o->wide_mem || ncpus <= 0 ||
+	    wide__pool_bytes(BG_WRANGES_MAX, (unsigned int)ncpus) <= o->wide_mem)
+		return 0;
+	return BG_WRANGES_MAX;
+}
+
 struct bpfobj *progs__open(const struct bg_opts *o, const struct kernel *k,
 			   const struct plan *p)
 {
@@ -54,6 +71,7 @@ struct bpfobj *progs__open(const struct bg_opts *o, const struct kernel *k,
 		.cpumask = o->nr_cpus > 0 ? o->cpus : NULL, .comm = o->comm,
 		.ring_size = ring_size(o, p),
 		.nfuncs = (uint32_t)p->funcs.n, .live_funcs = LIVE_FRANGES,
+		.wide_ranges = wide_ranges(o, k),
 		.kmulti = kmulti, .ksession = kmulti && t->ksession, .wide = t->wide,
 		/*
 		 * Per-function kprobes and per-site probes (indirect calls, RCU

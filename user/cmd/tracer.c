@@ -124,7 +124,13 @@ static void start_wide(struct kernel *k, const struct bg_opts *o)
 		/* fprobe on ftrace ops: see wide_opts.split_hot and attach_kprobes(). */
 		.split_hot = !k->caps.fprobe_fgraph,
 		.no_rcu = o->no_callsites,
+		/* rethook pools: fprobe on ftrace ops, as for split_hot. */
+		.ret_pools = !k->caps.fprobe_fgraph,
+		.mem_budget = o->wide_mem,
 	};
+	int ncpus = libbpf_num_possible_cpus();
+
+	wo.ncpus = ncpus > 0 ? (unsigned int)ncpus : 1;
 
 	if (!k->tier.wide || o->dry_run)
 		return;

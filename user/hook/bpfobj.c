@@ -64,6 +64,7 @@ static struct bpf_map *map_of(const struct graph_bpf *s, enum bpfobj_map m)
 	case BGM_PIDS: return s->maps.bg_pids;
 	case BGM_DETAIL: return s->maps.bg_detail;
 	case BGM_FRANGES: return s->maps.bg_franges;
+	case BGM_WRANGES: return s->maps.bg_wranges;
 	case BGM_TARGETS: return s->maps.bg_targets;
 	case BGM_NR: break;
 	}
@@ -250,6 +251,9 @@ struct bpfobj *bpfobj__open(const struct bpfobj_config *c)
 					       c->nfuncs + c->live_funcs);
 	if (!err && c->max_pids)
 		err = bpf_map__set_max_entries(o->skel->maps.bg_pids, c->max_pids);
+	if (!err)
+		err = bpf_map__set_max_entries(o->skel->maps.bg_wranges,
+					       c->wide_ranges ? c->wide_ranges : 1);
 	/* bg_detail: a plan per planned function at most */
 	if (!err)
 		err = bpf_map__set_max_entries(o->skel->maps.bg_detail,

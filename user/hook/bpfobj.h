@@ -47,6 +47,7 @@ enum bpfobj_map {
 	BGM_PIDS, /* the traced tasks */
 	BGM_DETAIL, /* --args-detail read plans, by function index */
 	BGM_FRANGES, /* each function's address range, by index */
+	BGM_WRANGES, /* the wide net's entry-only functions' ranges, by net position */
 	BGM_TARGETS, /* indirect call targets already followed */
 	BGM_NR,
 };
@@ -76,6 +77,7 @@ struct bpfobj_config {
 	uint32_t ring_size; /* bytes */
 	uint32_t nfuncs; /* the plan's functions (sizes BGM_FRANGES, BGM_DETAIL) */
 	uint32_t live_funcs; /* room for functions found while tracing */
+	uint32_t wide_ranges; /* BGM_WRANGES's size: BG_WRANGES_MAX or 0 (unused) */
 	/*
 	 * Which programs are loaded: kprobe.multi (the tier, or what
 	 * fentry-multi cannot take), by kprobe.session links; the wide net;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <linux/bpf.h>
+#include <bpf/bpf.h>
 
 #include "bpfgraph.h"
 #include "functab.h"
@@ -22,26 +23,9 @@
 #include "plan.h"
 #include "wide.h"
 
-struct wide {
-	struct wide_opts o;
-	/* Lists what can be hooked while the caller plans and loads. */
-	pthread_t lister;
-	bool listing;
-	int list_err;
-	int prog_fd;
-	uint32_t gen;
-	const struct ksym **sym; /* the table, by address */
-	size_t n, cap;
-	uint8_t *hot; /* by table index: a hot() function (split_hot) */
-	uint64_t *planned; /* functions with links of their own, by address */
-	size_t nplanned;
-	int link_fd; /* the net, less its hot functions */
-	int hot_fd; /* its hot functions (hot()) */
-	int keep_fd; /* what stays of the net once narrowed (wide__narrow) */
-	pid_t closer; /* the child closing the net (wide__detach_async), 0: none */
-	double closer_t0; /* when it was started */
-	struct wide_stats st;
-};
+#include "wide_int.h"
+
+static void close_links(struct wide *w);
 
 static int by_u64(const void *a, const void *b)
 {
@@ -225,7 +209,7 @@ struct wide *wide__new(const struct wide_opts *o)
 	if (!w)
 		return NULL;
 	w->o = *o;
-	w->link_fd = w->hot_fd = w->keep_fd = -1;
+	w->link_fd = w->hot_fd = w->part_fd = w->keep_fd = -1;
 	err = pthread_create(&w->lister, NULL, list_all, w);
 	if (err) {
 		free(w);
@@ -330,7 +314,7 @@ static const char *const hot_globs[] = {
 	NULL,
 };
 
-/* hot() of each listed function, found once (w->hot: 1 hot, 0 cold). */
+/* Which listed functions match hot_globs, found once (w->hot: 1 hot, 0 cold). */
 static int find_hot(struct wide *w)
 {
 	struct globset *g;
@@ -348,48 +332,70 @@ static int find_hot(struct wide *w)
 	return 0;
 }
 
-static bool hot(const struct wide *w, size_t i)
+/* The net's three parts: returns hooked (cold, then hot), entries only. */
+static bool full_cold(const struct wide *w, size_t i)
 {
-	return w->hot[i];
+	return w->full[i] && !wide_is_hot(w, i);
 }
 
-static bool cold(const struct wide *w, size_t i)
+static bool full_hot(const struct wide *w, size_t i)
 {
-	return !w->hot[i];
+	return w->full[i] && wide_is_hot(w, i);
 }
 
-int wide__attach(struct wide *w, const struct functab *funcs, int prog_fd, uint32_t gen)
+static bool partial(const struct wide *w, size_t i)
+{
+	return !w->full[i];
+}
+
+int wide__attach(struct wide *w, const struct functab *funcs, int prog_fd, int entry_fd,
+		 int ranges_fd, uint32_t gen)
 {
 	double t0;
 	int fd, err;
 
 	err = finish_list(w, funcs);
+	if (!err && w->o.split_hot)
+		err = find_hot(w);
+	t0 = links__now();
+	if (!err)
+		err = wide_choose_full(w, funcs);
+	w->st.choose_s = links__now() - t0;
+	/* Without the ranges their callees are drawn one level up (see close_lazy()). */
+	if (!err && w->st.entry_only && ranges_fd >= 0 && wide_fill_ranges(w, ranges_fd) == 0)
+		w->st.ranges = true;
 	if (err)
-		return err;
-	if (w->o.split_hot && (err = find_hot(w)))
 		return err;
 	w->prog_fd = prog_fd;
 	w->gen = gen;
 	t0 = links__now();
-	fd = link_many(w, w->o.split_hot ? cold : NULL, NULL, 0, -1);
+	/* Cold before hot: see hot_globs. */
+	fd = link_many(w, full_cold, NULL, 0, -1);
 	if (fd < 0 && fd != -ENOENT) {
 		err = fd;
 		goto out;
 	}
 	w->link_fd = fd;
-	if (!w->o.split_hot)
-		goto out;
-	fd = link_many(w, hot, NULL, 0, -1);
-	if (fd < 0 && fd != -ENOENT) {
-		err = fd;
-		if (w->link_fd >= 0)
-			close(w->link_fd);
-		w->link_fd = -1;
-		goto out;
+	if (w->st.entry_only) {
+		fd = link_many(w, partial, NULL, BG_CK_LAZY | BG_CK_NETONLY, entry_fd);
+		if (fd < 0 && fd != -ENOENT) {
+			err = fd;
+			goto out;
+		}
+		w->part_fd = fd;
 	}
-	w->hot_fd = fd;
+	if (w->hot) {
+		fd = link_many(w, full_hot, NULL, 0, -1);
+		if (fd < 0 && fd != -ENOENT) {
+			err = fd;
+			goto out;
+		}
+		w->hot_fd = fd;
+	}
 out:
-	w->st.links = (w->link_fd >= 0) + (w->hot_fd >= 0);
+	if (err)
+		close_links(w);
+	w->st.links = (w->link_fd >= 0) + (w->hot_fd >= 0) + (w->part_fd >= 0);
 	w->st.attach_s += links__now() - t0;
 	return err;
 }
@@ -413,7 +419,7 @@ int wide__narrow(struct wide *w, const int32_t *met, int entry_fd)
 
 bool wide__attached(const struct wide *w)
 {
-	return w && (w->link_fd >= 0 || w->hot_fd >= 0);
+	return w && (w->link_fd >= 0 || w->hot_fd >= 0 || w->part_fd >= 0);
 }
 
 const struct ksym *wide__sym(const struct wide *w, uint32_t i)
@@ -423,12 +429,14 @@ const struct ksym *wide__sym(const struct wide *w, uint32_t i)
 
 static void close_links(struct wide *w)
 {
-	/* Hot first: see hot(). */
+	/* Hot first: see hot_globs. */
 	if (w->hot_fd >= 0)
 		close(w->hot_fd);
+	if (w->part_fd >= 0)
+		close(w->part_fd);
 	if (w->link_fd >= 0)
 		close(w->link_fd);
-	w->link_fd = w->hot_fd = -1;
+	w->link_fd = w->hot_fd = w->part_fd = -1;
 }
 
 /* Reaps the closing child: true once it is gone (or not ours to wait for). */
@@ -470,8 +478,7 @@ void wide__detach(struct wide *w)
  */
 static void closer_child(struct wide *w)
 {
-	int lo = w->hot_fd < w->link_fd ? w->hot_fd : w->link_fd;
-	int hi = w->hot_fd < w->link_fd ? w->link_fd : w->hot_fd;
+	int keep[3] = { w->link_fd, w->part_fd, w->hot_fd }, from = 3;
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 	int null;
 
@@ -486,13 +493,23 @@ static void closer_child(struct wide *w)
 		dup2(null, 2);
 	}
 	setsid();
-	if (lo < 0)
-		lo = hi;
-	if (lo > 3)
-		syscall(__NR_close_range, 3U, (unsigned int)lo - 1, 0U);
-	if (hi > lo + 1)
-		syscall(__NR_close_range, (unsigned int)lo + 1, (unsigned int)hi - 1, 0U);
-	syscall(__NR_close_range, (unsigned int)hi + 1, ~0U, 0U);
+	/* Every descriptor but the three (in order; -1: none), closed by ranges. */
+	for (int i = 0; i < 3; i++)
+		for (int j = i + 1; j < 3; j++)
+			if (keep[j] < keep[i]) {
+				int t = keep[i];
+
+				keep[i] = keep[j];
+				keep[j] = t;
+			}
+	for (int i = 0; i < 3; i++) {
+		if (keep[i] < from)
+			continue;
+		if (keep[i] > from)
+			syscall(__NR_close_range, (unsigned int)from, (unsigned int)keep[i] - 1, 0U);
+		from = keep[i] + 1;
+	}
+	syscall(__NR_close_range, (unsigned int)from, ~0U, 0U);
 	close_links(w);
 	_exit(0);
 }
@@ -541,6 +558,7 @@ void wide__free(struct wide *w)
 		close(w->keep_fd);
 	free(w->sym);
 	free(w->hot);
+	free(w->full);
 	free(w->planned);
 	free(w);
 }

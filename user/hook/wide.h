@@ -30,7 +30,7 @@ struct wide_opts {
 	char *const *notrace;
 	size_t n_notrace;
 	/*
-	 * Hook the hot functions by a link of their own (see hot() in
+	 * Hook the hot functions by a link of their own (see hot_globs in
 	 * wide.c): where fprobe is built on ftrace ops (each link its own
 	 * ops). Where it runs on the function graph tracer (6.14+), links
 	 * share one filter that each new link updates as a whole: two cost
@@ -43,13 +43,34 @@ struct wide_opts {
 	 * narrowed.
 	 */
 	bool no_rcu;
+	/*
+	 * Where fprobe preallocates return hooks per hooked function and CPU
+	 * (6.10-6.13: a rethook pool per link, sized 2 x functions x possible
+	 * CPUs, whose per-CPU rings each have room for all of them), the net's
+	 * return side costs memory that grows with the square of the CPU
+	 * count: about 360 MiB for 40 000 functions on 16 CPUs. With
+	 * ret_pools, at most mem_budget bytes (0: no limit but the kernel's):
+	 * the functions nearest the plan (by direct calls, breadth first) keep
+	 * their returns, the others get an entry-only link (no pool) whose
+	 * calls are drawn as leaves closed at the task's next event
+	 * (BG_CK_LAZY | BG_CK_NETONLY); once met, they are linked like the
+	 * rest. ncpus: the kernel's possible CPUs.
+	 */
+	bool ret_pools;
+	uint64_t mem_budget;
+	unsigned int ncpus;
 };
 
 struct wide_stats {
 	size_t funcs; /* in the table */
 	size_t denied; /* traceable, left out: on the tracer's own path */
 	const char *source; /* where the traceable functions were listed */
-	int links; /* the net's links: 1, or 2 with wide_opts.split_hot */
+	int links; /* the net's links: 1, 2 with wide_opts.split_hot, 3 with an entry-only part */
+	size_t entry_only; /* of funcs: hooked without a return (wide_opts.mem_budget) */
+	size_t decoded; /* functions whose code was read to choose them */
+	double choose_s; /* ... and the time that took */
+	uint64_t pool_bytes; /* the return hooks' pools as modelled (ret_pools) */
+	bool ranges; /* the entry-only part's code ranges are in bg_wranges */
 	double build_s, attach_s, detach_s;
 };
 
@@ -64,11 +85,20 @@ struct wide *wide__new(const struct wide_opts *o);
 /*
  * The net over what was listed, less funcs (functions with links of their
  * own), with prog_fd (bg_wide, loaded as a kprobe.session program) and
- * its cookies of link generation gen (BG_CK_GEN): 0 or -errno. Its table
+ * its cookies of link generation gen (BG_CK_GEN), and entry_fd (bg_mentry)
+ * for an entry-only part (wide_opts.mem_budget), whose functions' code
+ * ranges go to ranges_fd (bg_wranges; -1: none): 0 or -errno. Its table
  * is fixed from here on (wide__sym()).
  */
-int wide__attach(struct wide *w, const struct functab *funcs, int prog_fd, uint32_t gen);
+int wide__attach(struct wide *w, const struct functab *funcs, int prog_fd, int entry_fd,
+		 int ranges_fd, uint32_t gen);
 bool wide__attached(const struct wide *w);
+/*
+ * What fprobe sets aside for the return hooks of a link over n functions
+ * on ncpus possible CPUs where it keeps them in a rethook (wide_opts.ret_pools),
+ * in bytes as modelled; UINT64_MAX: more than the kernel takes in one link.
+ */
+uint64_t wide__pool_bytes(size_t n, unsigned int ncpus);
 /*
  * What stays once the net is narrowed: an entry-only
  * kprobe.multi link (program entry_fd, bg_mentry) over __rcu_read_lock and

@@ -472,11 +472,16 @@ int live__attach_wide(struct live *l)
 	if (!l->w)
 		return -ENOENT;
 	err = wide__attach(l->w, &l->p->funcs, bpfobj__prog_fd(l->obj, BGP_WIDE),
+			   bpfobj__prog_fd(l->obj, BGP_MENTRY), bpfobj__map_fd(l->obj, BGM_WRANGES),
 			   *bpfobj__vars(l->obj)->gen & 0xff);
 	ws = wide__stats(l->w);
 	l->wmap = err ? NULL : malloc((ws->funcs + 1) * sizeof(*l->wmap));
 	if (!err && !l->wmap)
 		err = -ENOMEM;
+	if (err == -ENOSPC)
+		fprintf(stderr, "bpfgraph: the wide net's return hooks take more than "
+			"--wide-mem allows for even one function on this machine's %d CPUs\n",
+			libbpf_num_possible_cpus());
 	if (err) {
 		free_wide(l, true);
 		return err;
@@ -493,9 +498,15 @@ int live__attach_wide(struct live *l)
 	*bpfobj__vars(l->obj)->wide_on = 1;
 	if (l->verbose)
 		fprintf(stderr, "bpfgraph: wide net: %zu functions (from %s; %zu on the tracer's "
-			"own path left out) in %s, %.2f s to list, %.2f s to attach\n", ws->funcs,
-			ws->source, ws->denied, ws->links == 2 ? "two kprobe.session links (hot "
-			"functions last)" : "one kprobe.session link", ws->build_s, ws->attach_s);
+			"own path left out) in %d links, %.2f s to list, %.2f s to attach\n",
+			ws->funcs, ws->source, ws->denied, ws->links, ws->build_s, ws->attach_s);
+	if (l->verbose && ws->pool_bytes)
+		fprintf(stderr, "bpfgraph: wide net: the kernel's return hooks for %zu of them "
+			"take about %.1f MiB (--wide-mem); %zu hooked at their entry only (%zu "
+			"functions' code read to choose, %.2f s%s)\n", ws->funcs - ws->entry_only,
+			ws->pool_bytes / 1048576.0, ws->entry_only, ws->decoded, ws->choose_s,
+			ws->entry_only && !ws->ranges ? "; their ranges unknown: their callees are "
+			"drawn beside them" : "");
 	return 0;
 }
 
