@@ -57,7 +57,7 @@ mem_case() {
 	net=$(sed -n 's/^bpfgraph: wide net: \([0-9]*\) functions (from.*/\1/p' "$name.err" | head -n 1)
 	full=$(sed -n 's/^bpfgraph: wide net: the kernel.s return hooks for \([0-9]*\) of them take about \([0-9.]*\) MiB.*/\1 \2/p' "$name.err" | head -n 1)
 	ready=$(sed -n 's/^bpfgraph: ready after \([0-9.]*\) s.*/\1/p' "$name.err" | head -n 1)
-	res "$name rc $(cat "$name.rc") avail0_kb $a0 avail_min_kb $amin avail_after_kb $a1 vmalloc0_kb $v0 vmalloc_max_kb $vmax vmalloc_after_kb $v1 released_s $t lines $(grep -c . "$name.txt" 2>/dev/null || echo 0) net ${net:-0} full $(echo ${full:-- -} | cut -d' ' -f1) model_mib $(echo ${full:-- -} | cut -d' ' -f2) ready_s ${ready:--}"
+	res "$name rc $(cat "$name.rc") avail0_kb $a0 avail_min_kb $amin avail_after_kb $a1 vmalloc0_kb $v0 vmalloc_max_kb $vmax vmalloc_after_kb $v1 released_s $t lines $(grep -c . "$name.txt" 2>/dev/null || echo 0) net ${net:-0} full $(echo "${full:-- -}" | cut -d' ' -f1) model_mib $(echo "${full:-- -}" | cut -d' ' -f2) ready_s ${ready:--}"
 }
 
 # The default tier (with the wide net where the kernel has one), then
@@ -66,4 +66,4 @@ mem_case default
 mem_case nonet --wide=off
 # The net whole, whatever it takes (--wide-mem=0: the kernel's limit only).
 mem_case whole --wide-mem=0
-res done
+res "done"
