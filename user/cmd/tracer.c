@@ -128,12 +128,12 @@ static void start_wide(struct kernel *k, const struct bg_opts *o)
 		.ret_pools = !k->caps.fprobe_fgraph,
 		.mem_budget = o->wide_mem,
 	};
-	int ncpus = libbpf_num_possible_cpus();
-
-	wo.ncpus = ncpus > 0 ? (unsigned int)ncpus : 1;
+	int ncpus;
 
 	if (!k->tier.wide || o->dry_run)
 		return;
+	ncpus = libbpf_num_possible_cpus();
+	wo.ncpus = ncpus > 0 ? (unsigned int)ncpus : 1;
 	k->wide_list = wide__new(&wo);
 	if (!k->wide_list)
 		fprintf(stderr, "bpfgraph: cannot list functions for the wide net: %s\n",

@@ -71,37 +71,6 @@ static long table_index(const struct wide *w, uint64_t addr)
 	return -1;
 }
 
-/* Functions met so far by wide_choose_full(), by address: open addressing. */
-struct addrset {
-	uint64_t *v;
-	size_t mask, n;
-};
-
-/* 1: added, 0: there already, -ENOMEM. */
-static int addrset_add(struct addrset *s, uint64_t a)
-{
-	size_t i;
-
-	if (2 * (s->n + 1) > s->mask + 1) {
-		struct addrset g = { .mask = s->mask ? 2 * s->mask + 1 : 4095 };
-
-		g.v = calloc(g.mask + 1, sizeof(*g.v));
-		if (!g.v)
-			return -ENOMEM;
-		for (size_t k = 0; s->v && k <= s->mask; k++)
-			if (s->v[k])
-				addrset_add(&g, s->v[k]);
-		free(s->v);
-		*s = g;
-	}
-	for (i = (size_t)(a * 0x9e3779b97f4a7c15ULL >> 20) & s->mask; s->v[i]; i = (i + 1) & s->mask)
-		if (s->v[i] == a)
-			return 0;
-	s->v[i] = a;
-	s->n++;
-	return 1;
-}
-
 /* The calls live.c's wide_works() makes to see that the net hooks. */
 static const char *const probe_globs[] = { "*sys_getppid", "*sys_getuid", "*sys_getgid", NULL };
 
@@ -114,6 +83,12 @@ struct chooser {
 	size_t ncold, nhot;
 	bool cold_full, hot_full; /* no room for one more */
 };
+
+/* Room for one more function with its return, hot or cold. */
+static bool room_left(const struct chooser *c)
+{
+	return !c->cold_full || (c->w->hot && !c->hot_full);
+}
 
 /* Table entry i gets its return hooked if the pools have room. */
 static void choose(struct chooser *c, size_t i)
@@ -137,13 +112,13 @@ static void choose(struct chooser *c, size_t i)
 struct bfs {
 	const struct ksym **q;
 	size_t head, tail, cap;
-	struct addrset seen;
+	struct symset seen;
 };
 
 /* Queues s unless met before: 0 or -ENOMEM. */
 static int bfs_push(struct bfs *b, const struct ksym *s)
 {
-	int r = addrset_add(&b->seen, s->addr);
+	int r = symset__add(&b->seen, s);
 
 	if (r <= 0)
 		return r;
@@ -205,8 +180,7 @@ int wide_choose_full(struct wide *w, const struct functab *funcs)
 		if (s && s->addr == funcs->f[i].addr)
 			err = bfs_push(&b, s);
 	}
-	while (!err && b.head < b.tail && w->st.decoded < WIDE_MAX_DECODE &&
-	       !(c.cold_full && (c.hot_full || !w->hot))) {
+	while (!err && b.head < b.tail && w->st.decoded < WIDE_MAX_DECODE && room_left(&c)) {
 		int n = plan__callees(&po, b.q[b.head++], callees, MAX_CALLEES);
 
 		w->st.decoded++;
@@ -219,7 +193,7 @@ int wide_choose_full(struct wide *w, const struct functab *funcs)
 		}
 	}
 	/* Room left (what the plan reaches is in): the rest in address order. */
-	for (size_t i = 0; !err && i < w->n && !(c.cold_full && (c.hot_full || !w->hot)); i++)
+	for (size_t i = 0; !err && i < w->n && room_left(&c); i++)
 		choose(&c, i);
 	w->st.entry_only = w->n - c.ncold - c.nhot;
 	/* Not one return hook: the net would be no net (and its test fails). */
@@ -229,7 +203,7 @@ out:
 	globset__free(probe);
 	free(callees);
 	free(b.q);
-	free(b.seen.v);
+	free(b.seen.slot);
 	return err;
 }
 

@@ -174,12 +174,6 @@ const char *plan__denied(const char *name)
 	return NULL;
 }
 
-/* Open-addressing set of symbols already considered. */
-struct symset {
-	const struct ksym **slot;
-	size_t cap, n;
-};
-
 static size_t hash_ptr(const void *p, size_t cap)
 {
 	uint64_t x = (uintptr_t)p;
@@ -190,7 +184,7 @@ static size_t hash_ptr(const void *p, size_t cap)
 	return (size_t)x & (cap - 1);
 }
 
-static int symset_add(struct symset *s, const struct ksym *k)
+int symset__add(struct symset *s, const struct ksym *k)
 {
 	size_t i;
 
@@ -202,7 +196,7 @@ static int symset_add(struct symset *s, const struct ksym *k)
 			return -ENOMEM;
 		for (i = 0; i < s->cap; i++)
 			if (s->slot[i])
-				symset_add(&ns, s->slot[i]);
+				symset__add(&ns, s->slot[i]);
 		free(s->slot);
 		*s = ns;
 	}
@@ -380,7 +374,7 @@ static int add_cand(struct plan *p, const struct plan_opts *o, struct symset *se
 {
 	struct kbtf_func bf;
 	const char *deny = NULL;
-	int r = symset_add(seen, c.sym);
+	int r = symset__add(seen, c.sym);
 
 	if (r <= 0)
 		return r;
@@ -638,7 +632,7 @@ int plan__add_wide(struct plan *p, const struct plan_opts *o, const struct ksym 
 	struct plan_cand c = { .sym = s, .why = PW_CALLEE, .parent = "(the wide net)",
 			       .kprobe = 1, .func = -1 };
 	struct kbtf_func bf;
-	int r = symset_add(p->seen, s);
+	int r = symset__add(p->seen, s);
 
 	if (r < 0)
 		return r;

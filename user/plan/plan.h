@@ -70,7 +70,17 @@ struct plan_opts {
 	FILE *err; /* where errors are printed */
 };
 
-struct symset;
+/*
+ * A set of symbols by pointer (kallsyms has one struct ksym per symbol):
+ * open addressing, grown by symset__add(); free(slot) frees it.
+ */
+struct symset {
+	const struct ksym **slot;
+	size_t cap, n;
+};
+
+/* 1: added, 0: there already, -ENOMEM. */
+int symset__add(struct symset *s, const struct ksym *k);
 
 struct plan {
 	struct functab funcs; /* what to attach; cookie = index */
