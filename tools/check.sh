@@ -144,16 +144,24 @@ run_one() { # WHAT CMD...
 # line (LOG), where it ended before judging (the kernel could not be
 # fetched, say).
 count_vm_results() { # RESULTS LOG WHAT NAME...
-	local results=$1 log=$2 what=$3 s why
+	local results=$1 log=$2 what=$3 s why told=
 	shift 3
 	for s in "$@"; do
 		if grep -qx "PASS $s" "$results" 2>/dev/null; then
 			count_pass 1
 			continue
 		fi
-		why=$(grep "^FAIL $s"$'\t' "$results" 2>/dev/null | head -n1 | cut -f2-)
+		# Under pipefail a grep without a match (1) or without a file (2)
+		# would end this script here, before any summary.
+		why=$({ grep "^FAIL $s"$'\t' "$results" 2>/dev/null || true; } | head -n1 | cut -f2-)
 		if [ -z "$why" ] && [ ! -f "$results" ]; then
-			why="tests/vm/run.sh gave no verdicts: $(tail -n1 "$log" 2>/dev/null | cut -c1-200)"
+			why="tests/vm/run.sh gave no verdicts: $({ tail -n1 "$log" 2>/dev/null || true; } | cut -c1-200)"
+			if [ -z "$told" ]; then
+				told=1
+				echo "$what: tests/vm/run.sh gave no verdicts; the end of $log:"
+				tail -n 8 "$log" 2>/dev/null | sed 's/^/    /' || true
+				df -h "$OUTPUT" 2>/dev/null | sed 's/^/    /' || true
+			fi
 		fi
 		count_fail 1 "$what: $s${why:+ ($why)}"
 	done

@@ -435,7 +435,9 @@ unpack_results() {
 			continue
 		fi
 		rm -rf "${vmdir:?}/out/$name"
-		tar -C "$vmdir/out" -xzf "$vmdir/$label.out.tmp/$name.tgz"
+		# A scenario that cannot be unpacked (a full disk) fails alone.
+		tar -C "$vmdir/out" -xzf "$vmdir/$label.out.tmp/$name.tgz" ||
+			log "results of $name could not be unpacked into $vmdir/out (tar exit $?)"
 	done <"$vmdir/$label.out.tmp/index"
 	rm -rf "$vmdir/$label.out.tmp"
 }
