@@ -30,6 +30,30 @@ struct out_text {
 	char name_buf[32]; /* fallback name of a function not in the table */
 	struct linebuf stream; /* opts.stream: over stream_buf */
 	char *stream_buf;
+	/*
+	 * The last prefix's "comm-pid" column, abstime seconds and CPU column:
+	 * most lines repeat them, and formatting them was a third of a line's
+	 * cost.
+	 */
+	struct {
+		bool valid;
+		uint32_t pid;
+		char comm[PROC_COMM_LEN + 1];
+		char text[32];
+		size_t len;
+	} proc;
+	struct {
+		bool valid;
+		uint64_t sec;
+		char text[24];
+		size_t len;
+	} abs;
+	struct {
+		bool valid;
+		uint32_t cpu;
+		char text[24];
+		size_t len;
+	} cpu;
 };
 
 static bool has(const struct out_text *w, uint32_t flag)
@@ -205,10 +229,13 @@ void out_text__fmt_duration(char *buf, size_t len, uint64_t ns, bool overhead)
 	copy_out(buf, len, tmp, fmt_duration(tmp, ns, overhead));
 }
 
-/* print_graph_proc(): "comm-pid" centred in 14 columns, extra space right. */
-static void put_proc(struct linebuf *l, const char *comm, uint32_t pid)
+/*
+ * print_graph_proc(): "comm-pid" centred in 14 columns, extra space right,
+ * into buf (32 bytes: 7 + 1 + 11 at most past the padding); its length.
+ */
+static size_t fmt_proc(char *buf, const char *comm, uint32_t pid)
 {
-	char s[16], *end = s + sizeof(s), *p;
+	char s[16], *end = s + sizeof(s), *p, *o = buf;
 	size_t clen = strnlen(comm, PROC_COMM_LEN);
 	int32_t spid = (int32_t)pid; /* the kernel prints it with %d */
 	int len, pad;
@@ -219,10 +246,57 @@ static void put_proc(struct linebuf *l, const char *comm, uint32_t pid)
 	*--p = '-';
 	len = (int)(clen + (size_t)(end - p));
 	pad = len < PROC_WIDTH ? PROC_WIDTH - len : 0;
-	linebuf__spaces(l, pad / 2);
-	linebuf__put(l, comm, clen);
-	linebuf__put(l, p, (size_t)(end - p));
-	linebuf__spaces(l, pad - pad / 2);
+	memset(o, ' ', (size_t)(pad / 2));
+	o += pad / 2;
+	memcpy(o, comm, clen);
+	o += clen;
+	memcpy(o, p, (size_t)(end - p));
+	o += end - p;
+	memset(o, ' ', (size_t)(pad - pad / 2));
+	return (size_t)(o + (pad - pad / 2) - buf);
+}
+
+static void put_proc(struct linebuf *l, const char *comm, uint32_t pid)
+{
+	char buf[32];
+
+	linebuf__put(l, buf, fmt_proc(buf, comm, pid));
+}
+
+/* put_proc() of a line's prefix, formatted again only when it changes. */
+static void put_proc_cached(struct out_text *w, struct linebuf *l, const char *comm,
+			    uint32_t pid)
+{
+	if (!w->proc.valid || w->proc.pid != pid ||
+	    strncmp(w->proc.comm, comm, PROC_COMM_LEN)) {
+		w->proc.valid = true;
+		w->proc.pid = pid;
+		strncpy(w->proc.comm, comm, PROC_COMM_LEN);
+		w->proc.comm[PROC_COMM_LEN] = '\0';
+		w->proc.len = fmt_proc(w->proc.text, comm, pid);
+	}
+	linebuf__put(l, w->proc.text, w->proc.len);
+}
+
+/* funcgraph-abstime's "%5lu.%06lu |  ", the seconds formatted again only when they change. */
+static void put_abstime(struct out_text *w, struct linebuf *l, uint64_t ts)
+{
+	uint64_t sec = ts / NSEC_PER_SEC;
+
+	if (!w->abs.valid || w->abs.sec != sec) {
+		char *end = w->abs.text + sizeof(w->abs.text) - 1, *p = linebuf__digits(end, sec);
+
+		while (end - p < 5)
+			*--p = ' ';
+		*end = '.';
+		w->abs.len = (size_t)(end + 1 - p);
+		memmove(w->abs.text, p, w->abs.len);
+		w->abs.valid = true;
+		w->abs.sec = sec;
+	}
+	linebuf__put(l, w->abs.text, w->abs.len);
+	linebuf__u64(l, ts % NSEC_PER_SEC / 1000, 6, '0');
+	linebuf__put(l, " |  ", 4);
 }
 
 static const char *comm_of(const struct out_text *w, const char *comm, uint32_t pid)
@@ -232,28 +306,35 @@ static const char *comm_of(const struct out_text *w, const char *comm, uint32_t 
 	return pid ? "<...>" : "<idle>";
 }
 
-static void put_cpu(const struct out_text *w, struct linebuf *l, uint32_t cpu)
+/* " N) ", N right-aligned in the CPU column, formatted again only when it changes. */
+static void put_cpu(struct out_text *w, struct linebuf *l, uint32_t cpu)
 {
-	linebuf__put(l, " ", 1);
-	linebuf__u64(l, cpu, w->cpu_width, ' ');
-	linebuf__put(l, ") ", 2);
+	if (!w->cpu.valid || w->cpu.cpu != cpu) {
+		char *end = w->cpu.text + sizeof(w->cpu.text) - 2, *p = linebuf__digits(end, cpu);
+
+		while (end - p < w->cpu_width && p > w->cpu.text + 1)
+			*--p = ' ';
+		*--p = ' ';
+		memcpy(end, ") ", 2);
+		w->cpu.len = (size_t)(end + 2 - p);
+		memmove(w->cpu.text, p, w->cpu.len);
+		w->cpu.valid = true;
+		w->cpu.cpu = cpu;
+	}
+	linebuf__put(l, w->cpu.text, w->cpu.len);
 }
 
 /* print_graph_prologue() without the pid check, which the builder did. */
-static void put_prefix(const struct out_text *w, struct linebuf *l, const struct gev *ev)
+static void put_prefix(struct out_text *w, struct linebuf *l, const struct gev *ev)
 {
 	if (!has(w, BG_O_CONTEXT_INFO))
 		return;
-	if (has(w, BG_O_ABSTIME)) {
-		linebuf__u64(l, ev->ts / NSEC_PER_SEC, 5, ' ');
-		linebuf__put(l, ".", 1);
-		linebuf__u64(l, ev->ts % NSEC_PER_SEC / 1000, 6, '0');
-		linebuf__put(l, " |  ", 4);
-	}
+	if (has(w, BG_O_ABSTIME))
+		put_abstime(w, l, ev->ts);
 	if (has(w, BG_O_CPU))
 		put_cpu(w, l, ev->cpu);
 	if (has(w, BG_O_PROC)) {
-		put_proc(l, comm_of(w, ev->comm, ev->pid), ev->pid);
+		put_proc_cached(w, l, comm_of(w, ev->comm, ev->pid), ev->pid);
 		linebuf__put(l, " | ", 3);
 	}
 }
@@ -472,7 +553,7 @@ static void put_exit(struct out_text *w, struct linebuf *l, const struct gev *ev
 }
 
 /* verif_pid(): printed whatever the context-info and cpu options say. */
-static void put_banner(const struct out_text *w, struct linebuf *l, const struct gev *ev)
+static void put_banner(struct out_text *w, struct linebuf *l, const struct gev *ev)
 {
 	static const char rule[] = " ------------------------------------------\n";
 
