@@ -140,12 +140,6 @@ static int take_record(struct session *s, const struct bg_rec *r)
 		}
 		r = &m;
 	}
-	/*
-	 * Counted when taken, not when read: the wide net's hand-over (on_poll)
-	 * links what the records taken so far show it met.
-	 */
-	if (bg_rec_type(r) == BG_REC_EXIT && !r->depth)
-		s->graphs_done++;
 	/* Discovery's business only: not a record of the trace. */
 	if (bg_rec_type(r) == BG_REC_TARGET)
 		return queue_target(s, r);
@@ -225,17 +219,23 @@ static void say_backlog_full(struct session *s)
 }
 
 /*
- * The ring buffer callback: the sample joins the backlog. libbpf consumes
- * the sample whatever this returns: where the backlog cannot take it,
- * everything before it is taken, then it. -EAGAIN once this read's batch
- * is full.
+ * The ring buffer callback: the sample joins the backlog, graphs ended
+ * are counted (the wide net's hand-over waits for the first, not for its
+ * text). libbpf consumes the sample whatever this returns: where the
+ * backlog cannot take it, everything before it is formatted, then it.
+ * -EAGAIN once this read's batch is full.
  */
 int session__read_sample(void *ctx, void *data, size_t len)
 {
 	struct session *s = ctx;
-	size_t n = len / sizeof(struct bg_rec);
+	const struct bg_rec *r = data;
+	size_t n = len / sizeof(*r);
 	int err;
 
+	if (n && bg_rec_type(r) != BG_REC_STACK)
+		for (size_t i = 0; i < n; i++)
+			if (bg_rec_type(&r[i]) == BG_REC_EXIT && !r[i].depth)
+				s->graphs_done++;
 	err = backlog__push(&s->bl, data, len, s->read_ns);
 	if (err) {
 		if (err == -ENOSPC)
@@ -467,25 +467,18 @@ static void end_run(struct session *s, struct ring_buffer *rb, const uint64_t *m
 #define TAKE_SAMPLES 1024
 
 /*
- * Takes up to max samples of the backlog: discovery sees them, the sink
- * queues them (graph__feed); formatting is release_read()'s.
+ * Formats up to max samples of the backlog, then lets the sink release
+ * what is older than the last read formatted in whole, less the
+ * reordering bound: with nothing left, that is the last read, which also
+ * moves the bound on while no record comes.
  */
-static int take_backlog(struct session *s, size_t max)
+static int format_backlog(struct session *s, size_t max)
 {
 	long n = backlog__take(&s->bl, max, session__sample, s, &s->read_whole_ns);
-
-	return n < 0 ? (int)n : 0;
-}
-
-/*
- * Lets the sink release (format) what is older than the last read taken
- * in whole, less the reordering bound: with nothing left, that is the
- * last read, which also moves the bound on while no record comes.
- */
-static void release_read(struct session *s)
-{
 	uint64_t upto = 0;
 
+	if (n < 0)
+		return (int)n;
 	if (!s->read_cut && backlog__empty(&s->bl))
 		upto = s->read_ns;
 	else if (!s->read_cut || s->read_whole_ns != s->read_ns)
@@ -494,16 +487,7 @@ static void release_read(struct session *s)
 		s->drained_ns = upto - REORDER_NS;
 		s->sink.drain(s->sink.ctx, s->drained_ns);
 	}
-}
-
-/* take_backlog(), then release_read(). */
-static int format_backlog(struct session *s, size_t max)
-{
-	int err = take_backlog(s, max);
-
-	if (!err)
-		release_read(s);
-	return err;
+	return 0;
 }
 
 int session__run(struct session *s)
@@ -529,30 +513,29 @@ int session__run(struct session *s)
 		/* The wait itself takes no CPU: the read is the rest of it. */
 		c[0] = thread_cpu_ns();
 		n = read_ring(s, rb, idle ? POLL_MS : 0, &full);
+		s->read_cpu_ns += thread_cpu_ns() - c[0];
 		if (n < 0 && n != -EINTR) {
 			err = n;
 			break;
 		}
-		/* What is left is formatted once the programs stop (session__finish). */
-		if (!stop__signal())
-			err = take_backlog(s, TAKE_SAMPLES);
-		s->read_cpu_ns += thread_cpu_ns() - c[0];
 		mark[1] = mark[2] = mark[3] = mark[4] = mono_ns();
-		if (err || stop__signal())
+		/* What is left is formatted once the programs stop (session__finish). */
+		if (stop__signal())
 			break;
 		/*
 		 * Before the formatting, which under a load can take seconds a
-		 * poll: the wide net's hand-over (on_poll) waits for no text,
-		 * only for the records taken, which show what the net met.
+		 * poll: the wide net's hand-over (on_poll) waits for no text.
 		 */
 		if (s->on_poll)
 			s->on_poll(s->caller_ctx, s->graphs_done);
 		mark[2] = mono_ns();
 		c[1] = thread_cpu_ns();
-		release_read(s);
+		err = format_backlog(s, TAKE_SAMPLES);
 		mark[3] = mono_ns();
 		c[2] = thread_cpu_ns();
 		s->read_cpu_ns += c[2] - c[1];
+		if (err)
+			break;
 		grow(s, rb);
 		mark[4] = mono_ns();
 		if (stop__signal() || (s->end_due_ns && mono_ns() >= s->end_due_ns))

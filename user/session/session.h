@@ -104,7 +104,7 @@ struct session {
 	 */
 	void (*on_stopped)(void *ctx);
 	void *caller_ctx;
-	uint64_t graphs_done; /* exits at depth 0 taken from the backlog */
+	uint64_t graphs_done; /* exits at depth 0 read (formatted or not) */
 	/* Found functions wait in their queues (the wide net is on). */
 	bool hold_growth;
 	const struct ksym *pending[64];
@@ -177,8 +177,8 @@ void session__finish(struct session *s);
 int session__sample(void *ctx, void *data, size_t len);
 /*
  * The ring buffer callback (ctx: the session): queues the sample in the
- * backlog (taking the backlog first where it cannot take it); -EAGAIN
- * once this read's batch is full.
+ * backlog (formatting the backlog first where it cannot take it) and
+ * counts the graphs it ends; -EAGAIN once this read's batch is full.
  */
 int session__read_sample(void *ctx, void *data, size_t len);
 /* Reads the BPF counters into st (drops_cpu: free with session__free_stats). */
