@@ -320,17 +320,12 @@ static void settled(struct session *s)
 		s->on_settled(s->caller_ctx);
 }
 
-static int format_backlog(struct session *s, size_t max);
-
 static void grow_paused(struct session *s, struct ring_buffer *rb)
 {
-	bool full;
-
 	while (growing(s) && !stop__signal()) {
 		grow_traced_set(s);
-		/* What is left may show more: all of it formatted, for discovery. */
-		if (!growing(s) && read_ring(s, rb, 0, &full) >= 0)
-			format_backlog(s, SIZE_MAX);
+		if (!growing(s))
+			read_batch(s, rb, -1);
 	}
 	if (!growing(s))
 		settled(s);
