@@ -85,18 +85,14 @@ static int read_batch(struct session *s, struct ring_buffer *rb, int poll_ms)
 /*
  * One read into the backlog: a poll of poll_ms (0: none) first, then
  * until the ring is empty or READ_CALLS batches were read. Records read,
- * or -errno; *full: the last batch was full (more is waiting). A read cut
- * short goes on at the next call under its first time: only a read that
- * emptied the ring says what is older than its start less the reordering
- * bound was all read.
+ * or -errno; *full: the last batch was full (more is waiting).
  */
 static int read_ring(struct session *s, struct ring_buffer *rb, int poll_ms, bool *full)
 {
 	int n = 0, k = 0;
 
-	if (!s->read_cut)
-		s->read_ns = mono_ns();
-	s->read_cut = *full = false;
+	s->read_ns = mono_ns();
+	*full = false;
 	if (poll_ms > 0) {
 		k = read_batch(s, rb, poll_ms);
 		if (k < 0)
@@ -112,7 +108,6 @@ static int read_ring(struct session *s, struct ring_buffer *rb, int poll_ms, boo
 		if (!*full)
 			break;
 	}
-	s->read_cut = *full;
 	return n;
 }
 
@@ -461,27 +456,16 @@ static void end_run(struct session *s, struct ring_buffer *rb, const uint64_t *m
  */
 #define TAKE_SAMPLES 1024
 
-/*
- * Formats up to max samples of the backlog, then lets the sink release
- * what is older than the last read formatted in whole, less the
- * reordering bound: with nothing left, that is the last read, which also
- * moves the bound on while no record comes.
- */
+/* Formats up to max samples of the backlog and releases what they completed. */
 static int format_backlog(struct session *s, size_t max)
 {
+	uint64_t whole = s->read_whole_ns;
 	long n = backlog__take(&s->bl, max, session__sample, s, &s->read_whole_ns);
-	uint64_t upto = 0;
 
 	if (n < 0)
 		return (int)n;
-	if (!s->read_cut && backlog__empty(&s->bl))
-		upto = s->read_ns;
-	else if (!s->read_cut || s->read_whole_ns != s->read_ns)
-		upto = s->read_whole_ns;
-	if (upto > REORDER_NS && upto - REORDER_NS > s->drained_ns) {
-		s->drained_ns = upto - REORDER_NS;
-		s->sink.drain(s->sink.ctx, s->drained_ns);
-	}
+	if (s->read_whole_ns != whole)
+		s->sink.drain(s->sink.ctx, s->read_whole_ns - REORDER_NS);
 	return 0;
 }
 
@@ -606,7 +590,6 @@ void session__finish(struct session *s)
 		s->read_ns = mono_ns();
 		while (read_batch(s, s->rb, -1) >= BATCH_MAX)
 			;
-		s->read_cut = false;
 		ring_buffer__free(s->rb);
 		s->rb = NULL;
 	}

@@ -66,9 +66,7 @@ struct session {
 	struct backlog bl;
 	size_t backlog_max;
 	uint64_t read_ns; /* when the read under way began */
-	bool read_cut; /* the last read left records in the ring: it goes on */
 	uint64_t read_whole_ns; /* the last read whose samples were all formatted */
-	uint64_t drained_ns; /* what the sink was let release, up to */
 	size_t backlog_at_stop; /* bytes waiting when tracing stopped */
 	bool backlog_said; /* the bound was met, and said */
 	int stats_fd; /* bg_stats per-CPU array */
