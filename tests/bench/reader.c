@@ -6,9 +6,8 @@
  *   build/bench/reader [-n RECORDS] [-r REPEATS] [-o DIR] [-m MODE] [-s SHAPE]
  *
  * Synthetic records, shaped like a live trace, are handed to session.c's
- * ring buffer callback (session__read_sample, into the backlog) in samples
- * of BG_BATCH, as the programs' per-CPU batches arrive, and formatted from
- * the backlog (session__sample): discover__feed() and
+ * ring buffer callback (session__sample) in samples of BG_BATCH, as the
+ * programs' per-CPU batches arrive: discover__feed() and
  * discover__expand(), then the render sink (graph__feed(), graph__drain()
  * after each poll's worth, graph__flush() at the end) into the writer of
  * each mode, writing to /dev/null. Two shapes: getpid (4
@@ -275,27 +274,22 @@ static __attribute__((noinline)) int feed_all(struct run *rn, const struct shape
 	struct rec_sink *sink = &rn->s.sink;
 
 	/*
-	 * A poll reads BATCH records in samples of BG_BATCH (the programs'
-	 * per-CPU batches) into the backlog, formats them from there, and
-	 * drains what is older than its clock less a margin.
+	 * A poll takes BATCH records in samples of BG_BATCH (the programs'
+	 * per-CPU batches); the session then drains what is older than its
+	 * clock less a margin.
 	 */
 	for (size_t i = 0; i < s->n; i += BATCH) {
 		size_t end = i + BATCH < s->n ? i + BATCH : s->n;
-		uint64_t whole = 0;
-		long took;
 
 		rn->s.batch = 0;
 		for (size_t k = i; k < end; k += BG_BATCH) {
 			size_t n = end - k < BG_BATCH ? end - k : BG_BATCH;
-			int err = session__read_sample(&rn->s, (void *)&s->recs[k],
-						       n * sizeof(struct bg_rec));
+			int err = session__sample(&rn->s, (void *)&s->recs[k],
+						  n * sizeof(struct bg_rec));
 
 			if (err)
 				return err;
 		}
-		took = backlog__take(&rn->s.bl, SIZE_MAX, session__sample, &rn->s, &whole);
-		if (took < 0)
-			return (int)took;
 		/* What the session's poll loop does with discovery's finds. */
 		rn->s.npending = rn->s.nexpand = 0;
 		if (sink->drain)
@@ -326,7 +320,6 @@ static uint64_t run_once(struct shape *s, enum mode m, FILE *out)
 	int err = 0;
 
 	memcpy(&comm.ts, "getpid_loop", 12);
-	backlog__init(&rn.s.bl, 64 << 20);
 	rn.s.discover = discover__new(&s->ft, NULL);
 	if (!rn.s.discover)
 		return 0;
@@ -356,7 +349,6 @@ out:
 	render__free(r);
 	graph__free(g);
 	t1 = cpu_ns();
-	backlog__free(&rn.s.bl);
 	discover__free(rn.s.discover);
 	free(rn.s.targets);
 	if (err) {

@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Samples: one carries 1..BG_BATCH records (the BPF side's per-CPU
- * batches); every one of them reaches the sink in order, discovery's
- * target records go to the target queue instead. The ring buffer callback
- * queues each sample in the backlog, counts the graphs it ends, formats
- * the backlog first where it cannot take the sample, and stops libbpf's
- * loop at a full read batch only after the whole sample was taken.
+ * The ring buffer callback: a sample carries 1..BG_BATCH records (the BPF
+ * side's per-CPU batches); every one of them reaches the sink in order,
+ * discovery's target records go to the target queue instead, and a full
+ * poll batch stops libbpf's loop only after the whole sample was taken.
  */
 #include <errno.h>
 #include <signal.h>
@@ -86,6 +84,7 @@ static void test_whole_batch_in_order(void **state)
 		assert_int_equal(f.got[i].func, i);
 	}
 	assert_int_equal(s.st.records, BG_BATCH);
+	assert_int_equal(s.batch, BG_BATCH);
 }
 
 static void test_single_record(void **state)
@@ -112,7 +111,8 @@ static int map_func(void *ctx, uint32_t func)
 
 /*
  * Records of the wide net reach the sink with a function table index; one
- * of no known function is dropped and counted.
+ * of no known function is dropped and counted; graphs ended are counted
+ * (exits at depth 0), whichever hook made them.
  */
 static void test_wide_records_mapped(void **state)
 {
@@ -138,6 +138,7 @@ static void test_wide_records_mapped(void **state)
 	assert_int_equal(f.got[2].ts, 4);
 	assert_int_equal(f.got[3].func, 0);
 	assert_int_equal(s.st.unmapped, 1);
+	assert_int_equal(s.graphs_done, 1);
 }
 
 /* A target goes to discovery's queue, not to the trace. */
@@ -162,79 +163,21 @@ static void test_target_not_traced(void **state)
 	free(s.targets);
 }
 
-/*
- * Read samples wait in the backlog; graphs ended are counted when read
- * (exits at depth 0, whichever hook made them), before any is formatted.
- */
-static void test_read_sample_queues(void **state)
-{
-	struct bg_rec a[2] = { rec(BG_REC_ENTRY, 1, 0), rec(BG_REC_EXIT, 2, 0) };
-	struct bg_rec b[2] = { rec(BG_REC_ENTRY, 3, 1), rec(BG_REC_EXIT, 4, 1) };
-	struct fake_sink f;
-	struct session s;
-	uint64_t whole = 0;
-
-	(void)state;
-	setup(&s, &f);
-	backlog__init(&s.bl, 1 << 20);
-	b[0].depth = b[1].depth = 1;
-	s.read_ns = 500;
-	assert_int_equal(session__read_sample(&s, a, sizeof(a)), 0);
-	assert_int_equal(session__read_sample(&s, b, sizeof(b)), 0);
-	assert_int_equal(f.n, 0);
-	assert_int_equal(s.graphs_done, 1);
-	assert_int_equal(s.batch, 4);
-	assert_int_equal(backlog__take(&s.bl, 16, session__sample, &s, &whole), 2);
-	assert_int_equal(whole, 500);
-	assert_int_equal(f.n, 4);
-	for (int i = 0; i < 4; i++)
-		assert_int_equal(f.got[i].ts, 1 + i);
-	backlog__free(&s.bl);
-}
-
-/* Where the backlog is full, what it holds is formatted first, then the sample. */
-static void test_read_sample_backlog_full(void **state)
-{
-	struct bg_rec a[2] = { rec(BG_REC_ENTRY, 1, 0), rec(BG_REC_EXIT, 2, 0) };
-	struct bg_rec b[2] = { rec(BG_REC_ENTRY, 3, 0), rec(BG_REC_EXIT, 4, 0) };
-	struct fake_sink f;
-	struct session s;
-
-	(void)state;
-	setup(&s, &f);
-	/* Room for one sample of two records and its header. */
-	backlog__init(&s.bl, sizeof(a) + 16);
-	assert_int_equal(session__read_sample(&s, a, sizeof(a)), 0);
-	assert_int_equal(f.n, 0);
-	assert_int_equal(session__read_sample(&s, b, sizeof(b)), 0);
-	assert_true(s.backlog_said);
-	assert_int_equal(f.n, 4);
-	for (int i = 0; i < 4; i++)
-		assert_int_equal(f.got[i].ts, 1 + i);
-	assert_true(backlog__empty(&s.bl));
-	assert_int_equal(s.graphs_done, 2);
-	backlog__free(&s.bl);
-}
-
 /* libbpf drops the sample whatever we return: take all of it first. */
-static void test_full_read_batch_takes_whole_sample(void **state)
+static void test_full_poll_batch_takes_whole_sample(void **state)
 {
 	struct bg_rec sample[4];
 	struct fake_sink f;
 	struct session s;
-	uint64_t whole = 0;
 
 	(void)state;
 	setup(&s, &f);
-	backlog__init(&s.bl, 1 << 20);
 	for (int i = 0; i < 4; i++)
 		sample[i] = rec(BG_REC_ENTRY, 10 + i, 0);
 	s.batch = SESSION_BATCH_MAX - 2;
-	assert_int_equal(session__read_sample(&s, sample, sizeof(sample)), -EAGAIN);
-	assert_int_equal(s.batch, SESSION_BATCH_MAX + 2);
-	assert_int_equal(backlog__take(&s.bl, 16, session__sample, &s, &whole), 1);
+	assert_int_equal(session__sample(&s, sample, sizeof(sample)), -EAGAIN);
 	assert_int_equal(f.n, 4);
-	backlog__free(&s.bl);
+	assert_int_equal(s.batch, SESSION_BATCH_MAX + 2);
 }
 
 /* Bytes after the last whole record are not a record. */
@@ -415,9 +358,7 @@ int main(void)
 		cmocka_unit_test(test_single_record),
 		cmocka_unit_test(test_wide_records_mapped),
 		cmocka_unit_test(test_target_not_traced),
-		cmocka_unit_test(test_read_sample_queues),
-		cmocka_unit_test(test_read_sample_backlog_full),
-		cmocka_unit_test(test_full_read_batch_takes_whole_sample),
+		cmocka_unit_test(test_full_poll_batch_takes_whole_sample),
 		cmocka_unit_test(test_partial_tail_ignored),
 		cmocka_unit_test(test_sink_error_passed_on),
 		cmocka_unit_test(test_command_dies_with_tracer),

@@ -100,10 +100,6 @@ static void print_summary(const struct plan *p, const struct run *r, int verbosi
 			s->st.records ? cpu * 1e9 / (double)s->st.records : 0.0, r->reader_cpu,
 			s->read_cpu_ns / 1e9,
 			s->st.records ? (double)s->read_cpu_ns / (double)s->st.records : 0.0);
-		fprintf(stderr, "bpfgraph: records read but not yet formatted: at most %.1f "
-			"MiB (bound %.0f MiB), %.1f MiB when tracing stopped\n",
-			s->bl.peak_bytes / 1048576.0, s->bl.max_bytes / 1048576.0,
-			s->backlog_at_stop / 1048576.0);
 	}
 	if (r->releaser > 0)
 		fprintf(stderr, "bpfgraph: the hooks are still being released by process %d "

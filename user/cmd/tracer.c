@@ -325,14 +325,12 @@ static int run_close(struct run *r, const struct plan *p, const struct tracer_si
 		fprintf(stderr, "bpfgraph: stopping took %.2f s: %.2f s to end the poll under way "
 			"(reading %.2f s; formatting %.2f s; the wide net %.2f s; attaching what "
 			"was found %.2f s), %.2f s for the graphs under way and the records left "
-			"(%llu formatted after the end, %.1f MiB of them read before it), "
-			"%.2f s to close the output, %.2f s on the "
+			"(%llu read after the end), %.2f s to close the output, %.2f s on the "
 			"hooks (%s; %.2f s of it to start the releasing process)\n",
 			links__now() - t_req, t0 - t_req, s->stop_step_ns[0] / 1e9,
 			s->stop_step_ns[2] / 1e9, s->stop_step_ns[1] / 1e9, s->stop_step_ns[3] / 1e9,
 			t_drain - t0,
-			(unsigned long long)(s->st.records - s->stop_records),
-			s->backlog_at_stop / 1048576.0, t_out - t_drain,
+			(unsigned long long)(s->st.records - s->stop_records), t_out - t_drain,
 			r->detach_s,
 			r->releaser > 0 ? "left to a background process" : "all released",
 			r->spawn_s);

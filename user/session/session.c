@@ -12,7 +12,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "backlog.h"
 #include "bpfgraph.h"
 #include "discover.h"
 #include "graph.h"
@@ -66,7 +65,7 @@ static int queue_target(struct session *s, const struct bg_rec *r)
 	return 0;
 }
 
-/* ring_buffer__poll/consume with the batch limit: records read, or -errno. */
+/* ring_buffer__poll/consume with the batch limit: records taken, or -errno. */
 static int read_batch(struct session *s, struct ring_buffer *rb, int poll_ms)
 {
 	int n;
@@ -74,41 +73,6 @@ static int read_batch(struct session *s, struct ring_buffer *rb, int poll_ms)
 	s->batch = 0;
 	n = poll_ms >= 0 ? ring_buffer__poll(rb, poll_ms) : ring_buffer__consume(rb);
 	return n < 0 && n != -EAGAIN ? n : (int)s->batch;
-}
-
-/*
- * Consume calls of one read at most: what a busy machine writes meanwhile
- * is left for the next turn of the loop, which formats some first.
- */
-#define READ_CALLS 8
-
-/*
- * One read into the backlog: a poll of poll_ms (0: none) first, then
- * until the ring is empty or READ_CALLS batches were read. Records read,
- * or -errno; *full: the last batch was full (more is waiting).
- */
-static int read_ring(struct session *s, struct ring_buffer *rb, int poll_ms, bool *full)
-{
-	int n = 0, k = 0;
-
-	s->read_ns = mono_ns();
-	*full = false;
-	if (poll_ms > 0) {
-		k = read_batch(s, rb, poll_ms);
-		if (k < 0)
-			return k;
-		n = k;
-	}
-	for (int i = 0; i < READ_CALLS && !stop__signal(); i++) {
-		k = read_batch(s, rb, -1);
-		if (k < 0)
-			return n ? n : k;
-		n += k;
-		*full = k >= BATCH_MAX;
-		if (!*full)
-			break;
-	}
-	return n;
 }
 
 /* r with a function table index in place of a wide one; 0 or -errno. */
@@ -135,6 +99,8 @@ static int take_record(struct session *s, const struct bg_rec *r)
 		}
 		r = &m;
 	}
+	if (bg_rec_type(r) == BG_REC_EXIT && !r->depth)
+		s->graphs_done++;
 	/* Discovery's business only: not a record of the trace. */
 	if (bg_rec_type(r) == BG_REC_TARGET)
 		return queue_target(s, r);
@@ -178,7 +144,9 @@ static void take_stack(struct session *s, const struct bg_stack *k, size_t len)
 
 /*
  * A ring buffer sample: 1..BG_BATCH records (see struct bg_batch), or a
- * kernel stack (struct bg_stack).
+ * kernel stack (struct bg_stack). libbpf consumes it whatever this
+ * returns, so all of its records are taken before -EAGAIN stops libbpf's
+ * loop at a full batch.
  */
 int session__sample(void *ctx, void *data, size_t len)
 {
@@ -198,51 +166,9 @@ int session__sample(void *ctx, void *data, size_t len)
 		if (err)
 			return err;
 	}
-	return 0;
-}
-
-/* The backlog's bound was met: said once, with what it means. */
-static void say_backlog_full(struct session *s)
-{
-	if (s->backlog_said)
-		return;
-	s->backlog_said = true;
-	fprintf(stderr, "bpfgraph: the reader is %zu MiB of records behind, its bound: "
-		"records now wait in the ring buffer, which may fill and lose some; "
-		"'bpfgraph record' or fewer functions keep up more easily\n",
-		s->bl.bytes >> 20);
-}
-
-/*
- * The ring buffer callback: the sample joins the backlog, graphs ended
- * are counted (the wide net's hand-over waits for the first, not for its
- * text). libbpf consumes the sample whatever this returns: where the
- * backlog cannot take it, everything before it is formatted, then it.
- * -EAGAIN once this read's batch is full.
- */
-int session__read_sample(void *ctx, void *data, size_t len)
-{
-	struct session *s = ctx;
-	const struct bg_rec *r = data;
-	size_t n = len / sizeof(*r);
-	int err;
-
-	if (n && bg_rec_type(r) != BG_REC_STACK)
-		for (size_t i = 0; i < n; i++)
-			if (bg_rec_type(&r[i]) == BG_REC_EXIT && !r[i].depth)
-				s->graphs_done++;
-	err = backlog__push(&s->bl, data, len, s->read_ns);
-	if (err) {
-		if (err == -ENOSPC)
-			say_backlog_full(s);
-		long k = backlog__take(&s->bl, SIZE_MAX, session__sample, s, &s->read_whole_ns);
-
-		err = k < 0 ? (int)k : session__sample(s, data, len);
-		if (err < 0)
-			return err;
-	}
-	s->batch += n ? (unsigned int)n : 1;
-	return s->batch >= BATCH_MAX ? -EAGAIN : 0;
+	s->batch += (unsigned int)n;
+	/* Past a stop request, the poll under way ends here: finish reads on. */
+	return s->batch >= BATCH_MAX || (s->polling && stop__signal()) ? -EAGAIN : 0;
 }
 
 /*
@@ -327,35 +253,6 @@ static void grow_paused(struct session *s, struct ring_buffer *rb)
 	session__set_paused(s, false);
 }
 
-/* MemAvailable of /proc/meminfo in bytes, else the free pages. */
-static uint64_t mem_available(void)
-{
-	unsigned long long kib = 0;
-	char line[128];
-	FILE *f = fopen("/proc/meminfo", "re");
-	long pages = sysconf(_SC_AVPHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
-			break;
-	if (f)
-		fclose(f);
-	if (kib)
-		return kib * 1024;
-	return pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize : 0;
-}
-
-/* The ring buffer's size in bytes, 0 if unknown. */
-static size_t ring_bytes(int fd)
-{
-	struct bpf_map_info info = { 0 };
-	__u32 len = sizeof(info);
-
-	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
-		return 0;
-	return info.max_entries;
-}
-
 /* The reader's scheduling, the ring buffer, -d's alarm: NULL (errno) on failure. */
 static struct ring_buffer *start_run(struct session *s)
 {
@@ -371,9 +268,7 @@ static struct ring_buffer *start_run(struct session *s)
 	 * preemption. Set here, after the command was forked.
 	 */
 	sched_setscheduler(0, SCHED_BATCH, &(struct sched_param){ 0 });
-	backlog__init(&s->bl, s->backlog_max ? s->backlog_max :
-		      backlog__default_max(mem_available(), ring_bytes(s->ringbuf_fd)));
-	rb = ring_buffer__new(s->ringbuf_fd, session__read_sample, s, NULL);
+	rb = ring_buffer__new(s->ringbuf_fd, session__sample, s, NULL);
 	if (!rb)
 		return NULL;
 	stop__catch();
@@ -404,8 +299,7 @@ static void grow(struct session *s, struct ring_buffer *rb)
 		settled(s);
 		if (s->pause_child && !growing(s))
 			session__resume_if_stopped(s);
-	} else if (s->pause_child && backlog__empty(&s->bl)) {
-		/* A target may still wait in the backlog: see session__resume_if_stopped. */
+	} else if (s->pause_child) {
 		session__resume_if_stopped(s);
 	}
 }
@@ -417,7 +311,6 @@ static void grow(struct session *s, struct ring_buffer *rb)
 static void end_run(struct session *s, struct ring_buffer *rb, const uint64_t *mark)
 {
 	uint64_t c0;
-	bool full;
 
 	s->polling = false;
 	stop__after_ms(0);
@@ -434,9 +327,9 @@ static void end_run(struct session *s, struct ring_buffer *rb, const uint64_t *m
 		*s->enabled = 0;
 	/* Keep the ring buffer from filling meanwhile (the rest: finish). */
 	c0 = thread_cpu_ns();
-	read_ring(s, rb, 0, &full);
+	for (int i = 0; i < 16 && read_batch(s, rb, -1) >= BATCH_MAX; i++)
+		;
 	s->read_cpu_ns += thread_cpu_ns() - c0;
-	s->backlog_at_stop = s->bl.bytes;
 	s->rb = rb;
 	session__set_paused(s, false);
 	free(s->targets);
@@ -449,26 +342,6 @@ static void end_run(struct session *s, struct ring_buffer *rb, const uint64_t *m
 	}
 }
 
-/*
- * Samples formatted per turn of the loop at most (16 records each at
- * most): the ring is read again between two such steps, so that records
- * wait in the backlog, not in the ring, when formatting falls behind.
- */
-#define TAKE_SAMPLES 1024
-
-/* Formats up to max samples of the backlog and releases what they completed. */
-static int format_backlog(struct session *s, size_t max)
-{
-	uint64_t whole = s->read_whole_ns;
-	long n = backlog__take(&s->bl, max, session__sample, s, &s->read_whole_ns);
-
-	if (n < 0)
-		return (int)n;
-	if (s->read_whole_ns != whole)
-		s->sink.drain(s->sink.ctx, s->read_whole_ns - REORDER_NS);
-	return 0;
-}
-
 int session__run(struct session *s)
 {
 	struct ring_buffer *rb = start_run(s);
@@ -478,27 +351,30 @@ int session__run(struct session *s)
 
 	if (!rb)
 		return -errno;
-	for (bool full = false;;) {
+	for (int full = 0;;) {
 		/*
 		 * Records come without wake-ups (submit_flags() in the BPF
-		 * side): sleep a poll period, unless more is waiting in the
-		 * ring or in the backlog.
+		 * side): sleep a poll period, unless the last read stopped at
+		 * a full batch and more is waiting.
 		 */
-		bool idle = !full && backlog__empty(&s->bl);
-		uint64_t c[3];
+		uint64_t c[4];
 		int n;
 
 		mark[0] = mono_ns();
-		/* The wait itself takes no CPU: the read is the rest of it. */
+		n = full ? 0 : read_batch(s, rb, POLL_MS);
+		/* From the wake-up: the wait itself takes no CPU. */
 		c[0] = thread_cpu_ns();
-		n = read_ring(s, rb, idle ? POLL_MS : 0, &full);
-		s->read_cpu_ns += thread_cpu_ns() - c[0];
+		if (n >= 0 && !stop__signal())
+			n = read_batch(s, rb, -1);
+		full = n >= BATCH_MAX;
+		c[1] = thread_cpu_ns();
+		s->read_cpu_ns += c[1] - c[0];
 		if (n < 0 && n != -EINTR) {
 			err = n;
 			break;
 		}
 		mark[1] = mark[2] = mark[3] = mark[4] = mono_ns();
-		/* What is left is formatted once the programs stop (session__finish). */
+		/* What is left is read once the programs stop (session__finish). */
 		if (stop__signal())
 			break;
 		/*
@@ -509,12 +385,10 @@ int session__run(struct session *s)
 			s->on_poll(s->caller_ctx, s->graphs_done);
 		mark[2] = mono_ns();
 		c[1] = thread_cpu_ns();
-		err = format_backlog(s, TAKE_SAMPLES);
+		s->sink.drain(s->sink.ctx, mark[1] - REORDER_NS);
 		mark[3] = mono_ns();
 		c[2] = thread_cpu_ns();
 		s->read_cpu_ns += c[2] - c[1];
-		if (err)
-			break;
 		grow(s, rb);
 		mark[4] = mono_ns();
 		if (stop__signal() || (s->end_due_ns && mono_ns() >= s->end_due_ns))
@@ -563,16 +437,12 @@ static void take_leftovers(struct session *s)
 /* A program that read bg_stopped just before it was set is done by then. */
 #define STOP_GRACE_NS (20 * 1000 * 1000L)
 
-/* A backlog this large at the end is said before it is formatted. */
-#define BACKLOG_SAY_BYTES (32u << 20)
-
 void session__finish(struct session *s)
 {
 	uint64_t t_end = mono_ns() + FINISH_WAIT_MS * 1000000ULL, c0 = thread_cpu_ns();
-	bool full;
 
 	while (s->rb && s->active && *s->active > 0 && mono_ns() < t_end)
-		if (read_ring(s, s->rb, 10, &full) < 0)
+		if (read_batch(s, s->rb, 10) < 0)
 			break;
 	if (s->stopped) {
 		struct timespec grace = { 0, STOP_GRACE_NS };
@@ -587,18 +457,11 @@ void session__finish(struct session *s)
 	}
 	if (s->rb) {
 		/* Bounded: nothing writes to it any more. */
-		s->read_ns = mono_ns();
 		while (read_batch(s, s->rb, -1) >= BATCH_MAX)
 			;
 		ring_buffer__free(s->rb);
 		s->rb = NULL;
 	}
-	if (s->bl.bytes >= BACKLOG_SAY_BYTES)
-		fprintf(stderr, "bpfgraph: formatting the %zu MiB of records read but not "
-			"yet formatted when tracing stopped\n", s->bl.bytes >> 20);
-	/* A sink's error is the output's to report (output.h). */
-	format_backlog(s, SIZE_MAX);
-	backlog__free(&s->bl);
 	take_leftovers(s);
 	s->sink.flush(s->sink.ctx);
 	s->read_cpu_ns += thread_cpu_ns() - c0;

@@ -13,7 +13,6 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
-#include "backlog.h"
 #include "sink.h"
 
 struct bg_rec;
@@ -53,22 +52,14 @@ struct session {
 	/* bg_active: tasks inside a graph (session__finish waits a little for 0) */
 	volatile const int64_t *active;
 	struct ring_buffer *rb; /* from session__run to session__finish */
-	unsigned int batch; /* records read in this poll or consume call */
+	unsigned int batch; /* records taken in this poll or consume call */
 /*
- * ... at most (then -EAGAIN): libbpf reads until the ring is empty, which
- * under a load of many CPUs may be never.
+ * ... at most (then -EAGAIN). Each poll formats what it read before it
+ * looks at a stop request again: 2 x 16384 records are well under a second
+ * of formatting even under emulation, so that -d and Ctrl-C are not kept
+ * waiting behind a backlog.
  */
 #define SESSION_BATCH_MAX 16384
-	/*
-	 * Samples read, not yet formatted (backlog.h). backlog_max: its
-	 * bound in bytes, 0 for backlog__default_max().
-	 */
-	struct backlog bl;
-	size_t backlog_max;
-	uint64_t read_ns; /* when the read under way began */
-	uint64_t read_whole_ns; /* the last read whose samples were all formatted */
-	size_t backlog_at_stop; /* bytes waiting when tracing stopped */
-	bool backlog_said; /* the bound was met, and said */
 	int stats_fd; /* bg_stats per-CPU array */
 	struct rec_sink sink;
 	/*
@@ -102,7 +93,7 @@ struct session {
 	 */
 	void (*on_stopped)(void *ctx);
 	void *caller_ctx;
-	uint64_t graphs_done; /* exits at depth 0 read (formatted or not) */
+	uint64_t graphs_done; /* exits at depth 0 read */
 	/* Found functions wait in their queues (the wide net is on). */
 	bool hold_growth;
 	const struct ksym *pending[64];
@@ -169,16 +160,10 @@ int session__run(struct session *s);
  */
 void session__finish(struct session *s);
 /*
- * Feeds every record of one ring buffer sample (ctx: the session) to
- * discovery and the sink: 0 or -errno.
+ * The ring buffer callback (ctx: the session): feeds every record of one
+ * sample; -EAGAIN once this poll's batch is full.
  */
 int session__sample(void *ctx, void *data, size_t len);
-/*
- * The ring buffer callback (ctx: the session): queues the sample in the
- * backlog (formatting the backlog first where it cannot take it) and
- * counts the graphs it ends; -EAGAIN once this read's batch is full.
- */
-int session__read_sample(void *ctx, void *data, size_t len);
 /* Reads the BPF counters into st (drops_cpu: free with session__free_stats). */
 void session__read_stats(struct session *s);
 void session__free_stats(struct session *s);
