@@ -95,13 +95,24 @@ static inline char *linebuf__digits(char *end, uint64_t v)
 	return end;
 }
 
+/*
+ * v right-aligned in width columns (at most 20), padded with pad, before
+ * end (24 bytes of room); returns where it starts.
+ */
+static inline char *linebuf__padded(char *end, uint64_t v, int width, char pad)
+{
+	char *p = linebuf__digits(end, v);
+
+	while (end - p < width && end - p < 20)
+		*--p = pad;
+	return p;
+}
+
 /* v right-aligned in width columns (at most 20), padded with pad. */
 static inline void linebuf__u64(struct linebuf *l, uint64_t v, int width, char pad)
 {
-	char tmp[24], *p = linebuf__digits(tmp + sizeof(tmp), v);
+	char tmp[24], *p = linebuf__padded(tmp + sizeof(tmp), v, width, pad);
 
-	while (tmp + sizeof(tmp) - p < width && p > tmp)
-		*--p = pad;
 	linebuf__put(l, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 

@@ -23,6 +23,24 @@
 /* What a stream writer collects before handing it to stdio (opts.stream). */
 #define STREAM_BUF (64 * 1024)
 
+/* A prefix column as last formatted, for key. */
+struct prefix_col {
+	bool valid;
+	uint64_t key;
+	char text[32];
+	size_t len;
+};
+
+/* c holds key's text: the caller formats it when not. */
+static bool col_holds(struct prefix_col *c, uint64_t key)
+{
+	if (c->valid && c->key == key)
+		return true;
+	c->valid = true;
+	c->key = key;
+	return false;
+}
+
 struct out_text {
 	struct out_text_opts o;
 	struct args_fmt *af; /* with BG_O_ARGS or BG_O_RETADDR */
@@ -31,29 +49,12 @@ struct out_text {
 	struct linebuf stream; /* opts.stream: over stream_buf */
 	char *stream_buf;
 	/*
-	 * The last prefix's "comm-pid" column, abstime seconds and CPU column:
-	 * most lines repeat them, and formatting them was a third of a line's
-	 * cost.
+	 * The last prefix's "comm-pid" column (key: the pid, and proc_comm),
+	 * abstime seconds and CPU column: most lines repeat them, and
+	 * formatting them was a third of a line's cost.
 	 */
-	struct {
-		bool valid;
-		uint32_t pid;
-		char comm[PROC_COMM_LEN + 1];
-		char text[32];
-		size_t len;
-	} proc;
-	struct {
-		bool valid;
-		uint64_t sec;
-		char text[24];
-		size_t len;
-	} abs;
-	struct {
-		bool valid;
-		uint32_t cpu;
-		char text[24];
-		size_t len;
-	} cpu;
+	struct prefix_col proc, abs, cpu;
+	char proc_comm[PROC_COMM_LEN + 1];
 };
 
 static bool has(const struct out_text *w, uint32_t flag)
@@ -267,12 +268,9 @@ static void put_proc(struct linebuf *l, const char *comm, uint32_t pid)
 static void put_proc_cached(struct out_text *w, struct linebuf *l, const char *comm,
 			    uint32_t pid)
 {
-	if (!w->proc.valid || w->proc.pid != pid ||
-	    strncmp(w->proc.comm, comm, PROC_COMM_LEN)) {
-		w->proc.valid = true;
-		w->proc.pid = pid;
-		strncpy(w->proc.comm, comm, PROC_COMM_LEN);
-		w->proc.comm[PROC_COMM_LEN] = '\0';
+	if (!col_holds(&w->proc, pid) || strncmp(w->proc_comm, comm, PROC_COMM_LEN)) {
+		strncpy(w->proc_comm, comm, PROC_COMM_LEN);
+		w->proc_comm[PROC_COMM_LEN] = '\0';
 		w->proc.len = fmt_proc(w->proc.text, comm, pid);
 	}
 	linebuf__put(l, w->proc.text, w->proc.len);
@@ -283,16 +281,13 @@ static void put_abstime(struct out_text *w, struct linebuf *l, uint64_t ts)
 {
 	uint64_t sec = ts / NSEC_PER_SEC;
 
-	if (!w->abs.valid || w->abs.sec != sec) {
-		char *end = w->abs.text + sizeof(w->abs.text) - 1, *p = linebuf__digits(end, sec);
+	if (!col_holds(&w->abs, sec)) {
+		char tmp[24], *end = tmp + sizeof(tmp) - 1;
+		char *p = linebuf__padded(end, sec, 5, ' ');
 
-		while (end - p < 5)
-			*--p = ' ';
 		*end = '.';
 		w->abs.len = (size_t)(end + 1 - p);
-		memmove(w->abs.text, p, w->abs.len);
-		w->abs.valid = true;
-		w->abs.sec = sec;
+		memcpy(w->abs.text, p, w->abs.len);
 	}
 	linebuf__put(l, w->abs.text, w->abs.len);
 	linebuf__u64(l, ts % NSEC_PER_SEC / 1000, 6, '0');
@@ -309,17 +304,14 @@ static const char *comm_of(const struct out_text *w, const char *comm, uint32_t 
 /* " N) ", N right-aligned in the CPU column, formatted again only when it changes. */
 static void put_cpu(struct out_text *w, struct linebuf *l, uint32_t cpu)
 {
-	if (!w->cpu.valid || w->cpu.cpu != cpu) {
-		char *end = w->cpu.text + sizeof(w->cpu.text) - 2, *p = linebuf__digits(end, cpu);
+	if (!col_holds(&w->cpu, cpu)) {
+		char tmp[32], *end = tmp + sizeof(tmp) - 2;
+		char *p = linebuf__padded(end, cpu, w->cpu_width, ' ');
 
-		while (end - p < w->cpu_width && p > w->cpu.text + 1)
-			*--p = ' ';
 		*--p = ' ';
 		memcpy(end, ") ", 2);
 		w->cpu.len = (size_t)(end + 2 - p);
-		memmove(w->cpu.text, p, w->cpu.len);
-		w->cpu.valid = true;
-		w->cpu.cpu = cpu;
+		memcpy(w->cpu.text, p, w->cpu.len);
 	}
 	linebuf__put(l, w->cpu.text, w->cpu.len);
 }
