@@ -473,14 +473,19 @@ void wide__detach(struct wide *w)
 
 /*
  * The child: only the net's descriptors (any other would keep its hook or
- * a pipe open), stdio on /dev/null, a session of its own (Ctrl-C is for
- * bpfgraph), close and exit. Only async-signal-safe calls after fork().
+ * a pipe open) and the read end of a pipe, stdio on /dev/null, a session
+ * of its own (Ctrl-C is for bpfgraph). It closes the net once bpfgraph
+ * has closed its own copies (the pipe's end): the last close does the
+ * kernel's work, seconds of it for a net of 40 000 functions under a
+ * load, which bpfgraph's reading must not wait for. Only
+ * async-signal-safe calls after fork().
  */
-static void closer_child(struct wide *w)
+static void closer_child(struct wide *w, int rd)
 {
-	int keep[3] = { w->link_fd, w->part_fd, w->hot_fd }, from = 3;
+	int keep[4] = { w->link_fd, w->part_fd, w->hot_fd, rd }, from = 3;
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 	int null;
+	char c;
 
 	/* bpfgraph's handlers (a stop request) are not this child's business. */
 	sigaction(SIGINT, &ign, NULL);
@@ -493,16 +498,16 @@ static void closer_child(struct wide *w)
 		dup2(null, 2);
 	}
 	setsid();
-	/* Every descriptor but the three (in order; -1: none), closed by ranges. */
-	for (int i = 0; i < 3; i++)
-		for (int j = i + 1; j < 3; j++)
+	/* Every descriptor but those kept (in order; -1: none), closed by ranges. */
+	for (int i = 0; i < 4; i++)
+		for (int j = i + 1; j < 4; j++)
 			if (keep[j] < keep[i]) {
 				int t = keep[i];
 
 				keep[i] = keep[j];
 				keep[j] = t;
 			}
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		if (keep[i] < from)
 			continue;
 		if (keep[i] > from)
@@ -510,6 +515,8 @@ static void closer_child(struct wide *w)
 		from = keep[i] + 1;
 	}
 	syscall(__NR_close_range, (unsigned int)from, ~0U, 0U);
+	while (read(rd, &c, 1) > 0 || errno == EINTR)
+		;
 	close_links(w);
 	_exit(0);
 }
@@ -517,20 +524,30 @@ static void closer_child(struct wide *w)
 int wide__detach_async(struct wide *w)
 {
 	pid_t pid;
+	int p[2];
 
 	if (!wide__attached(w))
 		return 0;
 	w->closer_t0 = links__now();
+	if (pipe(p)) {
+		wide__detach(w);
+		return 0;
+	}
 	pid = fork();
 	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
 		wide__detach(w);
 		return 0;
 	}
 	if (pid == 0)
-		closer_child(w);
+		closer_child(w, p[0]);
 	w->closer = pid;
-	/* Cheap: the child holds the last references. */
+	w->st.closer_spawn_s = links__now() - w->closer_t0;
+	/* Cheap: the child holds the last references, and closes them after these. */
 	close_links(w);
+	close(p[1]);
+	close(p[0]);
 	return 1;
 }
 

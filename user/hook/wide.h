@@ -72,6 +72,7 @@ struct wide_stats {
 	uint64_t pool_bytes; /* the return hooks' pools as modelled (ret_pools) */
 	bool ranges; /* the entry-only part's code ranges are in bg_wranges */
 	double build_s, attach_s, detach_s;
+	double closer_spawn_s; /* starting the child that closes the net (fork) */
 };
 
 struct wide;

@@ -518,8 +518,9 @@ static void free_wide(struct live *l, bool wait)
 	if (wait)
 		wide__detach(l->w);
 	if (l->verbose && wait && wide__stats(l->w)->funcs)
-		fprintf(stderr, "bpfgraph: wide net: %u functions met, closed in %.2f s\n",
-			l->wide_met, wide__stats(l->w)->detach_s);
+		fprintf(stderr, "bpfgraph: wide net: %u functions met, closed in %.2f s (%.2f s "
+			"of it to start the closing process)\n", l->wide_met,
+			wide__stats(l->w)->detach_s, wide__stats(l->w)->closer_spawn_s);
 	wide__free(l->w);
 	l->w = NULL;
 	free(l->wmap);
