@@ -152,21 +152,35 @@ static long cpu_ticks(pid_t pid)
 	return (long)(ut + st);
 }
 
-/* The CPU time of pid's main thread in ns (/proc/PID/schedstat), or 0. */
+/*
+ * The CPU time of all pid's threads in ns (/proc/PID/task/T/schedstat), or
+ * 0: a tracer's reader may read the ring buffer in a thread of its own.
+ */
 static unsigned long long thread_cpu_ns(pid_t pid)
 {
-	char path[64];
-	unsigned long long ns = 0;
+	char path[96];
+	unsigned long long ns, sum = 0;
+	struct dirent *d;
+	DIR *dir;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
 		return 0;
-	if (fscanf(f, "%llu", &ns) != 1)
-		ns = 0;
-	fclose(f);
-	return ns;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.20s/schedstat", (int)pid, d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fscanf(f, "%llu", &ns) == 1)
+			sum += ns;
+		fclose(f);
+	}
+	closedir(dir);
+	return sum;
 }
 
 /* Open fds of pid (a tracer holds one or two per attached program). */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 
 #include "bpfgraph.h"
 #include "discover.h"
+#include "fetch.h"
 #include "graph.h"
 #include "session.h"
 #include "session_int.h"
@@ -65,14 +67,27 @@ static int queue_target(struct session *s, const struct bg_rec *r)
 	return 0;
 }
 
-/* ring_buffer__poll/consume with the batch limit: records taken, or -errno. */
-static int read_batch(struct session *s, struct ring_buffer *rb, int poll_ms)
+/*
+ * How read_batch() gets its records: what the reading thread holds now,
+ * or after it read the ring once more (the command is stopped: what it
+ * left in the ring must be seen), or after waiting up to N ms (> 0).
+ */
+#define READ_HELD 0
+#define READ_NOW (-1)
+
+/* Samples from the reading thread, up to the batch limit: records taken, or -errno. */
+static int read_batch(struct session *s, int how)
 {
-	int n;
+	long n;
 
 	s->batch = 0;
-	n = poll_ms >= 0 ? ring_buffer__poll(rb, poll_ms) : ring_buffer__consume(rb);
-	return n < 0 && n != -EAGAIN ? n : (int)s->batch;
+	if (how == READ_NOW) {
+		fetch__sync(s->fetch);
+	} else if (how > 0 && (n = fetch__wait(s->fetch, how)) < 0) {
+		return (int)n;
+	}
+	n = fetch__take(s->fetch, session__sample, s);
+	return n < 0 ? (int)n : (int)s->batch;
 }
 
 /* r with a function table index in place of a wide one; 0 or -errno. */
@@ -241,23 +256,21 @@ static void settled(struct session *s)
 		s->on_settled(s->caller_ctx);
 }
 
-static void grow_paused(struct session *s, struct ring_buffer *rb)
+static void grow_paused(struct session *s)
 {
 	while (growing(s) && !stop__signal()) {
 		grow_traced_set(s);
 		if (!growing(s))
-			read_batch(s, rb, -1);
+			read_batch(s, READ_NOW);
 	}
 	if (!growing(s))
 		settled(s);
 	session__set_paused(s, false);
 }
 
-/* The reader's scheduling, the ring buffer, -d's alarm: NULL (errno) on failure. */
-static struct ring_buffer *start_run(struct session *s)
+/* The reader's scheduling, its reading thread, -d's alarm: 0 or -errno. */
+static int start_run(struct session *s)
 {
-	struct ring_buffer *rb;
-
 	s->st.cmd_status = -1;
 	/*
 	 * The reader must not preempt what it traces: a normal task woken on
@@ -265,12 +278,21 @@ static struct ring_buffer *start_run(struct session *s)
 	 * the traced task switches out at its next cond_resched(), drawing
 	 * the scheduler's functions into its graph (function_graph alone
 	 * would not). SCHED_BATCH gets the same CPU share without wake-up
-	 * preemption. Set here, after the command was forked.
+	 * preemption. Set here, after the command was forked, and before
+	 * the reading thread is made: it inherits it.
 	 */
 	sched_setscheduler(0, SCHED_BATCH, &(struct sched_param){ 0 });
-	rb = ring_buffer__new(s->ringbuf_fd, session__sample, s, NULL);
-	if (!rb)
-		return NULL;
+	/*
+	 * khugepaged collapsing this process's memory into huge pages holds
+	 * its mmap lock while it copies 2 MiB: on 7.3 under emulation the
+	 * reading thread, growing its memory, and the formatting, faulting a
+	 * page in, both waited on it for seconds while the ring filled. Set
+	 * after the command was forked (children inherit it).
+	 */
+	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+	s->fetch = fetch__start(s->ringbuf_fd, 0, POLL_MS);
+	if (!s->fetch)
+		return -errno;
 	stop__catch();
 	/*
 	 * -d: the end comes as a stop request (SIGALRM), so that attaching
@@ -281,18 +303,18 @@ static struct ring_buffer *start_run(struct session *s)
 	if (s->duration_ms)
 		stop__after_ms(s->duration_ms);
 	s->polling = true;
-	return rb;
+	return 0;
 }
 
 /* After a poll's records are formatted: what it found is hooked, by the pause's rules. */
-static void grow(struct session *s, struct ring_buffer *rb)
+static void grow(struct session *s)
 {
 	if (s->hold_growth) {
 		/* Kept for later: see session.hold_growth. */
 	} else if (s->pause_child && growing(s)) {
 		/* A probe that found a target stopped it already. */
 		session__set_paused(s, true);
-		grow_paused(s, rb);
+		grow_paused(s);
 	} else if (growing(s)) {
 		/* Nothing waits here: what this poll found is attached now. */
 		grow_traced_set(s);
@@ -308,7 +330,7 @@ static void grow(struct session *s, struct ring_buffer *rb)
  * The loop ended: when, and how much of each step of the last poll (mark)
  * came after the request; no new graph starts; the command is ended.
  */
-static void end_run(struct session *s, struct ring_buffer *rb, const uint64_t *mark)
+static void end_run(struct session *s, const uint64_t *mark)
 {
 	uint64_t c0;
 
@@ -325,12 +347,11 @@ static void end_run(struct session *s, struct ring_buffer *rb, const uint64_t *m
 	/* Graphs under way run on until session__finish; no new one starts. */
 	if (s->enabled)
 		*s->enabled = 0;
-	/* Keep the ring buffer from filling meanwhile (the rest: finish). */
+	/* Keep what waits in memory from growing meanwhile (the rest: finish). */
 	c0 = thread_cpu_ns();
-	for (int i = 0; i < 16 && read_batch(s, rb, -1) >= BATCH_MAX; i++)
+	for (int i = 0; i < 16 && read_batch(s, READ_HELD) >= BATCH_MAX; i++)
 		;
 	s->read_cpu_ns += thread_cpu_ns() - c0;
-	s->rb = rb;
 	session__set_paused(s, false);
 	free(s->targets);
 	s->targets = NULL;
@@ -344,28 +365,28 @@ static void end_run(struct session *s, struct ring_buffer *rb, const uint64_t *m
 
 int session__run(struct session *s)
 {
-	struct ring_buffer *rb = start_run(s);
-	int err = 0, had_child = s->child > 0;
+	int err = start_run(s), had_child = s->child > 0;
 	/* Where the last poll was when: read, on_poll, formatted, grown. */
 	uint64_t mark[SESSION_STOP_STEPS + 1] = { 0 };
 
-	if (!rb)
-		return -errno;
+	if (err)
+		return err;
 	for (int full = 0;;) {
 		/*
-		 * Records come without wake-ups (submit_flags() in the BPF
-		 * side): sleep a poll period, unless the last read stopped at
-		 * a full batch and more is waiting.
+		 * The reading thread reads the ring each poll period (records
+		 * come without wake-ups: submit_flags() in the BPF side): wait
+		 * for its read, unless the last take stopped at a full batch
+		 * and more is waiting.
 		 */
-		uint64_t c[4];
+		uint64_t c[3], taken;
 		int n;
 
 		mark[0] = mono_ns();
-		n = full ? 0 : read_batch(s, rb, POLL_MS);
+		n = full ? 0 : read_batch(s, POLL_MS);
 		/* From the wake-up: the wait itself takes no CPU. */
 		c[0] = thread_cpu_ns();
 		if (n >= 0 && !stop__signal())
-			n = read_batch(s, rb, -1);
+			n = read_batch(s, READ_HELD);
 		full = n >= BATCH_MAX;
 		c[1] = thread_cpu_ns();
 		s->read_cpu_ns += c[1] - c[0];
@@ -385,18 +406,21 @@ int session__run(struct session *s)
 			s->on_poll(s->caller_ctx, s->graphs_done);
 		mark[2] = mono_ns();
 		c[1] = thread_cpu_ns();
-		s->sink.drain(s->sink.ctx, mark[1] - REORDER_NS);
+		/* Complete up to the reading thread's latest read taken whole. */
+		taken = fetch__taken_ns(s->fetch);
+		if (taken > REORDER_NS)
+			s->sink.drain(s->sink.ctx, taken - REORDER_NS);
 		mark[3] = mono_ns();
 		c[2] = thread_cpu_ns();
 		s->read_cpu_ns += c[2] - c[1];
-		grow(s, rb);
+		grow(s);
 		mark[4] = mono_ns();
 		if (stop__signal() || (s->end_due_ns && mono_ns() >= s->end_due_ns))
 			break;
 		if (had_child && session__child_done(s))
 			break;
 	}
-	end_run(s, rb, mark);
+	end_run(s, mark);
 	return err;
 }
 
@@ -441,8 +465,8 @@ void session__finish(struct session *s)
 {
 	uint64_t t_end = mono_ns() + FINISH_WAIT_MS * 1000000ULL, c0 = thread_cpu_ns();
 
-	while (s->rb && s->active && *s->active > 0 && mono_ns() < t_end)
-		if (read_batch(s, s->rb, 10) < 0)
+	while (s->fetch && s->active && *s->active > 0 && mono_ns() < t_end)
+		if (read_batch(s, 10) < 0)
 			break;
 	if (s->stopped) {
 		struct timespec grace = { 0, STOP_GRACE_NS };
@@ -455,12 +479,29 @@ void session__finish(struct session *s)
 			s->on_stopped(s->caller_ctx);
 		c0 = thread_cpu_ns();
 	}
-	if (s->rb) {
-		/* Bounded: nothing writes to it any more. */
-		while (read_batch(s, s->rb, -1) >= BATCH_MAX)
-			;
-		ring_buffer__free(s->rb);
-		s->rb = NULL;
+	if (s->fetch) {
+		struct fetch_stats fs;
+		bool whole;
+
+		/* Bounded: nothing writes to the ring any more. */
+		do {
+			whole = fetch__sync(s->fetch);
+			while (read_batch(s, READ_HELD) >= BATCH_MAX)
+				;
+		} while (!whole);
+		fetch__stats(s->fetch, &fs);
+		s->fetch_peak_bytes = fs.peak_bytes;
+		s->fetch_full_waits = fs.full_waits;
+		s->st.mem_lost = fs.lost;
+		s->fetch_max_gap_ns = fs.max_gap_ns;
+		s->fetch_max_gap_end_ns = fs.max_gap_end_ns;
+		s->fetch_max_consume_ns = fs.max_consume_ns;
+		s->fetch_max_consume_bytes = fs.max_consume_bytes;
+		s->fetch_max_consume_cpu_ns = fs.max_consume_cpu_ns;
+		s->fetch_cpu_ns = fetch__stop(s->fetch);
+		s->fetch = NULL;
+		/* All that thread did was reading. */
+		s->read_cpu_ns += s->fetch_cpu_ns;
 	}
 	take_leftovers(s);
 	s->sink.flush(s->sink.ctx);

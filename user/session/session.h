@@ -18,8 +18,8 @@
 struct bg_rec;
 struct discover;
 struct graph;
+struct fetch;
 struct ksym;
-struct ring_buffer;
 
 struct session_stats {
 	uint64_t records;
@@ -36,6 +36,7 @@ struct session_stats {
 	uint64_t unmapped; /* wide net records of no known function (dropped) */
 	uint64_t detail_lost; /* --args-detail reads left out (batch busy) */
 	uint64_t held; /* graphs not begun while the wide net's finds were linked */
+	uint64_t mem_lost; /* samples read from the ring that no memory could hold */
 	/* drops and unmatched exits per possible CPU (ncpu_stats), or NULL: none */
 	uint64_t *drops_cpu, *unmatched_cpu;
 	int ncpu_stats;
@@ -51,7 +52,8 @@ struct session {
 	volatile uint32_t *stopped;
 	/* bg_active: tasks inside a graph (session__finish waits a little for 0) */
 	volatile const int64_t *active;
-	struct ring_buffer *rb; /* from session__run to session__finish */
+	/* The ring buffer's reading thread: from session__run to session__finish. */
+	struct fetch *fetch;
 	unsigned int batch; /* records taken in this poll or consume call */
 /*
  * ... at most (then -EAGAIN). Each poll formats what it read before it
@@ -120,6 +122,15 @@ struct session {
 	 * or attaching what they showed.
 	 */
 	uint64_t read_cpu_ns;
+	/*
+	 * The reading thread (fetch.h): its CPU, the most it held, its reads
+	 * cut short, the longest time between two of its reads.
+	 */
+	uint64_t fetch_cpu_ns;
+	size_t fetch_peak_bytes;
+	uint64_t fetch_full_waits;
+	uint64_t fetch_max_gap_ns, fetch_max_gap_end_ns, fetch_max_consume_ns;
+	uint64_t fetch_max_consume_bytes, fetch_max_consume_cpu_ns;
 	bool polling; /* in session__run's loop */
 	uint64_t stop_records; /* st.records then */
 	pid_t child; /* started by session__spawn, released by session__go */
