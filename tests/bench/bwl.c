@@ -156,7 +156,7 @@ static long cpu_ticks(pid_t pid)
  * The CPU time of all pid's threads in ns (/proc/PID/task/T/schedstat), or
  * 0: a tracer's reader may read the ring buffer in a thread of its own.
  */
-static unsigned long long thread_cpu_ns(pid_t pid)
+static unsigned long long tasks_cpu_ns(pid_t pid)
 {
 	char path[96];
 	unsigned long long ns, sum = 0;
@@ -322,7 +322,7 @@ static int timed(const struct op *op, long n, long warm, long settle_ms)
 		fds0 = fd_count(getppid());
 		self0 = cpu_ticks(getpid());
 		par0 = cpu_ticks(getppid());
-		pc0 = thread_cpu_ns(getppid());
+		pc0 = tasks_cpu_ns(getppid());
 		t0 = now_ns();
 		c0 = cpu_ns();
 		for (long i = 0; i < n; i++, calls_made++)
@@ -330,7 +330,7 @@ static int timed(const struct op *op, long n, long warm, long settle_ms)
 				return -1;
 		c = cpu_ns() - c0;
 		t = now_ns() - t0;
-		pc1 = thread_cpu_ns(getppid());
+		pc1 = tasks_cpu_ns(getppid());
 		fds1 = fd_count(getppid());
 		if (fds1 == fds0 || round + 1 >= TIMED_ROUNDS)
 			break;

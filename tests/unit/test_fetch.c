@@ -127,7 +127,7 @@ static void test_in_order_across_reads(void **state)
 	}
 	assert_int_equal(t.bad, 0);
 	assert_int_equal(t.want, 20000);
-	fetch__stop(f);
+	fetch__stop(f, NULL);
 }
 
 static void test_bound_cuts_a_read_short(void **state)
@@ -156,11 +156,10 @@ static void test_bound_cuts_a_read_short(void **state)
 	assert_true(cuts > 0);
 	assert_int_equal(t.bad, 0);
 	assert_int_equal(t.want, 20000);
-	fetch__stats(f, &st);
+	fetch__stop(f, &st);
 	assert_true(st.full_waits > 0);
 	/* One chunk past the bound at most (the sample that found it full). */
 	assert_true(st.peak_bytes <= (512u << 10) + (256u << 10));
-	fetch__stop(f);
 }
 
 static void test_taken_time_waits_for_the_taker(void **state)
@@ -183,7 +182,7 @@ static void test_taken_time_waits_for_the_taker(void **state)
 	assert_true(fetch__taken_ns(f) > before);
 	assert_int_equal(t.want, 100);
 	assert_int_equal(fetch__wait(f, 0), 0);
-	fetch__stop(f);
+	fetch__stop(f, NULL);
 }
 
 static int fail_consume(void *ctx, int (*cb)(void *, void *, size_t), void *cb_ctx)
@@ -205,7 +204,7 @@ static void test_read_error_reported(void **state)
 	/* The thread ends on it; a sync does not hang, and waiting says why. */
 	fetch__sync(f);
 	assert_int_equal(fetch__wait(f, 0), -EBADF);
-	fetch__stop(f);
+	fetch__stop(f, NULL);
 }
 
 int main(void)

@@ -46,16 +46,15 @@ static void print_drops(const struct session_stats *st)
 }
 
 /* -v: the ring buffer's reading thread (user/session/fetch.h). */
-static void print_reading(const struct session *s)
+static void print_reading(const struct fetch_stats *fs)
 {
 	fprintf(stderr, "bpfgraph: the ring buffer's reading thread: %.2f s of CPU; at most "
 		"%.1f MiB waited in memory for the formatting%s; its reads at most %.2f s "
 		"apart (until %.6f), the longest %.2f s (%.1f MiB in %.2f s of CPU)\n",
-		s->fetch_cpu_ns / 1e9, s->fetch_peak_bytes / 1048576.0,
-		s->fetch_full_waits ? " (the limit: the ring was left to fill meanwhile)" : "",
-		s->fetch_max_gap_ns / 1e9, s->fetch_max_gap_end_ns / 1e9,
-		s->fetch_max_consume_ns / 1e9, s->fetch_max_consume_bytes / 1048576.0,
-		s->fetch_max_consume_cpu_ns / 1e9);
+		fs->cpu_ns / 1e9, fs->peak_bytes / 1048576.0,
+		fs->full_waits ? " (the limit: the ring was left to fill meanwhile)" : "",
+		fs->max_gap_ns / 1e9, fs->max_gap_end_ns / 1e9, fs->max_consume_ns / 1e9,
+		fs->max_consume_bytes / 1048576.0, fs->max_consume_cpu_ns / 1e9);
 }
 
 /* Exits left out: no call of theirs was open in their task (begun before the trace). */
@@ -113,7 +112,7 @@ static void print_summary(const struct plan *p, const struct run *r, int verbosi
 			s->st.records ? cpu * 1e9 / (double)s->st.records : 0.0, r->reader_cpu,
 			s->read_cpu_ns / 1e9,
 			s->st.records ? (double)s->read_cpu_ns / (double)s->st.records : 0.0);
-		print_reading(s);
+		print_reading(&s->fetch_st);
 	}
 	if (r->releaser > 0)
 		fprintf(stderr, "bpfgraph: the hooks are still being released by process %d "
@@ -121,10 +120,10 @@ static void print_summary(const struct plan *p, const struct run *r, int verbosi
 			(int)r->releaser);
 	if (s->st.drops)
 		print_drops(&s->st);
-	if (s->st.mem_lost)
+	if (s->fetch_st.lost)
 		fprintf(stderr, "bpfgraph: %llu samples of records read from the ring buffer were "
 			"lost: no memory to hold them until they were formatted\n",
-			(unsigned long long)s->st.mem_lost);
+			(unsigned long long)s->fetch_st.lost);
 	if (s->st.unmatched_exits)
 		print_unmatched(&s->st);
 	if (s->st.targets_full)

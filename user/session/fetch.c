@@ -17,6 +17,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "clock.h"
 #include "fetch.h"
 
 /* Samples are a batch of records or a kernel stack: far smaller than this. */
@@ -35,8 +36,8 @@ struct entry {
 
 struct chunk {
 	struct chunk *next;
-	uint64_t pass_ns; /* when the read that filled it began */
 	bool pass_end; /* the last chunk of a read that emptied the ring */
+	uint64_t pass_ns; /* with pass_end: when that read began */
 	bool pooled; /* in fetch.pool, never freed */
 	size_t used, off;
 	_Alignas(8) unsigned char data[CHUNK_BYTES];
@@ -67,7 +68,6 @@ struct fetch {
 	bool quit;
 	int err; /* the thread ended on this error (-errno) */
 	struct fetch_stats st;
-	uint64_t cpu_end_ns; /* the thread's CPU when it ended */
 
 	/*
 	 * Chunks as large as the ring, their pages in place from the start:
@@ -95,14 +95,6 @@ struct fetch {
 	struct chunk *cur; /* being taken */
 	uint64_t taken_ns;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static size_t entry_size(size_t len)
 {
@@ -179,7 +171,6 @@ static void publish_fill(struct fetch *f)
 
 	if (!c || !c->used)
 		return;
-	c->pass_ns = f->cur_pass_ns;
 	if (f->tail)
 		f->tail->next = c;
 	else
@@ -266,15 +257,6 @@ static void kick(int fd)
 	/* Only fails with the counter at its maximum: a wake-up is pending anyway. */
 	if (write(fd, &one, sizeof(one)) < 0) {
 	}
-}
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 static int consume(struct fetch *f)
@@ -398,7 +380,7 @@ static void *run(void *arg)
 	pthread_mutex_lock(&f->lock);
 	f->quit = true;
 	f->err = err;
-	f->cpu_end_ns = thread_cpu_ns();
+	f->st.cpu_ns = thread_cpu_ns();
 	/* Nobody waits for a sync that will never come. */
 	f->sync_done = f->sync_req;
 	f->sync_whole = true;
@@ -671,33 +653,10 @@ uint64_t fetch__taken_ns(struct fetch *f)
 	return t;
 }
 
-uint64_t fetch__cpu_ns(const struct fetch *f)
+void fetch__stop(struct fetch *f, struct fetch_stats *st)
 {
-	struct timespec ts;
-	clockid_t clk;
-
 	if (!f)
-		return 0;
-	if (f->cpu_end_ns || !f->started)
-		return f->cpu_end_ns;
-	if (pthread_getcpuclockid(f->thread, &clk) || clock_gettime(clk, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-void fetch__stats(struct fetch *f, struct fetch_stats *st)
-{
-	pthread_mutex_lock(&f->lock);
-	*st = f->st;
-	pthread_mutex_unlock(&f->lock);
-}
-
-uint64_t fetch__stop(struct fetch *f)
-{
-	uint64_t cpu;
-
-	if (!f)
-		return 0;
+		return;
 	if (f->started) {
 		pthread_mutex_lock(&f->lock);
 		f->quit = true;
@@ -705,7 +664,7 @@ uint64_t fetch__stop(struct fetch *f)
 		kick(f->ctl_fd);
 		pthread_join(f->thread, NULL);
 	}
-	cpu = f->cpu_end_ns;
+	if (st)
+		*st = f->st;
 	release(f);
-	return cpu;
 }

@@ -27,6 +27,7 @@ struct fetch_stats {
 	uint64_t max_gap_end_ns; /* when it ended (CLOCK_MONOTONIC, the records' clock) */
 	uint64_t max_consume_ns; /* the longest read */
 	uint64_t max_consume_bytes, max_consume_cpu_ns; /* what it read, its CPU */
+	uint64_t cpu_ns; /* the thread's CPU time (fetch__stop) */
 };
 
 /*
@@ -73,10 +74,10 @@ long fetch__take(struct fetch *f, int (*fn)(void *ctx, void *data, size_t len), 
  * sample was taken: what was in the ring then has been handed out.
  */
 uint64_t fetch__taken_ns(struct fetch *f);
-/* The thread's CPU time so far, ns. */
-uint64_t fetch__cpu_ns(const struct fetch *f);
-void fetch__stats(struct fetch *f, struct fetch_stats *st);
-/* Ends the thread, samples not taken dropped: the thread's CPU time, ns. */
-uint64_t fetch__stop(struct fetch *f);
+/*
+ * Ends the thread (samples not taken are dropped) and, with st, says what
+ * it did. NULL f is ignored.
+ */
+void fetch__stop(struct fetch *f, struct fetch_stats *st);
 
 #endif

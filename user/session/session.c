@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpfgraph.h"
+#include "clock.h"
 #include "discover.h"
 #include "fetch.h"
 #include "graph.h"
@@ -31,24 +32,6 @@
  * -d nor Ctrl-C was ever looked at.
  */
 #define BATCH_MAX SESSION_BATCH_MAX
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-/* This thread's CPU time, ns. */
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return 0;
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static int queue_target(struct session *s, const struct bg_rec *r)
 {
@@ -480,7 +463,6 @@ void session__finish(struct session *s)
 		c0 = thread_cpu_ns();
 	}
 	if (s->fetch) {
-		struct fetch_stats fs;
 		bool whole;
 
 		/* Bounded: nothing writes to the ring any more. */
@@ -489,19 +471,10 @@ void session__finish(struct session *s)
 			while (read_batch(s, READ_HELD) >= BATCH_MAX)
 				;
 		} while (!whole);
-		fetch__stats(s->fetch, &fs);
-		s->fetch_peak_bytes = fs.peak_bytes;
-		s->fetch_full_waits = fs.full_waits;
-		s->st.mem_lost = fs.lost;
-		s->fetch_max_gap_ns = fs.max_gap_ns;
-		s->fetch_max_gap_end_ns = fs.max_gap_end_ns;
-		s->fetch_max_consume_ns = fs.max_consume_ns;
-		s->fetch_max_consume_bytes = fs.max_consume_bytes;
-		s->fetch_max_consume_cpu_ns = fs.max_consume_cpu_ns;
-		s->fetch_cpu_ns = fetch__stop(s->fetch);
+		fetch__stop(s->fetch, &s->fetch_st);
 		s->fetch = NULL;
 		/* All that thread did was reading. */
-		s->read_cpu_ns += s->fetch_cpu_ns;
+		s->read_cpu_ns += s->fetch_st.cpu_ns;
 	}
 	take_leftovers(s);
 	s->sink.flush(s->sink.ctx);

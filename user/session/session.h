@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "fetch.h"
 #include "sink.h"
 
 struct bg_rec;
@@ -36,7 +37,6 @@ struct session_stats {
 	uint64_t unmapped; /* wide net records of no known function (dropped) */
 	uint64_t detail_lost; /* --args-detail reads left out (batch busy) */
 	uint64_t held; /* graphs not begun while the wide net's finds were linked */
-	uint64_t mem_lost; /* samples read from the ring that no memory could hold */
 	/* drops and unmatched exits per possible CPU (ncpu_stats), or NULL: none */
 	uint64_t *drops_cpu, *unmatched_cpu;
 	int ncpu_stats;
@@ -122,15 +122,8 @@ struct session {
 	 * or attaching what they showed.
 	 */
 	uint64_t read_cpu_ns;
-	/*
-	 * The reading thread (fetch.h): its CPU, the most it held, its reads
-	 * cut short, the longest time between two of its reads.
-	 */
-	uint64_t fetch_cpu_ns;
-	size_t fetch_peak_bytes;
-	uint64_t fetch_full_waits;
-	uint64_t fetch_max_gap_ns, fetch_max_gap_end_ns, fetch_max_consume_ns;
-	uint64_t fetch_max_consume_bytes, fetch_max_consume_cpu_ns;
+	/* What the reading thread did, from session__finish on. */
+	struct fetch_stats fetch_st;
 	bool polling; /* in session__run's loop */
 	uint64_t stop_records; /* st.records then */
 	pid_t child; /* started by session__spawn, released by session__go */

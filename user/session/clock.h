@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The session's two clocks, shared by its thread and the reading thread. */
+#ifndef BG_SESSION_CLOCK_H
+#define BG_SESSION_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+/* CLOCK_MONOTONIC in ns: the clock of the records' timestamps. */
+static inline uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* The calling thread's CPU time in ns, 0 if it cannot be read. */
+static inline uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+#endif
