@@ -31,6 +31,7 @@ struct kernel {
 	struct ksyms *ks;
 	struct kbtf *kb;
 	struct ktext *kt;
+	struct kops *ops; /* with kt: what notrace code calls through tables */
 	struct caps caps;
 	struct tier tier;
 	/* The wide net's list, started before planning (NULL with --dry-run); trace() takes it. */

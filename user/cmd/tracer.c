@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "discover.h"
 #include "kbtf.h"
+#include "kops.h"
 #include "kprobe.h"
 #include "ksyms.h"
 #include "ktext.h"
@@ -79,6 +80,11 @@ static int load_kernel(struct kernel *k, const struct bg_opts *o)
 		fprintf(stderr, "bpfgraph: cannot read kernel text (/proc/kcore: %s): "
 			"callees are not discovered, only -G and -a functions are traced\n",
 			strerror(errno));
+	if (k->kt) {
+		k->ops = kops__new(k->kb, k->ks, k->kt);
+		if (!k->ops && errno == ENOMEM)
+			return -ENOMEM;
+	}
 	caps__probe(&k->caps, k->ks, k->kt, true, o->verbosity || o->dry_run);
 	/* The planner traces the clocksource's read function at its call sites only. */
 	k->caps.clock_read = plan__set_clocksource(k->caps.clocksource);
@@ -92,6 +98,7 @@ static void free_kernel(struct kernel *k)
 	wide__free(k->wide_list);
 	ksyms__free(k->ks);
 	kbtf__free(k->kb);
+	kops__free(k->ops);
 	ktext__close(k->kt);
 }
 
@@ -111,7 +118,7 @@ static struct plan_opts plan_opts_of(const struct bg_opts *o, const struct kerne
 		 * wide net shows those calls without probes.
 		 */
 		.callsites = k->kt && !o->thresh_ns && !o->no_callsites && !k->tier.wide,
-		.ks = k->ks, .kb = k->kb, .kt = k->kt, .err = stderr,
+		.ks = k->ks, .kb = k->kb, .kt = k->kt, .ops = k->ops, .err = stderr,
 	};
 }
 

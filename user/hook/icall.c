@@ -44,27 +44,6 @@ static const char *const reg_names[BG_REG_NR] = {
 	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
 };
 
-/* Retpoline thunks: a direct call to one is an indirect call. */
-static void find_thunks(struct icall *ic, const struct ksyms *ks)
-{
-	static const char *const prefixes[] = {
-		"__x86_indirect_thunk_", "__x86_indirect_call_thunk_",
-		"__x86_indirect_jump_thunk_",
-	};
-	char name[64];
-
-	for (int r = 0; r < BG_REG_NR; r++) {
-		for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
-			const struct ksym *s;
-
-			snprintf(name, sizeof(name), "%s%s", prefixes[i], reg_names[r]);
-			s = ksyms__find_name(ks, name, NULL);
-			if (s && !ic->thunks[r])
-				ic->thunks[r] = s->addr;
-		}
-	}
-}
-
 struct icall *icall__new(struct bpf_program *prog, const struct ksyms *ks, struct ktext *kt,
 			 int verbose, FILE *err)
 {
@@ -82,7 +61,7 @@ struct icall *icall__new(struct bpf_program *prog, const struct ksyms *ks, struc
 	ic->kt = kt;
 	ic->verbose = verbose;
 	ic->err = err;
-	find_thunks(ic, ks);
+	kcode__thunks(ks, ic->thunks);
 	return ic;
 }
 

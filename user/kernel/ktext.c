@@ -4,6 +4,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -362,6 +363,31 @@ static uint8_t bg_reg_of(csh h, unsigned int r)
 	return BG_REG_NONE;
 }
 
+void kcode__thunks(const struct ksyms *ks, uint64_t *thunks)
+{
+	static const char *const prefixes[] = {
+		"__x86_indirect_thunk_", "__x86_indirect_call_thunk_",
+		"__x86_indirect_jump_thunk_",
+	};
+	static const char *const regs[BG_REG_NR] = {
+		"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+		"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+	};
+	char name[64];
+
+	for (int r = 0; r < BG_REG_NR; r++) {
+		thunks[r] = 0;
+		for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]) && !thunks[r]; i++) {
+			const struct ksym *s;
+
+			snprintf(name, sizeof(name), "%s%s", prefixes[i], regs[r]);
+			s = ksyms__find_name(ks, name, NULL);
+			if (s)
+				thunks[r] = s->addr;
+		}
+	}
+}
+
 /* The BG_REG_* whose retpoline thunk is at t, or BG_REG_NONE. */
 static uint8_t thunk_reg(const uint64_t *thunks, uint64_t t)
 {
@@ -480,6 +506,60 @@ next:
 	}
 	cs_free(in[1], 1);
 	decoder_close(&h, in[0]);
+	return n > INT32_MAX ? -E2BIG : (int)n;
+}
+
+/* A kernel address an operand names: RIP-relative, absolute or immediate. */
+static bool operand_addr(const cs_insn *in, const cs_x86_op *op, uint64_t *a)
+{
+	if (op->type == X86_OP_MEM && op->mem.base == X86_REG_RIP &&
+	    op->mem.index == X86_REG_INVALID)
+		*a = in->address + in->size + (uint64_t)op->mem.disp;
+	else if (op->type == X86_OP_MEM && op->mem.base == X86_REG_INVALID &&
+		 op->mem.index == X86_REG_INVALID && op->mem.segment == X86_REG_INVALID)
+		*a = (uint64_t)op->mem.disp;
+	else if (op->type == X86_OP_IMM)
+		*a = (uint64_t)op->imm;
+	else
+		return false;
+	return *a >= KCODE_KERNEL_MIN;
+}
+
+int kcode__data_refs(const uint8_t *code, size_t len, uint64_t addr, uint64_t *refs,
+		     size_t max)
+{
+	const uint8_t *p = code;
+	uint64_t pc = addr, a;
+	size_t left = len, n = 0;
+	csh h;
+	cs_insn *insn;
+	int err = decoder_open(&h, &insn);
+
+	if (err)
+		return err;
+	while (left) {
+		if (!cs_disasm_iter(h, &p, &left, &pc, insn)) {
+			p++, left--, pc++;
+			continue;
+		}
+		if (is_branch(insn->id))
+			continue;
+		for (int i = 0; i < insn->detail->x86.op_count; i++) {
+			size_t k;
+
+			if (!operand_addr(insn, &insn->detail->x86.operands[i], &a) ||
+			    (a >= addr && a < addr + len))
+				continue;
+			for (k = 0; k < n && k < max && refs[k] != a; k++)
+				;
+			if (k < n && k < max)
+				continue;
+			if (n < max)
+				refs[n] = a;
+			n++;
+		}
+	}
+	decoder_close(&h, insn);
 	return n > INT32_MAX ? -E2BIG : (int)n;
 }
 

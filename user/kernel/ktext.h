@@ -109,6 +109,9 @@ struct kcode_isite {
 	int32_t disp; /* KSITE_LOAD */
 };
 
+/* The retpoline thunks' addresses by BG_REG_* (0: none): a call to one is indirect. */
+void kcode__thunks(const struct ksyms *ks, uint64_t *thunks);
+
 /*
  * Finds the indirect calls and jumps in code (len bytes at addr): call or
  * jmp through a register or memory, and direct calls or jumps to a
@@ -137,5 +140,17 @@ struct kcode_csite {
 
 int kcode__calls_to(const uint8_t *code, size_t len, uint64_t addr, const uint64_t *want,
 		    size_t nwant, struct kcode_csite *sites, size_t max);
+
+/* Lowest address the kernel's own image and data can lie at (x86-64). */
+#define KCODE_KERNEL_MIN 0xffff800000000000ULL
+
+/*
+ * The kernel addresses code (len bytes at addr) names as data: RIP-relative
+ * and absolute memory operands and immediates, outside the code itself and
+ * other than branch targets, each once. Stores up to max; returns how many
+ * there are or -errno.
+ */
+int kcode__data_refs(const uint8_t *code, size_t len, uint64_t addr, uint64_t *refs,
+		     size_t max);
 
 #endif

@@ -153,6 +153,15 @@ int plan__hook_only(const char *name)
 	return is_kprobe_only(name);
 }
 
+bool plan__calls(const struct plan *p, const char *name)
+{
+	for (size_t i = 0; i < p->ncands; i++)
+		if (p->cands[i].why == PW_CALLEE && !p->cands[i].sym->module &&
+		    !strcmp(p->cands[i].sym->name, name))
+			return true;
+	return false;
+}
+
 const char *plan__denied(const char *name)
 {
 	/* The BPF LSM's hook stubs: called by the LSM layer, not by us. */
@@ -426,6 +435,29 @@ static int callees_of(const struct plan_opts *o, const struct ksym *s, uint8_t *
 	return (int)n;
 }
 
+/*
+ * What code no probe may enter calls through the operation tables it names
+ * (kops.h): nothing at run time would show those calls. Up to max into out;
+ * their count or -errno.
+ */
+static int ops_callees(const struct plan_opts *o, const struct ksym *s, uint8_t *code,
+		       uint64_t *targets, const struct ksym **out, size_t max)
+{
+	size_t len;
+	int n, k = 0;
+
+	if (read_code(o, s, code, &len))
+		return 0;
+	n = kops__targets(o->ops, code, len, s->addr, targets, MAX_TARGETS);
+	for (int i = 0; i < n && i < MAX_TARGETS && (size_t)k < max; i++) {
+		const struct ksym *t = ksyms__find_addr(o->ks, targets[i]);
+
+		if (t && t->addr == targets[i])
+			out[k++] = t;
+	}
+	return n < 0 ? n : k;
+}
+
 /* Callees of cands[i], one level below it. */
 static int discover(struct plan *p, const struct plan_opts *o, struct symset *seen,
 		    size_t i, uint8_t *code, uint64_t *targets, const struct ksym **callees)
@@ -436,9 +468,14 @@ static int discover(struct plan *p, const struct plan_opts *o, struct symset *se
 	 * in its place, at its depth: looking through it costs no depth.
 	 */
 	int next = c.depth + (c.skip == PS_NOT_TRACEABLE ? 0 : 1);
-	int n, err;
+	int n, err, ndirect = MAX_TARGETS;
 
-	if (c.notrace || c.skip == PS_DENIED || c.why == PW_CALLSITE ||
+	/*
+	 * What a table holds is planned for the calls no hook would show, but
+	 * many of them never run for the traced task (other scheduling
+	 * classes): their callees are found when they do (live discovery).
+	 */
+	if (c.notrace || c.skip == PS_DENIED || c.why == PW_CALLSITE || c.table ||
 	    next > o->callee_depth)
 		return 0;
 	n = callees_of(o, c.sym, code, targets, callees, MAX_TARGETS);
@@ -446,9 +483,15 @@ static int discover(struct plan *p, const struct plan_opts *o, struct symset *se
 		return n;
 	if (c.func >= 0)
 		p->funcs.f[c.func].flags |= BG_FN_EXPANDED;
+	if (c.skip == PS_NOT_TRACEABLE && o->ops) {
+		int m = ops_callees(o, c.sym, code, targets, callees + n, MAX_TARGETS - (size_t)n);
+
+		ndirect = n;
+		n = m < 0 ? n : n + m;
+	}
 	for (int k = 0; k < n; k++) {
-		struct plan_cand nc = { .sym = callees[k], .why = PW_CALLEE,
-					.depth = next, .parent = c.sym->name };
+		struct plan_cand nc = { .sym = callees[k], .why = PW_CALLEE, .depth = next,
+					.parent = c.sym->name, .table = k >= ndirect };
 
 		err = add_cand(p, o, seen, nc, code + MAX_CODE);
 		if (err < 0)
@@ -509,22 +552,6 @@ static void suggest(const struct plan_opts *o, const char *glob)
 	for (int k = 0; k < 4 && best[k]; k++)
 		fprintf(o->err, " %s", best[k]);
 	fprintf(o->err, "\n");
-}
-
-const char *plan__skip_text(enum plan_skip s)
-{
-	switch (s) {
-	case PS_NONE: return "attached";
-	case PS_DENIED: return "denied: on the tracer's own path";
-	case PS_NO_BTF: return "no BTF (compiler clone or stripped): fentry cannot attach";
-	case PS_NOT_TRACEABLE: return "not traceable: no fentry site (notrace/noinstr)";
-	case PS_DUPLICATE: return "several functions share this name: fentry could "
-				  "attach to another one";
-	case PS_BTF_AMBIGUOUS: return "BTF has this name with several prototypes: "
-				      "fentry could use another one's";
-	case PS_LIMIT: return "over --max-funcs";
-	}
-	return "?";
 }
 
 /* Resolve one -G or -a glob; entries that cannot be traced are errors. */
@@ -708,55 +735,6 @@ out:
 	free(targets);
 	free(callees);
 	return err;
-}
-
-/* Why a function is attached by kprobe rather than fentry, in words. */
-static const char *kprobe_reason(enum plan_skip why)
-{
-	switch (why) {
-	case PS_NO_BTF: return "no BTF";
-	case PS_DUPLICATE: return "its name is not unique";
-	case PS_BTF_AMBIGUOUS: return "BTF has its name with several prototypes";
-	case PS_DENIED: return "no trampoline may hook it";
-	default: return "fentry refused";
-	}
-}
-
-void plan__print(const struct plan *p, FILE *out)
-{
-	for (size_t i = 0; i < p->ncands; i++) {
-		const struct plan_cand *c = &p->cands[i];
-		char why[256], name[256];
-
-		if (c->sym->module)
-			snprintf(name, sizeof(name), "%s [%s]", c->sym->name, c->sym->module);
-		else
-			snprintf(name, sizeof(name), "%s", c->sym->name);
-		if (c->why == PW_ENTRY)
-			snprintf(why, sizeof(why), "entry (-G %s)", c->glob);
-		else if (c->why == PW_ALLOW)
-			snprintf(why, sizeof(why), "allowed (-a %s)", c->glob);
-		else if (c->why == PW_IRQ)
-			snprintf(why, sizeof(why), "interrupt entry (funcgraph-irqs)");
-		else if (c->why == PW_CALLSITE)
-			snprintf(why, sizeof(why), "no trampoline (ours call it): kprobes where traced "
-				 "functions call it");
-		else
-			snprintf(why, sizeof(why), "callee of %s, depth %d", c->parent, c->depth);
-		fprintf(out, "%-6s %-40s %s%s", c->skip ? "skip" : "attach", name, why,
-			c->notrace && !c->skip ? ", notrace (-x): hidden with its subtree" : "");
-		if (c->kprobe && c->why != PW_CALLSITE && p->kprobes_only)
-			fprintf(out, ", by %s", p->kprobes_how ? p->kprobes_how : "kprobe (--kprobes)");
-		else if (c->kprobe && c->why != PW_CALLSITE)
-			fprintf(out, ", by kprobe (%s)", kprobe_reason(c->kprobe_why));
-		if (c->skip == PS_DENIED)
-			fprintf(out, ": denied (%s): on the tracer's own path\n", c->deny);
-		else if (c->skip)
-			fprintf(out, ": %s\n", plan__skip_text(c->skip));
-		else
-			fputc('\n', out);
-	}
-	fprintf(out, "# %zu functions to attach, %zu skipped\n", p->nattach, p->nskipped);
 }
 
 void plan__free(struct plan *p)

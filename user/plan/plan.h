@@ -14,6 +14,7 @@
 
 #include "functab.h"
 #include "kbtf.h"
+#include "kops.h"
 #include "ksyms.h"
 #include "ktext.h"
 
@@ -41,6 +42,7 @@ struct plan_cand {
 	enum plan_skip skip;
 	int depth; /* callee depth (0 for entries and allowed) */
 	const char *parent; /* PW_CALLEE: a caller's name */
+	int table; /* PW_CALLEE: called through an operation table (kops.h) */
 	const char *glob; /* PW_ENTRY/PW_ALLOW: the glob */
 	const char *deny; /* PS_DENIED: the deny-list pattern */
 	int notrace; /* matched a -x glob */
@@ -67,6 +69,8 @@ struct plan_opts {
 	struct ksyms *ks;
 	struct kbtf *kb;
 	struct ktext *kt; /* NULL: no callee discovery, no traceability check */
+	/* Pointer targets of code no probe may enter (kops.h); NULL: none. */
+	struct kops *ops;
 	FILE *err; /* where errors are printed */
 };
 
@@ -114,6 +118,8 @@ int plan__add_wide(struct plan *p, const struct plan_opts *o, const struct ksym 
 /* Direct callees of s in kernel text (up to max); their count or -errno. */
 int plan__callees(const struct plan_opts *o, const struct ksym *s, const struct ksym **out,
 		  size_t max);
+/* Whether a planned function calls vmlinux's function name directly (found in its code). */
+bool plan__calls(const struct plan *p, const char *name);
 void plan__print(const struct plan *p, FILE *out);
 /* Why a candidate was skipped, in words. */
 const char *plan__skip_text(enum plan_skip s);
