@@ -405,10 +405,11 @@ static bool keep_rcu(const struct wide *w, size_t i)
 	return shown_rcu(w->sym[i]);
 }
 
-int wide__narrow(struct wide *w, const int32_t *met, int entry_fd)
+int wide__narrow(struct wide *w, const int32_t *met, bool planned, int entry_fd)
 {
 	double t0 = links__now();
-	int fd = link_many(w, keep_rcu, met, BG_CK_KEEP | BG_CK_LAZY | BG_CK_NET, entry_fd);
+	int fd = link_many(w, keep_rcu, planned ? NULL : met, BG_CK_KEEP | BG_CK_LAZY | BG_CK_NET,
+			   entry_fd);
 
 	w->st.attach_s += links__now() - t0;
 	if (fd < 0)

@@ -104,14 +104,15 @@ uint64_t wide__pool_bytes(size_t n, unsigned int ncpus);
  * What stays once the net is narrowed: an entry-only
  * kprobe.multi link (program entry_fd, bg_mentry) over __rcu_read_lock and
  * __rcu_read_unlock if the net met them (met[i] >= 0 for position i of the
- * table), recording always (BG_CK_KEEP). They get no return hook: every
+ * table) or, planned, if the plan's functions call them (a later call may
+ * take a path the first did not), recording always (BG_CK_KEEP). They get no return hook: every
  * caller in the machine would pay for it (a traced open cost 3 to 7 times
  * more with a session link on them); a call of theirs is drawn as a leaf
  * closed at the task's next event (BG_CK_LAZY), as they call nothing.
  * It records only once bg_wide_on is cleared (BG_CK_NET), so it may be
  * made while the net still records. 0 or -errno.
  */
-int wide__narrow(struct wide *w, const int32_t *met, int entry_fd);
+int wide__narrow(struct wide *w, const int32_t *met, bool planned, int entry_fd);
 /* The function at position i of the table, or NULL. */
 const struct ksym *wide__sym(const struct wide *w, uint32_t i);
 /*

@@ -323,7 +323,9 @@ static void link_met_now(struct live *l, const char *when, double since)
 
 	link_met(l);
 	failed = hooks__flush(&l->hooks);
-	err = wide__narrow(l->w, l->wmap, bpfobj__prog_fd(l->obj, BGP_MENTRY));
+	err = wide__narrow(l->w, l->wmap,
+			   plan__calls(l->p, "__rcu_read_lock") || plan__calls(l->p, "__rcu_read_unlock"),
+			   bpfobj__prog_fd(l->obj, BGP_MENTRY));
 	if (err)
 		fprintf(stderr, "bpfgraph: cannot keep __rcu_read_lock/unlock hooked: %s\n",
 			strerror(-err));
