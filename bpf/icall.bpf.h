@@ -83,9 +83,13 @@ static __always_inline void on_icall(struct pt_regs *regs, struct task_state *st
 		return;
 	}
 	emit(st, BG_REC_TARGET, bpf_ktime_get_ns(), target, 0, BG_IC_FUNC(ck), st->depth);
-	/* Delivered on the way back to user space, not here. */
+	/*
+	 * The command stops when this graph ends (pop_frame()): a stop pending
+	 * now would end any sleep later in the same call early, which then
+	 * restarts (-ERESTART*), one traced call drawn as two.
+	 */
 	if (bg_pause_tgid && (bpf_get_current_pid_tgid() >> 32) == bg_pause_tgid)
-		bpf_send_signal(19 /* SIGSTOP */);
+		st->stop_at_end = 1;
 }
 
 #endif

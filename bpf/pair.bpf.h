@@ -62,8 +62,13 @@ static __always_inline void pop_frame(struct task_state *st, __u32 top, __u64 no
 				bg_wide_ended = now;
 		} else if ((bpf_get_current_pid_tgid() >> 32) == bg_pause_tgid) {
 			bg_wide_on = 0;
-			bpf_send_signal(19 /* SIGSTOP: delivered on the way back to user space */);
+			st->stop_at_end = 1;
 		}
+	}
+	/* SIGSTOP: delivered on the way back to user space. */
+	if (!top && st->stop_at_end) {
+		st->stop_at_end = 0;
+		bpf_send_signal(19 /* SIGSTOP */);
 	}
 	if (bg_thresh_ns && dur < bg_thresh_ns) {
 		if (!top)

@@ -146,6 +146,11 @@ struct task_state {
 	 * moved (the wide net).
 	 */
 	__u32 opens;
+	/*
+	 * An indirect target was found in this graph: the command is stopped
+	 * when the graph ends (see on_icall()).
+	 */
+	__u32 stop_at_end;
 };
 
 /* Values of task_state.switching. */

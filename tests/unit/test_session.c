@@ -262,10 +262,13 @@ static bool comm_is(pid_t pid, const char *comm)
 	return false;
 }
 
+/* A command that never sleeps: a sleeping one is not stopped (session__pause). */
+static char *spin_argv[] = { "sh", "-c", "while :; do :; done", NULL };
+
 /*
- * The helper plays bpfgraph: spawns "sleep 60" through session__spawn(),
- * takes it as far as end says, tells its pid through fd and waits to be
- * killed. Never returns into cmocka.
+ * The helper plays bpfgraph: spawns "sleep 60" (or, to be stopped, a shell
+ * loop) through session__spawn(), takes it as far as end says, tells its
+ * pid through fd and waits to be killed. Never returns into cmocka.
  */
 static void helper(int fd, enum helper_end end)
 {
@@ -273,9 +276,10 @@ static void helper(int fd, enum helper_end end)
 	struct session s = { .go_fd = -1 };
 	int st;
 
-	if (session__spawn(&s, argv, NULL))
+	if (session__spawn(&s, end == STOPPED ? spin_argv : argv, NULL))
 		_exit(1);
-	if (end != BEFORE_GO && (session__go(&s) || !comm_is(s.child, "sleep")))
+	if (end != BEFORE_GO &&
+	    (session__go(&s) || !comm_is(s.child, end == STOPPED ? "sh" : "sleep")))
 		_exit(1);
 	if (end == STOPPED) {
 		session__pause(&s, true);
@@ -350,6 +354,63 @@ static void test_command_dies_with_tracer(void **state)
 		    (WIFEXITED(st) && WEXITSTATUS(st) == 127));
 }
 
+/* The state letter of /proc/PID/stat ('S', 'T', ...), or 0. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512] = "", *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/*
+ * Pausing a command that sleeps would end its sleep early (the call
+ * returns -ERESTART* and runs again, drawn twice): it is left asleep. One
+ * that runs is stopped, and continued.
+ */
+static void test_pause_leaves_sleeper(void **state)
+{
+	char *sleep_argv[] = { "sleep", "60", NULL };
+	struct session s = { .go_fd = -1 };
+	char st = 0;
+
+	(void)state;
+	assert_int_equal(session__spawn(&s, sleep_argv, NULL), 0);
+	assert_int_equal(session__go(&s), 0);
+	assert_true(comm_is(s.child, "sleep"));
+	for (int i = 0; i < 200 && (st = proc_state(s.child)) != 'S'; i++)
+		usleep(10 * 1000);
+	assert_int_equal(st, 'S');
+	session__pause(&s, true);
+	assert_false(s.paused);
+	usleep(50 * 1000);
+	assert_int_equal(proc_state(s.child), 'S');
+	kill(s.child, SIGKILL);
+	waitpid(s.child, NULL, 0);
+
+	s = (struct session){ .go_fd = -1 };
+	assert_int_equal(session__spawn(&s, spin_argv, NULL), 0);
+	assert_int_equal(session__go(&s), 0);
+	assert_true(comm_is(s.child, "sh"));
+	session__pause(&s, true);
+	assert_true(s.paused);
+	for (int i = 0; i < 200 && (st = proc_state(s.child)) != 'T'; i++)
+		usleep(10 * 1000);
+	assert_int_equal(st, 'T');
+	session__pause(&s, false);
+	assert_false(s.paused);
+	kill(s.child, SIGKILL);
+	waitpid(s.child, NULL, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_partial_tail_ignored),
 		cmocka_unit_test(test_sink_error_passed_on),
 		cmocka_unit_test(test_command_dies_with_tracer),
+		cmocka_unit_test(test_pause_leaves_sleeper),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The traced command: spawned stopped, let go, paused while hooks are added, reaped. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -130,9 +131,51 @@ int session__child_done(struct session *s)
 	return 1;
 }
 
+/*
+ * Every thread of process pid is asleep and may be woken by a signal
+ * ('S' in its stat): a stop would end those sleeps early, and the calls
+ * that slept would return -ERESTART* and run again, drawn twice in the
+ * trace (a nanosleep, a futex wait, a read of an empty pipe).
+ */
+static bool asleep(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	struct dirent *d;
+	bool all = true;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return false;
+	while (all && (d = readdir(dir))) {
+		int fd;
+		ssize_t n;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stat", (int)pid, d->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			continue; /* gone meanwhile */
+		buf[n] = 0;
+		/* "tid (comm) S ...": comm may hold spaces and parentheses. */
+		p = strrchr(buf, ')');
+		all = p && p[1] == ' ' && p[2] == 'S';
+	}
+	closedir(dir);
+	return all;
+}
+
 void session__set_paused(struct session *s, bool on)
 {
 	if (s->child <= 0 || s->paused == on)
+		return;
+	/* Asleep, it makes no calls meanwhile; it is left alone. */
+	if (on && asleep(s->child))
 		return;
 	if (!kill(s->child, on ? SIGSTOP : SIGCONT))
 		s->paused = on;
