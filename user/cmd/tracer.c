@@ -275,8 +275,11 @@ static int run_trace(struct run *r, const struct kernel *k)
 		fprintf(stderr, "bpfgraph: tracing %u functions; Ctrl-C to stop\n", traced);
 	else if (s->child > 0 && verbosity)
 		fprintf(stderr, "bpfgraph: tracing %u functions; starting the command\n", traced);
-	if (s->child > 0)
-		err = session__go(s);
+	if (s->child > 0) {
+		err = session__start(s);
+		if (!err)
+			err = session__go(s);
+	}
 	if (!err)
 		err = session__run(s);
 	return err;

@@ -252,8 +252,10 @@ static void grow_paused(struct session *s)
 }
 
 /* The reader's scheduling, its reading thread, -d's alarm: 0 or -errno. */
-static int start_run(struct session *s)
+int session__start(struct session *s)
 {
+	if (s->fetch)
+		return 0;
 	s->st.cmd_status = -1;
 	/*
 	 * The reader must not preempt what it traces: a normal task woken on
@@ -348,7 +350,7 @@ static void end_run(struct session *s, const uint64_t *mark)
 
 int session__run(struct session *s)
 {
-	int err = start_run(s), had_child = s->child > 0;
+	int err = session__start(s), had_child = s->child > 0;
 	/* Where the last poll was when: read, on_poll, formatted, grown. */
 	uint64_t mark[SESSION_STOP_STEPS + 1] = { 0 };
 

@@ -149,6 +149,14 @@ int session__spawn(struct session *s, char **argv, const struct rlimit *nofile);
  * that a typo does not cost a whole attach and detach.
  */
 int session__check_command(const char *cmd);
+/*
+ * The reading thread and what else the trace needs (session__run does it
+ * when not done): before session__go, so that its work (a ring's worth of
+ * memory faulted in, under the wide net all the slower) is not runnable
+ * beside the command's first call, which would switch to it when it
+ * blocks where, untraced, the CPU went idle. 0 or -errno.
+ */
+int session__start(struct session *s);
 /* Let the command run. */
 int session__go(struct session *s);
 /*
