@@ -65,6 +65,10 @@ static __always_inline void pop_frame(struct task_state *st, __u32 top, __u64 no
 			st->stop_at_end = 1;
 		}
 	}
+	if (!top && bg_stop_req && (bpf_get_current_pid_tgid() >> 32) == bg_pause_tgid) {
+		bg_stop_req = 0;
+		st->stop_at_end = 1;
+	}
 	/* SIGSTOP: delivered on the way back to user space. */
 	if (!top && st->stop_at_end) {
 		st->stop_at_end = 0;

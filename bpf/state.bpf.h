@@ -73,6 +73,12 @@ volatile __u32 bg_stopped = 0;
 /* The kprobe.multi link generation whose entry programs record (BG_CK_GEN). */
 volatile __u32 bg_gen = 0;
 /*
+ * Set by user space to stop the command (bg_pause_tgid) while one of its
+ * tasks is inside a graph: the first of its graphs to end does, and clears
+ * it. A stop sent mid-call would end any sleep later in that call.
+ */
+volatile __u32 bg_stop_req = 0;
+/*
  * The wide net (bg_wide) records entries: set while it is the only hook of
  * the functions it covers, cleared before they get links of their own.
  */

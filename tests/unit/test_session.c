@@ -411,6 +411,50 @@ static void test_pause_leaves_sleeper(void **state)
 	waitpid(s.child, NULL, 0);
 }
 
+/*
+ * A command inside a graph (bg_active) is not stopped from here: the BPF
+ * side is asked to stop it when that graph ends (bg_stop_req), and the
+ * request is withdrawn when the pause is over.
+ */
+static void test_pause_inside_graph_asks_bpf(void **state)
+{
+	struct session s = { .go_fd = -1 };
+	volatile uint32_t req = 0;
+	volatile int64_t active = 1;
+	char st = 0;
+
+	(void)state;
+	s.stop_req = &req;
+	s.active = &active;
+	assert_int_equal(session__spawn(&s, spin_argv, NULL), 0);
+	assert_int_equal(session__go(&s), 0);
+	assert_true(comm_is(s.child, "sh"));
+	session__pause(&s, true);
+	assert_false(s.paused);
+	assert_int_equal(req, 1);
+	usleep(50 * 1000);
+	st = proc_state(s.child);
+	assert_true(st == 'R' || st == 'S'); /* not stopped from here */
+	/* Stopped meanwhile, as the BPF side would: continued when the pause ends. */
+	kill(s.child, SIGSTOP);
+	for (int i = 0; i < 200 && (st = proc_state(s.child)) != 'T'; i++)
+		usleep(10 * 1000);
+	assert_int_equal(st, 'T');
+	session__pause(&s, false);
+	assert_int_equal(req, 0);
+	for (int i = 0; i < 200 && (st = proc_state(s.child)) == 'T'; i++)
+		usleep(10 * 1000);
+	assert_true(st != 'T');
+	/* Outside any graph: stopped from here. */
+	active = 0;
+	session__pause(&s, true);
+	assert_true(s.paused);
+	assert_int_equal(req, 0);
+	session__pause(&s, false);
+	kill(s.child, SIGKILL);
+	waitpid(s.child, NULL, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -424,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_sink_error_passed_on),
 		cmocka_unit_test(test_command_dies_with_tracer),
 		cmocka_unit_test(test_pause_leaves_sleeper),
+		cmocka_unit_test(test_pause_inside_graph_asks_bpf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

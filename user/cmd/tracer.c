@@ -243,6 +243,7 @@ static void run_bind(struct run *r, const struct bg_opts *o, struct plan *p,
 	s->enabled = v->enabled;
 	s->stopped = v->stopped;
 	s->active = v->active;
+	s->stop_req = v->stop_req;
 	s->sink = output__sink(r->out);
 	if (discover) {
 		s->discover = discover__new(&p->funcs, k->ks);

@@ -282,6 +282,7 @@ static void set_vars(struct bpfobj *o)
 		.active = (volatile int64_t *)&b->bg_active, .wide_on = &b->bg_wide_on,
 		.wide_probe_tgid = &b->bg_wide_probe_tgid, .wide_probed = &b->bg_wide_probed,
 		.wide_ended = (volatile uint64_t *)&b->bg_wide_ended,
+		.stop_req = &b->bg_stop_req,
 	};
 }
 

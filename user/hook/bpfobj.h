@@ -61,6 +61,7 @@ struct bpfobj_vars {
 	volatile int64_t *active;
 	volatile uint32_t *wide_on, *wide_probe_tgid, *wide_probed;
 	volatile uint64_t *wide_ended;
+	volatile uint32_t *stop_req; /* bg_stop_req */
 };
 
 /* The object's read-only data and map sizes: fixed once it is loaded. */

@@ -170,13 +170,35 @@ static bool asleep(pid_t pid)
 	return all;
 }
 
+/* The BPF side no longer stops the command (session.stop_asked). */
+static void withdraw_stop(struct session *s)
+{
+	if (!s->stop_asked)
+		return;
+	__atomic_store_n(s->stop_req, 0, __ATOMIC_RELEASE);
+	s->stop_asked = false;
+	/* It may have stopped at its graph's end: continued all the same. */
+	if (!s->paused)
+		session__resume_if_stopped(s);
+}
+
 void session__set_paused(struct session *s, bool on)
 {
-	if (s->child <= 0 || s->paused == on)
+	if (s->child <= 0)
+		return;
+	if (!on)
+		withdraw_stop(s);
+	if (s->paused == on)
 		return;
 	/* Asleep, it makes no calls meanwhile; it is left alone. */
 	if (on && asleep(s->child))
 		return;
+	/* Inside a graph: stopped when that ends, not where a sleep would end early. */
+	if (on && s->stop_req && s->active && __atomic_load_n(s->active, __ATOMIC_ACQUIRE) > 0) {
+		__atomic_store_n(s->stop_req, 1, __ATOMIC_RELEASE);
+		s->stop_asked = true;
+		return;
+	}
 	if (!kill(s->child, on ? SIGSTOP : SIGCONT))
 		s->paused = on;
 }
@@ -185,6 +207,7 @@ void session__pause(struct session *s, bool on)
 {
 	/* Continued whoever stopped it: a probe may have (bg_pause_tgid). */
 	if (!on && s->child > 0 && !s->paused) {
+		withdraw_stop(s);
 		kill(s->child, SIGCONT);
 		return;
 	}

@@ -52,6 +52,8 @@ struct session {
 	volatile uint32_t *stopped;
 	/* bg_active: tasks inside a graph (session__finish waits a little for 0) */
 	volatile const int64_t *active;
+	/* bg_stop_req: the command stops when its graph under way ends */
+	volatile uint32_t *stop_req;
 	/* The ring buffer's reading thread: from session__run to session__finish. */
 	struct fetch *fetch;
 	unsigned int batch; /* records taken in this poll or consume call */
@@ -134,6 +136,7 @@ struct session {
 	bool pause_child;
 	bool discover_irqs; /* also discover from records made in interrupt work */
 	bool paused;
+	bool stop_asked; /* *stop_req was set, the command may stop by itself */
 	int go_fd; /* write end of the child's start pipe */
 	struct session_stats st;
 };
