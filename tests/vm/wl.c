@@ -313,9 +313,18 @@ static int do_mprotect(long n)
 
 static int do_write(long n)
 {
+	/*
+	 * Emptied at a process's first write: every run's first call then
+	 * allocates the page and the later ones overwrite it, whichever
+	 * tracer's run came first (the file outlives the process).
+	 */
+	static int emptied;
 	char buf[4096];
-	int fd = open("/tmp/bpfgraph-wl.write", O_WRONLY | O_CREAT, 0600);
+	int fd = open("/tmp/bpfgraph-wl.write", O_WRONLY | O_CREAT | (emptied ? 0 : O_TRUNC),
+		      0600);
 	int err = 0;
+
+	emptied = 1;
 
 	if (fd < 0)
 		fail("open /tmp/bpfgraph-wl.write: %s", strerror(errno));
