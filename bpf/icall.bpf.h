@@ -82,7 +82,6 @@ static __always_inline void on_icall(struct pt_regs *regs, struct task_state *st
 			stat_inc(BG_ST_TARGETS_FULL, 1);
 		return;
 	}
-	emit(st, BG_REC_TARGET, bpf_ktime_get_ns(), target, 0, BG_IC_FUNC(ck), st->depth);
 	/*
 	 * The command stops when this graph ends (pop_frame()): a stop pending
 	 * now would end any sleep later in the same call early, which then
@@ -90,6 +89,7 @@ static __always_inline void on_icall(struct pt_regs *regs, struct task_state *st
 	 */
 	if (bg_pause_tgid && (bpf_get_current_pid_tgid() >> 32) == bg_pause_tgid)
 		st->stop_at_end = 1;
+	emit(st, BG_REC_TARGET, bpf_ktime_get_ns(), target, 0, BG_IC_FUNC(ck), st->depth);
 }
 
 #endif

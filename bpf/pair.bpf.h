@@ -69,17 +69,16 @@ static __always_inline void pop_frame(struct task_state *st, __u32 top, __u64 no
 		bg_stop_req = 0;
 		st->stop_at_end = 1;
 	}
+	/* With stop_at_end, emit() wakes the reader up: the target or the pause waits. */
+	if (!bg_thresh_ns || dur >= bg_thresh_ns)
+		emit(st, type, now, ret, dur, func, top);
+	else if (!top)
+		flush_cpu(); /* the graph ended, its last exit below the threshold */
 	/* SIGSTOP: delivered on the way back to user space. */
 	if (!top && st->stop_at_end) {
 		st->stop_at_end = 0;
 		bpf_send_signal(19 /* SIGSTOP */);
 	}
-	if (bg_thresh_ns && dur < bg_thresh_ns) {
-		if (!top)
-			flush_cpu(); /* the graph ended, its last exit below the threshold */
-		return;
-	}
-	emit(st, type, now, ret, dur, func, top);
 }
 
 /*

@@ -144,10 +144,18 @@ static __always_inline void emit(const struct task_state *st, __u8 type, __u64 t
 	bool target = (type & BG_REC_TYPE_MASK) == BG_REC_TARGET;
 	struct bg_rec r;
 
+	bool end = (type & BG_REC_TYPE_MASK) == BG_REC_EXIT && !depth;
+
 	fill(&r, st, type, ts, val, dur, func, depth);
-	/* The graph function returned: let the reader have its graph. */
-	put(&r, ts, ((type & BG_REC_TYPE_MASK) == BG_REC_EXIT && !depth) || st->switching || target,
-	    target ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	/*
+	 * The graph function returned: let the reader have its graph. A
+	 * target wakes the reader up, unless the command stops at the graph's
+	 * end (stop_at_end): then that end does. A wake-up is an interrupt
+	 * (irq_work) on this CPU, drawn in the graph when it lands inside one.
+	 */
+	put(&r, ts, end || st->switching || target,
+	    (target && !st->stop_at_end) || (end && st->stop_at_end) ? BPF_RB_FORCE_WAKEUP :
+								      BPF_RB_NO_WAKEUP);
 }
 
 /*
