@@ -131,6 +131,25 @@ int session__child_done(struct session *s)
 	return 1;
 }
 
+/* A /proc stat file's state letter ('S', 'T', ...): 0 unreadable, '?' malformed. */
+static char stat_state(const char *path)
+{
+	char buf[512], *p;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	/* "pid (comm) S ...": comm may hold spaces and parentheses. */
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] ? p[2] : '?';
+}
+
 /*
  * Every thread of process pid is asleep and may be woken by a signal
  * ('S' in its stat): a stop would end those sleeps early, and the calls
@@ -139,7 +158,7 @@ int session__child_done(struct session *s)
  */
 static bool asleep(pid_t pid)
 {
-	char path[64], buf[512], *p;
+	char path[64];
 	struct dirent *d;
 	bool all = true;
 	DIR *dir;
@@ -149,22 +168,13 @@ static bool asleep(pid_t pid)
 	if (!dir)
 		return false;
 	while (all && (d = readdir(dir))) {
-		int fd;
-		ssize_t n;
+		char st;
 
 		if (d->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stat", (int)pid, d->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-		if (fd >= 0)
-			close(fd);
-		if (n <= 0)
-			continue; /* gone meanwhile */
-		buf[n] = 0;
-		/* "tid (comm) S ...": comm may hold spaces and parentheses. */
-		p = strrchr(buf, ')');
-		all = p && p[1] == ' ' && p[2] == 'S';
+		st = stat_state(path);
+		all = st == 'S' || !st; /* 0: gone meanwhile */
 	}
 	closedir(dir);
 	return all;
@@ -234,21 +244,11 @@ bool session__child_exited(const struct session *s)
  */
 void session__resume_if_stopped(struct session *s)
 {
-	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
+	char path[64];
 
 	if (s->child <= 0)
 		return;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)s->child);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	/* "pid (comm) S ...": comm may hold spaces and parentheses. */
-	p = strrchr(buf, ')');
-	if (p && p[1] == ' ' && p[2] == 'T')
+	if (stat_state(path) == 'T')
 		kill(s->child, SIGCONT);
 }
