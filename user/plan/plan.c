@@ -415,15 +415,17 @@ static int add_cand(struct plan *p, const struct plan_opts *o, struct symset *se
  * that cannot be read has no callees; -errno when decoding fails.
  */
 static int callees_of(const struct plan_opts *o, const struct ksym *s, uint8_t *code,
-		      uint64_t *targets, const struct ksym **out, size_t max)
+		      uint64_t *targets, const struct ksym **out, size_t max, size_t *len)
 {
 	struct kcode_info ci;
-	size_t len, n = 0;
+	size_t n = 0;
 	int err;
 
-	if (!o->kt || read_code(o, s, code, &len))
+	if (!o->kt || read_code(o, s, code, len)) {
+		*len = 0;
 		return 0;
-	err = kcode__scan(code, len, s->addr, o->ks, targets, MAX_TARGETS, &ci);
+	}
+	err = kcode__scan(code, *len, s->addr, o->ks, targets, MAX_TARGETS, &ci);
 	if (err)
 		return err;
 	for (size_t k = 0; k < ci.ncalls && k < MAX_TARGETS && n < max; k++) {
@@ -437,16 +439,16 @@ static int callees_of(const struct plan_opts *o, const struct ksym *s, uint8_t *
 
 /*
  * What code no probe may enter calls through the operation tables it names
- * (kops.h): nothing at run time would show those calls. Up to max into out;
- * their count or -errno.
+ * (kops.h): nothing at run time would show those calls. code: its len
+ * bytes, as callees_of() read them. Up to max into out; their count or
+ * -errno.
  */
-static int ops_callees(const struct plan_opts *o, const struct ksym *s, uint8_t *code,
-		       uint64_t *targets, const struct ksym **out, size_t max)
+static int ops_callees(const struct plan_opts *o, const struct ksym *s, const uint8_t *code,
+		       size_t len, uint64_t *targets, const struct ksym **out, size_t max)
 {
-	size_t len;
 	int n, k = 0;
 
-	if (read_code(o, s, code, &len))
+	if (!len)
 		return 0;
 	n = kops__targets(o->ops, code, len, s->addr, targets, MAX_TARGETS);
 	for (int i = 0; i < n && i < MAX_TARGETS && (size_t)k < max; i++) {
@@ -469,6 +471,7 @@ static int discover(struct plan *p, const struct plan_opts *o, struct symset *se
 	 */
 	int next = c.depth + (c.skip == PS_NOT_TRACEABLE ? 0 : 1);
 	int n, err, ndirect = MAX_TARGETS;
+	size_t len;
 
 	/*
 	 * What a table holds is planned for the calls no hook would show, but
@@ -478,13 +481,14 @@ static int discover(struct plan *p, const struct plan_opts *o, struct symset *se
 	if (c.notrace || c.skip == PS_DENIED || c.why == PW_CALLSITE || c.table ||
 	    next > o->callee_depth)
 		return 0;
-	n = callees_of(o, c.sym, code, targets, callees, MAX_TARGETS);
+	n = callees_of(o, c.sym, code, targets, callees, MAX_TARGETS, &len);
 	if (n < 0)
 		return n;
 	if (c.func >= 0)
 		p->funcs.f[c.func].flags |= BG_FN_EXPANDED;
 	if (c.skip == PS_NOT_TRACEABLE && o->ops) {
-		int m = ops_callees(o, c.sym, code, targets, callees + n, MAX_TARGETS - (size_t)n);
+		int m = ops_callees(o, c.sym, code, len, targets, callees + n,
+				    MAX_TARGETS - (size_t)n);
 
 		ndirect = n;
 		n = m < 0 ? n : n + m;
@@ -627,9 +631,10 @@ int plan__callees(const struct plan_opts *o, const struct ksym *s, const struct 
 	uint8_t *code = malloc(MAX_CODE);
 	uint64_t *targets = malloc(MAX_TARGETS * sizeof(*targets));
 	int n = -ENOMEM;
+	size_t len;
 
 	if (code && targets)
-		n = callees_of(o, s, code, targets, out, max);
+		n = callees_of(o, s, code, targets, out, max, &len);
 	free(code);
 	free(targets);
 	return n;
