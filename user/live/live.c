@@ -45,6 +45,7 @@ struct live {
 	unsigned int attached, failed, skipped;
 	unsigned int targets; /* indirect targets reported */
 	unsigned int targets_new; /* ... that were not traced yet */
+	unsigned int met_callees; /* functions attached as direct callees of what the net met */
 	/* The wide net (user/hook/wide.h), NULL: none. */
 	struct wide *w;
 	int32_t *wmap; /* function table index by wide index; -1: not met yet */
@@ -287,9 +288,24 @@ static int map_wide(void *ctx, uint32_t func)
 	return idx;
 }
 
-/* What the net met gets links of its own (queued; flushed by the caller). */
-static void link_met(struct live *l)
+/*
+ * What the net met gets links of its own (queued; flushed by the caller),
+ * and so do their direct callees the first call did not reach: a later
+ * call that takes another branch (a page freed where the first call's
+ * was cached, a capability check the first mapping skipped) is then
+ * drawn as completely as the first. Their own callees are found when
+ * they run (on_expand). With the net closed (a command, paused) that is
+ * done now; while it still records (no command) every system call of
+ * ours runs under it, tens of times slower (reading the callees' code
+ * from /proc/kcore for 48 functions took 13 s on 6.12): the met
+ * functions are left to live discovery, which expands each at its next
+ * call. The links may come while the net still records: they ignore
+ * their calls until it is off (BG_CK_NET).
+ */
+static void link_met(struct live *l, bool net_closed)
 {
+	unsigned int before = l->attached;
+
 	for (size_t wi = 0; wi < wide__stats(l->w)->funcs; wi++) {
 		int idx = l->wmap[wi];
 		struct bg_func *f;
@@ -302,26 +318,41 @@ static void link_met(struct live *l)
 			continue;
 		if (!l->kp || kprobes__attached(l->kp, (uint32_t)idx))
 			continue;
-		/* Its link may come while the net still records (netfsm.h: linking). */
 		f->flags |= BG_FN_NET;
-		if (!hooks__add_kprobe(&l->hooks, (uint32_t)idx)) {
+		if (!hooks__add_kprobe(&l->hooks, (uint32_t)idx))
 			frange_set(l->obj, (uint32_t)idx, f);
-			f->flags |= BG_FN_EXPANDED;
-		}
 	}
+	if (!net_closed)
+		return;
+	for (size_t wi = 0; wi < wide__stats(l->w)->funcs && !stop__signal(); wi++) {
+		int idx = l->wmap[wi];
+		struct bg_func *f;
+		const struct ksym *s;
+
+		if (idx < 0)
+			continue;
+		f = &l->p->funcs.f[idx];
+		if ((f->flags & BG_FN_EXPANDED) || (!f->module && plan__hook_only(f->name)))
+			continue;
+		f->flags |= BG_FN_EXPANDED;
+		s = ksyms__find_addr(l->po.ks, f->addr);
+		if (s && s->addr == f->addr)
+			attach_callees(l, s, true);
+	}
+	l->met_callees += l->attached - before;
 }
 
 /*
  * The functions the net met get links of their own now; -v says when,
  * counted from since (the first graph's end, or when it was seen).
  */
-static void link_met_now(struct live *l, const char *when, double since)
+static void link_met_now(struct live *l, const char *when, double since, bool net_closed)
 {
 	double t0 = links__now();
 	unsigned int failed;
 	int err;
 
-	link_met(l);
+	link_met(l, net_closed);
 	failed = hooks__flush(&l->hooks);
 	err = wide__narrow(l->w, l->wmap,
 			   plan__calls(l->p, "__rcu_read_lock") || plan__calls(l->p, "__rcu_read_unlock"),
@@ -329,10 +360,16 @@ static void link_met_now(struct live *l, const char *when, double since)
 	if (err)
 		fprintf(stderr, "bpfgraph: cannot keep __rcu_read_lock/unlock hooked: %s\n",
 			strerror(-err));
-	if (l->verbose)
+	if (l->verbose && net_closed)
 		fprintf(stderr, "bpfgraph: first traced call over: %u functions the wide net met "
-			"linked (%u refused) %s, %.2f s after it (%.2f s of it linking)\n",
-			l->wide_met, failed, when, links__now() - since, links__now() - t0);
+			"linked, and %u direct callees of them (%u refused) %s, %.2f s after it "
+			"(%.2f s of it linking)\n", l->wide_met, l->met_callees, failed, when,
+			links__now() - since, links__now() - t0);
+	else if (l->verbose)
+		fprintf(stderr, "bpfgraph: first traced call over: %u functions the wide net met "
+			"linked (%u refused; their direct callees: at their next call) %s, %.2f s "
+			"after it (%.2f s of it linking)\n", l->wide_met, failed, when,
+			links__now() - since, links__now() - t0);
 }
 
 /* The first graph's end, on the BPF side's clock (CLOCK_MONOTONIC), or now. */
@@ -371,7 +408,7 @@ static void net_act(struct live *l, enum net_action act)
 	switch (act) {
 	case NET_ACT_LINK_MET:
 		l->first_end = first_end(l);
-		link_met_now(l, "beside the net", l->first_end);
+		link_met_now(l, "beside the net", l->first_end, false);
 		break;
 	case NET_ACT_HAND_OVER:
 		hand_over(l);
@@ -384,7 +421,7 @@ static void net_act(struct live *l, enum net_action act)
 		wide__detach_async(l->w);
 		break;
 	case NET_ACT_LINK_RESUME:
-		link_met_now(l, "once the net closed", l->net.stopped_at);
+		link_met_now(l, "once the net closed", l->net.stopped_at, true);
 		l->s->pause_child = true;
 		l->s->hold_growth = false;
 		/* Stopped by us, or at the end of its first call (bg_wide_once). */
