@@ -25,8 +25,20 @@
 #define TEXT 0xffffffff81000000ULL
 #define DATA 0xffffffff82000000ULL
 #define FN(i) (TEXT + 0x100ULL * (i))
-/* Functions: 0 the caller, 1 the retpoline thunk, 2..13 the tables' members. */
-enum { F_CALLER, F_THUNK, F_M0, F_NR = F_M0 + 12, F_NOCALL = F_NR, F_ALL };
+/*
+ * Functions: 0 the caller, 1 the retpoline thunk, 2..13 the tables'
+ * members; then a caller of static calls' table, four static call
+ * trampolines (each 8 bytes, a padding symbol after it), the functions
+ * they jump to (the third has no fentry site: a return thunk's place).
+ */
+enum {
+	F_CALLER, F_THUNK, F_M0, F_NR = F_M0 + 12, F_NOCALL = F_NR,
+	F_SCALLER, F_STUB0, F_STUB1, F_STUBRET, F_STUBLATE, F_T0, F_T1, F_RET, F_T2, F_ALL
+};
+#define IS_STUB(i) ((i) >= F_STUB0 && (i) <= F_STUBLATE)
+/* Static calls' table: slots of { key, trampoline, hook, active }; the third's hook unset. */
+#define STABLE (DATA + 0x200)
+#define SLOT 32
 
 /* struct ops { void *data; int (*a)(); int (*b)(); int (*c)(); long n; }: 40 bytes. */
 #define OPS_SIZE 40
@@ -57,10 +69,10 @@ static void write_file(const char *dir, const char *name, const void *p, size_t 
 
 static void fake_kallsyms(const char *dir)
 {
-	char buf[2048];
+	char buf[4096];
 	size_t n = 0;
 
-	for (int i = 0; i < F_ALL; i++)
+	for (int i = 0; i < F_ALL; i++) {
 		if (i == F_THUNK)
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n,
 					      "%llx t __x86_indirect_thunk_rax\n",
@@ -68,6 +80,10 @@ static void fake_kallsyms(const char *dir)
 		else
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%llx t fn%d\n",
 					      (unsigned long long)FN(i), i);
+		if (IS_STUB(i))
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%llx t pad%d\n",
+					      (unsigned long long)FN(i) + 8, i);
+	}
 	n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%llx D tables\n",
 			      (unsigned long long)DATA);
 	write_file(dir, "kallsyms", buf, n);
@@ -105,6 +121,30 @@ static void nocall_code(uint8_t *c)
 	c[12] = 0xc3;
 }
 
+/* lea stable(%rip),%rbx; mov 0x10(%rbx),%rax; call *0x18(%rax); ret */
+static void scaller_code(uint8_t *c)
+{
+	uint64_t pc = FN(F_SCALLER);
+	int32_t rel = (int32_t)(STABLE - (pc + 12));
+
+	memcpy(c, "\x0f\x1f\x44\x00\x00", 5);
+	memcpy(c + 5, "\x48\x8d\x1d", 3);
+	memcpy(c + 8, &rel, 4);
+	memcpy(c + 12, "\x48\x8b\x43\x10", 4);
+	memcpy(c + 16, "\xff\x50\x18", 3);
+	c[19] = 0xc3;
+}
+
+/* A trampoline: jmp rel32 to fn, then ud1 (0f b9 cc) as the kernel lays it out. */
+static void stub_code(uint8_t *c, int i, int to)
+{
+	int32_t rel = (int32_t)(FN(to) - (FN(i) + 5));
+
+	c[0] = 0xe9;
+	memcpy(c + 1, &rel, 4);
+	memcpy(c + 5, "\x0f\xb9\xcc", 3);
+}
+
 static void fake_data(uint8_t *d)
 {
 	uint64_t v = 0x1234; /* the decoy: no function's start */
@@ -120,6 +160,14 @@ static void fake_data(uint8_t *d)
 		}
 		v = 7; /* a count: not a pointer, not looked at */
 		memcpy(p + 32, &v, 8);
+	}
+	for (int k = 0; k < 4; k++) {
+		uint64_t slot[4] = { DATA + 0x800, FN(F_STUB0 + k), DATA + 0x808 + 8 * k,
+				     DATA + 0x900 };
+
+		if (k == 2)
+			slot[2] = 0;
+		memcpy(d + (STABLE - DATA) + SLOT * k, slot, sizeof(slot));
 	}
 }
 
@@ -149,6 +197,14 @@ static void fake_kcore(const char *dir)
 		text[0x100 * i] = 0xc3;
 	caller_code(text + 0x100 * F_CALLER);
 	nocall_code(text + 0x100 * F_NOCALL);
+	scaller_code(text + 0x100 * F_SCALLER);
+	stub_code(text + 0x100 * F_STUB0, F_STUB0, F_T0);
+	stub_code(text + 0x100 * F_STUB1, F_STUB1, F_T1);
+	stub_code(text + 0x100 * F_STUBRET, F_STUBRET, F_RET);
+	stub_code(text + 0x100 * F_STUBLATE, F_STUBLATE, F_T2);
+	for (int i = F_T0; i <= F_T2; i++)
+		if (i != F_RET)
+			memcpy(text + 0x100 * i, "\x0f\x1f\x44\x00\x00\xc3", 6);
 	fake_data(data);
 	snprintf(path, sizeof(path), "%s/kcore", dir);
 	f = fopen(path, "w");
@@ -312,12 +368,46 @@ static void test_kcode_data_refs(void **state)
 	assert_false(has(refs, n, FN(F_THUNK)));
 }
 
+/*
+ * A static calls' table the code names: the functions its first two
+ * trampolines jump to; not what the third jumps to (no fentry site), nor
+ * the fourth's, past the slot with no hook.
+ */
+static void test_kops_stub_targets(void **state)
+{
+	struct fake *f = *state;
+	uint8_t code[0x100];
+	uint64_t out[16];
+	struct kcode_info ci;
+	uint64_t targets[16];
+	struct kops *ko = kops__new(f->kb, f->ks, f->kt);
+	int n;
+
+	assert_non_null(ko);
+	assert_int_equal(ktext__read(f->kt, FN(F_SCALLER), code, sizeof(code)), 0);
+	assert_int_equal(kcode__scan(code, sizeof(code), FN(F_SCALLER), f->ks, targets, 16, &ci),
+			 0);
+	assert_int_equal(ci.nindirect, 1);
+	n = kops__stub_targets(ko, code, sizeof(code), FN(F_SCALLER), out, 16);
+	assert_int_equal(n, 2);
+	assert_true(has(out, n, FN(F_T0)));
+	assert_true(has(out, n, FN(F_T1)));
+	/* The first caller calls through its thunk: a direct call, counted apart. */
+	assert_int_equal(ktext__read(f->kt, FN(F_CALLER), code, sizeof(code)), 0);
+	assert_int_equal(kcode__scan(code, sizeof(code), FN(F_CALLER), f->ks, targets, 16, &ci), 0);
+	assert_int_equal(ci.nindirect, 0);
+	assert_true(kops__is_thunk(ko, FN(F_THUNK)));
+	assert_false(kops__is_thunk(ko, FN(F_CALLER)));
+	kops__free(ko);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_kops_tables, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kops_no_indirect_call, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kcode_data_refs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kops_stub_targets, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

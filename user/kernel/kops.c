@@ -22,6 +22,10 @@
 #define KOPS_MAX_NEXT 32
 #define KOPS_MAX_SITES 512
 #define KOPS_MAX_REFS 1024
+/* A static call trampoline's extent, at most (a jmp and an ud1 under 16 bytes). */
+#define KOPS_STUB_SIZE 16
+/* Bytes read from each address code names, looking for trampolines. */
+#define KOPS_STUB_SCAN 512
 
 struct kops_type {
 	uint32_t size;
@@ -383,5 +387,87 @@ out:
 	free(refs);
 	free(buf);
 	free(next);
+	return err;
+}
+
+/*
+ * A static call's trampoline: a small text symbol whose code is
+ * [endbr64] jmp rel32 to the start of another function (switched off,
+ * it returns at once). Its target, or 0.
+ */
+static uint64_t stub_target(const struct kops *ko, uint64_t v)
+{
+	const struct ksym *s = ksyms__find_addr(ko->ks, v), *d;
+	struct kcode_info ci;
+	uint8_t b[9], site[16];
+	size_t o = 0;
+	int32_t rel;
+	uint64_t t;
+
+	if (!s || s->addr != v || !s->size || s->size > KOPS_STUB_SIZE ||
+	    ktext__read(ko->kt, v, b, sizeof(b)))
+		return 0;
+	if (kcode__endbr(b) == 1)
+		o = 4;
+	if (b[o] != 0xe9)
+		return 0;
+	memcpy(&rel, b + o + 1, sizeof(rel));
+	t = v + o + 5 + (uint64_t)(int64_t)rel;
+	d = ksyms__find_addr(ko->ks, t);
+	if (!d || d->addr != t || t == v || kcode__is_tramp(ko->ks, t))
+		return 0;
+	/* A function, not a return thunk (what an unset call jumps to, with retbleed's mitigations). */
+	if (ktext__read(ko->kt, t, site, sizeof(site)))
+		return 0;
+	kcode__site(site, sizeof(site), t, ko->ks, &ci);
+	return ci.fentry_site ? t : 0;
+}
+
+bool kops__is_thunk(const struct kops *ko, uint64_t addr)
+{
+	for (int r = 0; r < BG_REG_NR; r++)
+		if (ko->thunks[r] && ko->thunks[r] == addr)
+			return true;
+	return false;
+}
+
+int kops__stub_targets(struct kops *ko, const uint8_t *code, size_t len, uint64_t addr,
+		       uint64_t *out, size_t max)
+{
+	uint64_t *refs = malloc(KOPS_MAX_REFS * sizeof(*refs));
+	uint64_t *buf = malloc(KOPS_STUB_SCAN);
+	struct found f = { .out = out, .max = max };
+	int nrefs, err;
+
+	if (!refs || !buf) {
+		err = -ENOMEM;
+		goto out;
+	}
+	nrefs = kcode__data_refs(code, len, addr, refs, KOPS_MAX_REFS);
+	if (nrefs < 0) {
+		err = nrefs;
+		goto out;
+	}
+	for (int i = 0; i < nrefs && i < KOPS_MAX_REFS; i++) {
+		const struct ksym *s = ksyms__find_addr(ko->ks, refs[i]);
+		size_t got = KOPS_STUB_SCAN;
+
+		/* A function's address passed on (a callback) is not a table. */
+		if (s && s->addr == refs[i])
+			continue;
+		while (got >= 8 && ktext__read(ko->kt, refs[i], buf, got))
+			got /= 2;
+		/* The table ends where a slot is empty (an unused static call's hook). */
+		for (size_t k = 0; k < got / 8 && buf[k]; k++) {
+			uint64_t t = buf[k] >= KCODE_KERNEL_MIN ? stub_target(ko, buf[k]) : 0;
+
+			if (t)
+				add_target(&f, t);
+		}
+	}
+	err = f.n > INT32_MAX ? -E2BIG : (int)f.n;
+out:
+	free(refs);
+	free(buf);
 	return err;
 }

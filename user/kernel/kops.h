@@ -20,6 +20,7 @@
 #ifndef BG_KOPS_H
 #define BG_KOPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,5 +39,20 @@ void kops__free(struct kops *ko);
  */
 int kops__targets(struct kops *ko, const uint8_t *code, size_t len, uint64_t addr,
 		  uint64_t *out, size_t max);
+
+/*
+ * The functions code (len bytes at addr) may call through tables of
+ * static calls it names: a table whose slots hold, among other pointers,
+ * a static call's trampoline (a jmp to the function the call is set to),
+ * such as the LSM hook tables a security_* function walks when it calls
+ * each module's hook through a pointer. For code with an indirect call
+ * (kcode_info.nindirect, or a call to a retpoline thunk: kops__is_thunk());
+ * a table is read up to its first empty slot. Up to max into out (each
+ * once); returns how many there are, or -errno.
+ */
+int kops__stub_targets(struct kops *ko, const uint8_t *code, size_t len, uint64_t addr,
+		       uint64_t *out, size_t max);
+/* Whether addr is a retpoline thunk's: a call to it is an indirect call. */
+bool kops__is_thunk(const struct kops *ko, uint64_t addr);
 
 #endif

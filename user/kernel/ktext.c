@@ -327,8 +327,11 @@ int kcode__scan(const uint8_t *code, size_t len, uint64_t addr, const struct ksy
 			p++, left--, pc++;
 			continue;
 		}
-		if (!direct_target(insn, &t))
+		if (!direct_target(insn, &t)) {
+			if (is_branch(insn->id))
+				info->nindirect++;
 			continue;
+		}
 		if (site >= 0 && insn->address == addr + (uint64_t)site)
 			continue;
 		if (t >= addr && t < addr + len)

@@ -55,6 +55,8 @@ struct kcode_info {
 	/* A call or jmp there to what ks does not name a trampoline: its target. */
 	uint64_t site_other;
 	size_t ncalls; /* direct call/jmp targets outside the function */
+	/* Calls and jumps through a register or memory (a retpoline thunk's are direct). */
+	size_t nindirect;
 };
 
 /*

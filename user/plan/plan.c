@@ -415,12 +415,14 @@ static int add_cand(struct plan *p, const struct plan_opts *o, struct symset *se
  * that cannot be read has no callees; -errno when decoding fails.
  */
 static int callees_of(const struct plan_opts *o, const struct ksym *s, uint8_t *code,
-		      uint64_t *targets, const struct ksym **out, size_t max, size_t *len)
+		      uint64_t *targets, const struct ksym **out, size_t max, size_t *len,
+		      bool *indirect)
 {
 	struct kcode_info ci;
 	size_t n = 0;
 	int err;
 
+	*indirect = false;
 	if (!o->kt || read_code(o, s, code, len)) {
 		*len = 0;
 		return 0;
@@ -428,10 +430,13 @@ static int callees_of(const struct plan_opts *o, const struct ksym *s, uint8_t *
 	err = kcode__scan(code, *len, s->addr, o->ks, targets, MAX_TARGETS, &ci);
 	if (err)
 		return err;
-	for (size_t k = 0; k < ci.ncalls && k < MAX_TARGETS && n < max; k++) {
+	*indirect = ci.nindirect > 0;
+	for (size_t k = 0; k < ci.ncalls && k < MAX_TARGETS; k++) {
 		const struct ksym *t = ksyms__find_addr(o->ks, targets[k]);
 
-		if (t && t->addr == targets[k])
+		if (o->ops && kops__is_thunk(o->ops, targets[k]))
+			*indirect = true;
+		if (t && t->addr == targets[k] && n < max)
 			out[n++] = t;
 	}
 	return (int)n;
@@ -460,6 +465,32 @@ static int ops_callees(const struct plan_opts *o, const struct ksym *s, const ui
 	return n < 0 ? n : k;
 }
 
+/*
+ * What code calls through tables of static calls it names (kops.h): the
+ * LSM hook tables a security_* function walks, calling each module's hook
+ * through a pointer. Where the wide net met that function but not those
+ * calls (a path the first call skipped), nothing else would show them
+ * once it is closed. Arguments as for ops_callees(); indirect: whether
+ * the code calls through a pointer at all (callees_of()).
+ */
+static int stub_callees(const struct plan_opts *o, const struct ksym *s, const uint8_t *code,
+			size_t len, bool indirect, uint64_t *targets, const struct ksym **out,
+			size_t max)
+{
+	int n, k = 0;
+
+	if (!len || !o->ops || !indirect)
+		return 0;
+	n = kops__stub_targets(o->ops, code, len, s->addr, targets, MAX_TARGETS);
+	for (int i = 0; i < n && i < MAX_TARGETS && (size_t)k < max; i++) {
+		const struct ksym *t = ksyms__find_addr(o->ks, targets[i]);
+
+		if (t && t->addr == targets[i])
+			out[k++] = t;
+	}
+	return n < 0 ? 0 : k;
+}
+
 /* Callees of cands[i], one level below it. */
 static int discover(struct plan *p, const struct plan_opts *o, struct symset *seen,
 		    size_t i, uint8_t *code, uint64_t *targets, const struct ksym **callees)
@@ -470,7 +501,8 @@ static int discover(struct plan *p, const struct plan_opts *o, struct symset *se
 	 * in its place, at its depth: looking through it costs no depth.
 	 */
 	int next = c.depth + (c.skip == PS_NOT_TRACEABLE ? 0 : 1);
-	int n, err, ndirect = MAX_TARGETS;
+	int n, err, ndirect;
+	bool indirect;
 	size_t len;
 
 	/*
@@ -481,18 +513,20 @@ static int discover(struct plan *p, const struct plan_opts *o, struct symset *se
 	if (c.notrace || c.skip == PS_DENIED || c.why == PW_CALLSITE || c.table ||
 	    next > o->callee_depth)
 		return 0;
-	n = callees_of(o, c.sym, code, targets, callees, MAX_TARGETS, &len);
+	n = callees_of(o, c.sym, code, targets, callees, MAX_TARGETS, &len, &indirect);
 	if (n < 0)
 		return n;
 	if (c.func >= 0)
 		p->funcs.f[c.func].flags |= BG_FN_EXPANDED;
+	ndirect = n;
 	if (c.skip == PS_NOT_TRACEABLE && o->ops) {
 		int m = ops_callees(o, c.sym, code, len, targets, callees + n,
 				    MAX_TARGETS - (size_t)n);
 
-		ndirect = n;
 		n = m < 0 ? n : n + m;
 	}
+	n += stub_callees(o, c.sym, code, len, indirect, targets, callees + n,
+			  MAX_TARGETS - (size_t)n);
 	for (int k = 0; k < n; k++) {
 		struct plan_cand nc = { .sym = callees[k], .why = PW_CALLEE, .depth = next,
 					.parent = c.sym->name, .table = k >= ndirect };
@@ -631,10 +665,13 @@ int plan__callees(const struct plan_opts *o, const struct ksym *s, const struct 
 	uint8_t *code = malloc(MAX_CODE);
 	uint64_t *targets = malloc(MAX_TARGETS * sizeof(*targets));
 	int n = -ENOMEM;
-	size_t len;
+	bool indirect = false;
+	size_t len = 0;
 
 	if (code && targets)
-		n = callees_of(o, s, code, targets, out, max, &len);
+		n = callees_of(o, s, code, targets, out, max, &len, &indirect);
+	if (n >= 0 && (size_t)n < max)
+		n += stub_callees(o, s, code, len, indirect, targets, out + n, max - (size_t)n);
 	free(code);
 	free(targets);
 	return n;
