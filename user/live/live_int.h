@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What live.c and live_net.c (the wide net's part) share: the state of
+ * live discovery and the steps both take.
+ */
+#ifndef BG_LIVE_INT_H
+#define BG_LIVE_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hooks.h"
+#include "live.h"
+#include "netfsm.h"
+
+struct icall;
+struct kprobes;
+struct ksym;
+
+/*
+ * Functions found between traced ones while tracing (discover.h): attach
+ * what can be attached, so that the calls after this one are drawn under
+ * the right parent; say once, with -v, why the others cannot be.
+ */
+struct live {
+	struct plan *p;
+	struct plan_opts po;
+	struct attach *a;
+	struct bpfobj *obj;
+	struct tier tier;
+	bool fprobe_fgraph; /* live_opts.fprobe_fgraph */
+	bool progress;
+	struct icall *ic; /* NULL: indirect calls are not probed */
+	struct kprobes *kp; /* functions fentry cannot attach to */
+	struct hooks hooks; /* how a function is hooked: a and kp behind one facade */
+	int verbose;
+	unsigned int attached, failed, skipped;
+	unsigned int targets; /* indirect targets reported */
+	unsigned int targets_new; /* ... that were not traced yet */
+	unsigned int met_callees; /* functions attached as direct callees of what the net met */
+	/* The wide net (user/hook/wide.h), NULL: none. */
+	struct wide *w;
+	int32_t *wmap; /* function table index by wide index; -1: not met yet */
+	struct netfsm net; /* its state (netfsm.h) */
+	bool wide_always; /* --wide=always: never narrowed */
+	unsigned int wide_met; /* functions it found */
+	double first_end; /* the first traced call's end (running: when it was linked) */
+	bool ended_seen; /* bg_wide_ended, at the last poll */
+	struct session *s;
+};
+
+/*
+ * Where function idx's calls return to (struct bg_frange), for the entry
+ * programs' untraced-caller check.
+ */
+void live_frange_set(struct bpfobj *obj, uint32_t idx, const struct bg_func *f);
+/*
+ * Attach the direct callees of s; through a callee that cannot be
+ * attached, one level further (function_graph shows its callees in its
+ * place).
+ */
+void live_attach_callees(struct live *l, const struct ksym *s, bool through);
+/* The session's callbacks for the wide net: what it met, each poll, the end. */
+void live_net_bind(struct session *s);
+/* wait: for a child still closing the net too (releasing the hooks here). */
+void live_free_wide(struct live *l, bool wait);
+
+#endif
