@@ -9,9 +9,8 @@
 
 #include "globset.h"
 #include "plan.h"
+#include "plan_int.h"
 
-#define MAX_CODE (64 * 1024)
-#define MAX_TARGETS 4096
 
 /*
  * Functions on the programs' own execution path: the trampoline and the
@@ -241,8 +240,7 @@ static bool maybe_new_tramp(const struct plan_opts *o, uint64_t t)
 	return kcode__is_tramp_now(NULL, t);
 }
 
-static int read_code(const struct plan_opts *o, const struct ksym *s, uint8_t *buf,
-		     size_t *len)
+int plan_read_code(const struct plan_opts *o, const struct ksym *s, uint8_t *buf, size_t *len)
 {
 	size_t n = s->size ? s->size : 16;
 
@@ -301,7 +299,7 @@ static enum plan_skip classify(const struct plan_opts *o, const struct ksym *s,
 		return PS_DENIED;
 	memset(bf, 0, sizeof(*bf));
 	btf = fentry_blocker(o, s, bf);
-	if (o->kt && !read_code(o, s, code, &len)) {
+	if (o->kt && !plan_read_code(o, s, code, &len)) {
 		kcode__scan(code, len < 16 ? len : 16, s->addr, o->ks, NULL, 0, &ci);
 		/*
 		 * An int3 at the site: ftrace is rewriting it (another tracer's
@@ -311,7 +309,7 @@ static enum plan_skip classify(const struct plan_opts *o, const struct ksym *s,
 		 */
 		for (int i = 0; !ci.fentry_site && ci.site_int3 && i < 20; i++) {
 			nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
-			if (read_code(o, s, code, &len))
+			if (plan_read_code(o, s, code, &len))
 				break;
 			kcode__scan(code, len < 16 ? len : 16, s->addr, o->ks, NULL, 0, &ci);
 		}
@@ -409,88 +407,6 @@ static int add_cand(struct plan *p, const struct plan_opts *o, struct symset *se
 	return 1;
 }
 
-/*
- * The functions s calls directly (or tail-jumps to), up to max, using the
- * caller's buffers: code (MAX_CODE bytes), targets (MAX_TARGETS). Code
- * that cannot be read has no callees; -errno when decoding fails.
- */
-static int callees_of(const struct plan_opts *o, const struct ksym *s, uint8_t *code,
-		      uint64_t *targets, const struct ksym **out, size_t max, size_t *len,
-		      bool *indirect)
-{
-	struct kcode_info ci;
-	size_t n = 0;
-	int err;
-
-	*indirect = false;
-	if (!o->kt || read_code(o, s, code, len)) {
-		*len = 0;
-		return 0;
-	}
-	err = kcode__scan(code, *len, s->addr, o->ks, targets, MAX_TARGETS, &ci);
-	if (err)
-		return err;
-	*indirect = ci.nindirect > 0;
-	for (size_t k = 0; k < ci.ncalls && k < MAX_TARGETS; k++) {
-		const struct ksym *t = ksyms__find_addr(o->ks, targets[k]);
-
-		if (o->ops && kops__is_thunk(o->ops, targets[k]))
-			*indirect = true;
-		if (t && t->addr == targets[k] && n < max)
-			out[n++] = t;
-	}
-	return (int)n;
-}
-
-/*
- * What code no probe may enter calls through the operation tables it names
- * (kops.h): nothing at run time would show those calls. code: its len
- * bytes, as callees_of() read them. Up to max into out; their count or
- * -errno.
- */
-static int ops_callees(const struct plan_opts *o, const struct ksym *s, const uint8_t *code,
-		       size_t len, uint64_t *targets, const struct ksym **out, size_t max)
-{
-	int n, k = 0;
-
-	if (!len)
-		return 0;
-	n = kops__targets(o->ops, code, len, s->addr, targets, MAX_TARGETS);
-	for (int i = 0; i < n && i < MAX_TARGETS && (size_t)k < max; i++) {
-		const struct ksym *t = ksyms__find_addr(o->ks, targets[i]);
-
-		if (t && t->addr == targets[i])
-			out[k++] = t;
-	}
-	return n < 0 ? n : k;
-}
-
-/*
- * What code calls through tables of static calls it names (kops.h): the
- * LSM hook tables a security_* function walks, calling each module's hook
- * through a pointer. Where the wide net met that function but not those
- * calls (a path the first call skipped), nothing else would show them
- * once it is closed. Arguments as for ops_callees(); indirect: whether
- * the code calls through a pointer at all (callees_of()).
- */
-static int stub_callees(const struct plan_opts *o, const struct ksym *s, const uint8_t *code,
-			size_t len, bool indirect, uint64_t *targets, const struct ksym **out,
-			size_t max)
-{
-	int n, k = 0;
-
-	if (!len || !o->ops || !indirect)
-		return 0;
-	n = kops__stub_targets(o->ops, code, len, s->addr, targets, MAX_TARGETS);
-	for (int i = 0; i < n && i < MAX_TARGETS && (size_t)k < max; i++) {
-		const struct ksym *t = ksyms__find_addr(o->ks, targets[i]);
-
-		if (t && t->addr == targets[i])
-			out[k++] = t;
-	}
-	return n < 0 ? 0 : k;
-}
-
 /* Callees of cands[i], one level below it. */
 static int discover(struct plan *p, const struct plan_opts *o, struct symset *seen,
 		    size_t i, uint8_t *code, uint64_t *targets, const struct ksym **callees)
@@ -502,8 +418,6 @@ static int discover(struct plan *p, const struct plan_opts *o, struct symset *se
 	 */
 	int next = c.depth + (c.skip == PS_NOT_TRACEABLE ? 0 : 1);
 	int n, err, ndirect;
-	bool indirect;
-	size_t len;
 
 	/*
 	 * What a table holds is planned for the calls no hook would show, but
@@ -513,20 +427,12 @@ static int discover(struct plan *p, const struct plan_opts *o, struct symset *se
 	if (c.notrace || c.skip == PS_DENIED || c.why == PW_CALLSITE || c.table ||
 	    next > o->callee_depth)
 		return 0;
-	n = callees_of(o, c.sym, code, targets, callees, MAX_TARGETS, &len, &indirect);
+	n = plan_callees_of(o, c.sym, c.skip == PS_NOT_TRACEABLE, code, targets, callees,
+			    MAX_TARGETS, &ndirect);
 	if (n < 0)
 		return n;
 	if (c.func >= 0)
 		p->funcs.f[c.func].flags |= BG_FN_EXPANDED;
-	ndirect = n;
-	if (c.skip == PS_NOT_TRACEABLE && o->ops) {
-		int m = ops_callees(o, c.sym, code, len, targets, callees + n,
-				    MAX_TARGETS - (size_t)n);
-
-		n = m < 0 ? n : n + m;
-	}
-	n += stub_callees(o, c.sym, code, len, indirect, targets, callees + n,
-			  MAX_TARGETS - (size_t)n);
 	for (int k = 0; k < n; k++) {
 		struct plan_cand nc = { .sym = callees[k], .why = PW_CALLEE, .depth = next,
 					.parent = c.sym->name, .table = k >= ndirect };
@@ -657,24 +563,6 @@ static int add_glob(struct plan *p, const struct plan_opts *o, struct symset *se
 		return -EINVAL;
 	}
 	return 0;
-}
-
-int plan__callees(const struct plan_opts *o, const struct ksym *s, const struct ksym **out,
-		  size_t max)
-{
-	uint8_t *code = malloc(MAX_CODE);
-	uint64_t *targets = malloc(MAX_TARGETS * sizeof(*targets));
-	int n = -ENOMEM;
-	bool indirect = false;
-	size_t len = 0;
-
-	if (code && targets)
-		n = callees_of(o, s, code, targets, out, max, &len, &indirect);
-	if (n >= 0 && (size_t)n < max)
-		n += stub_callees(o, s, code, len, indirect, targets, out + n, max - (size_t)n);
-	free(code);
-	free(targets);
-	return n;
 }
 
 int plan__add_live(struct plan *p, const struct plan_opts *o, const struct ksym *s,
