@@ -142,9 +142,8 @@ static __always_inline void emit(const struct task_state *st, __u8 type, __u64 t
 				 __u64 dur, __u32 func, __u32 depth)
 {
 	bool target = (type & BG_REC_TYPE_MASK) == BG_REC_TARGET;
-	struct bg_rec r;
-
 	bool end = (type & BG_REC_TYPE_MASK) == BG_REC_EXIT && !depth;
+	struct bg_rec r;
 
 	fill(&r, st, type, ts, val, dur, func, depth);
 	/*

@@ -340,6 +340,30 @@ static int call_offsets(const struct kops *ko, const uint8_t *code, size_t len, 
 	return n;
 }
 
+/*
+ * The kernel addresses code (len bytes at addr) names as data
+ * (kcode__data_refs()), into *refs, which the caller frees: their count
+ * or -errno.
+ */
+static int named_data(const uint8_t *code, size_t len, uint64_t addr, uint64_t **refs)
+{
+	int n;
+
+	*refs = malloc(KOPS_MAX_REFS * sizeof(**refs));
+	if (!*refs)
+		return -ENOMEM;
+	n = kcode__data_refs(code, len, addr, *refs, KOPS_MAX_REFS);
+	return n < KOPS_MAX_REFS ? n : KOPS_MAX_REFS;
+}
+
+/* Up to size bytes at addr; near the end of a mapping what is there, in halves. How many: 0 for none. */
+static size_t read_some(const struct kops *ko, uint64_t addr, void *buf, size_t size)
+{
+	while (size >= 8 && ktext__read(ko->kt, addr, buf, size))
+		size /= 2;
+	return size >= 8 ? size : 0;
+}
+
 int kops__targets(struct kops *ko, const uint8_t *code, size_t len, uint64_t addr,
 		  uint64_t *out, size_t max)
 {
@@ -354,26 +378,18 @@ int kops__targets(struct kops *ko, const uint8_t *code, size_t len, uint64_t add
 	if (nsites <= 0)
 		return nsites;
 	err = index_types(ko);
-	refs = malloc(KOPS_MAX_REFS * sizeof(*refs));
+	nrefs = named_data(code, len, addr, &refs);
 	buf = malloc(KOPS_MAX_SIZE);
 	next = malloc(KOPS_MAX_SIZE);
-	if (err || !refs || !buf || !next) {
-		err = err ? err : -ENOMEM;
+	if (err || nrefs < 0 || !buf || !next) {
+		err = err ? err : nrefs < 0 ? nrefs : -ENOMEM;
 		goto out;
 	}
-	nrefs = kcode__data_refs(code, len, addr, refs, KOPS_MAX_REFS);
-	if (nrefs < 0) {
-		err = nrefs;
-		goto out;
-	}
-	for (int i = 0; i < nrefs && i < KOPS_MAX_REFS; i++) {
+	for (int i = 0; i < nrefs; i++) {
 		const struct kops_type *t;
-		size_t got = KOPS_MAX_SIZE;
+		size_t got = read_some(ko, refs[i], buf, KOPS_MAX_SIZE);
 
-		/* Near the end of a mapping: what is there, in halves. */
-		while (got >= 8 && ktext__read(ko->kt, refs[i], buf, got))
-			got /= 2;
-		if (got < 8)
+		if (!got)
 			continue;
 		t = best_type(ko, buf, got, disp, nd);
 		if (!t)
@@ -434,29 +450,23 @@ bool kops__is_thunk(const struct kops *ko, uint64_t addr)
 int kops__stub_targets(struct kops *ko, const uint8_t *code, size_t len, uint64_t addr,
 		       uint64_t *out, size_t max)
 {
-	uint64_t *refs = malloc(KOPS_MAX_REFS * sizeof(*refs));
+	uint64_t *refs;
 	uint64_t *buf = malloc(KOPS_STUB_SCAN);
 	struct found f = { .out = out, .max = max };
-	int nrefs, err;
+	int nrefs = named_data(code, len, addr, &refs), err;
 
-	if (!refs || !buf) {
-		err = -ENOMEM;
+	if (nrefs < 0 || !buf) {
+		err = nrefs < 0 ? nrefs : -ENOMEM;
 		goto out;
 	}
-	nrefs = kcode__data_refs(code, len, addr, refs, KOPS_MAX_REFS);
-	if (nrefs < 0) {
-		err = nrefs;
-		goto out;
-	}
-	for (int i = 0; i < nrefs && i < KOPS_MAX_REFS; i++) {
+	for (int i = 0; i < nrefs; i++) {
 		const struct ksym *s = ksyms__find_addr(ko->ks, refs[i]);
-		size_t got = KOPS_STUB_SCAN;
+		size_t got;
 
 		/* A function's address passed on (a callback) is not a table. */
 		if (s && s->addr == refs[i])
 			continue;
-		while (got >= 8 && ktext__read(ko->kt, refs[i], buf, got))
-			got /= 2;
+		got = read_some(ko, refs[i], buf, KOPS_STUB_SCAN);
 		/* The table ends where a slot is empty (an unused static call's hook). */
 		for (size_t k = 0; k < got / 8 && buf[k]; k++) {
 			uint64_t t = buf[k] >= KCODE_KERNEL_MIN ? stub_target(ko, buf[k]) : 0;

@@ -48,6 +48,21 @@ static int callees_of(const struct plan_opts *o, const struct ksym *s, uint8_t *
 	return (int)n;
 }
 
+/* The kernel functions that targets[0..n) start (up to max into out): how many. */
+static int starts_of(const struct plan_opts *o, const uint64_t *targets, int n,
+		     const struct ksym **out, size_t max)
+{
+	int k = 0;
+
+	for (int i = 0; i < n && i < MAX_TARGETS && (size_t)k < max; i++) {
+		const struct ksym *t = ksyms__find_addr(o->ks, targets[i]);
+
+		if (t && t->addr == targets[i])
+			out[k++] = t;
+	}
+	return k;
+}
+
 /*
  * What code no probe may enter calls through the operation tables it names
  * (kops.h): nothing at run time would show those calls. code: its len
@@ -57,18 +72,12 @@ static int callees_of(const struct plan_opts *o, const struct ksym *s, uint8_t *
 static int ops_callees(const struct plan_opts *o, const struct ksym *s, const uint8_t *code,
 		       size_t len, uint64_t *targets, const struct ksym **out, size_t max)
 {
-	int n, k = 0;
+	int n;
 
 	if (!len)
 		return 0;
 	n = kops__targets(o->ops, code, len, s->addr, targets, MAX_TARGETS);
-	for (int i = 0; i < n && i < MAX_TARGETS && (size_t)k < max; i++) {
-		const struct ksym *t = ksyms__find_addr(o->ks, targets[i]);
-
-		if (t && t->addr == targets[i])
-			out[k++] = t;
-	}
-	return n < 0 ? n : k;
+	return n < 0 ? n : starts_of(o, targets, n, out, max);
 }
 
 /*
@@ -83,18 +92,12 @@ static int stub_callees(const struct plan_opts *o, const struct ksym *s, const u
 			size_t len, bool indirect, uint64_t *targets, const struct ksym **out,
 			size_t max)
 {
-	int n, k = 0;
+	int n;
 
 	if (!len || !o->ops || !indirect)
 		return 0;
 	n = kops__stub_targets(o->ops, code, len, s->addr, targets, MAX_TARGETS);
-	for (int i = 0; i < n && i < MAX_TARGETS && (size_t)k < max; i++) {
-		const struct ksym *t = ksyms__find_addr(o->ks, targets[i]);
-
-		if (t && t->addr == targets[i])
-			out[k++] = t;
-	}
-	return n < 0 ? 0 : k;
+	return n < 0 ? 0 : starts_of(o, targets, n, out, max);
 }
 
 int plan_callees_of(const struct plan_opts *o, const struct ksym *s, bool look_through,
