@@ -35,22 +35,23 @@
 #ifndef BG_TCDAT_LAYOUT_H
 #define BG_TCDAT_LAYOUT_H
 
+#include "ftpage.h"
+
 #define TCDAT_MAGIC "\x17\x08\x44tracing"
 #define TCDAT_MAGIC_LEN 10
 #define TCDAT_PAGE_SIZE 4096
 #define TCDAT_PAGE_HDR 16 /* u64 time_stamp, local_t commit */
 #define TCDAT_PAGE_DATA (TCDAT_PAGE_SIZE - TCDAT_PAGE_HDR)
 
-/* The ring buffer's event header (header_event): type_len:5, time_delta:27. */
-#define TCDAT_TYPE_PADDING 29
-#define TCDAT_TYPE_TIME_EXTEND 30
-#define TCDAT_TYPE_TIME_STAMP 31
-#define TCDAT_TYPE_DATA_MAX 28
-#define TCDAT_TS_BITS 27
-/* commit's flags: events were lost before this page; their count follows the data */
-#define TCDAT_MISSED_EVENTS (1ULL << 31)
-#define TCDAT_MISSED_STORED (1ULL << 30)
-#define TCDAT_COMMIT_MASK ((1ULL << 27) - 1)
+/* The kernel's ring buffer pages, as tracefs hands them out (ftpage.h). */
+#define TCDAT_TYPE_PADDING FTP_TYPE_PADDING
+#define TCDAT_TYPE_TIME_EXTEND FTP_TYPE_TIME_EXTEND
+#define TCDAT_TYPE_TIME_STAMP FTP_TYPE_TIME_STAMP
+#define TCDAT_TYPE_DATA_MAX FTP_TYPE_DATA_MAX
+#define TCDAT_TS_BITS FTP_TS_BITS
+#define TCDAT_MISSED_EVENTS FTP_MISSED_EVENTS
+#define TCDAT_MISSED_STORED FTP_MISSED_STORED
+#define TCDAT_COMMIT_MASK FTP_COMMIT_MASK
 
 /* ftrace's event IDs (enum trace_type, kernel/trace/trace.h) */
 #define TCDAT_ID_GRAPH_RET 10

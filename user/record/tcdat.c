@@ -459,8 +459,8 @@ static int read_start(struct cur *c, uint64_t *opts)
 	if ((el[1] != 4 && el[1] != 8) || page < 4096 || page > (1U << 20))
 		return tcdat_fail(c->r, EINVAL, "long size %u, page size %" PRIu64 ": damaged",
 				  el[1], page);
-	c->r->long_size = el[1];
-	c->r->page_size = (uint32_t)page;
+	c->r->lay.long_size = el[1];
+	c->r->lay.page_size = (uint32_t)page;
 	if (c->r->meta.version < 7)
 		return 0;
 	err = get_str(c, comp, sizeof(comp), "the compression");
@@ -478,7 +478,7 @@ static void default_meta(struct tcdat *r)
 {
 	struct tcdat_meta *m = &r->meta;
 
-	m->has_retval = r->ev[2].retval.size != 0;
+	m->has_retval = r->lay.ev[2].retval.size != 0;
 	if (m->bpfgraph)
 		return;
 	m->flags = BG_O_DEFAULTS & ~(BG_O_RETVAL | BG_O_RETVAL_HEX);
@@ -505,13 +505,12 @@ struct tcdat *tcdat__open(FILE *f, const char *name, const char *prefix, FILE *e
 	r->prefix = prefix;
 	r->err = err;
 	functab__init(&r->funcs);
-	for (int i = 0; i < TC_NEVENTS; i++)
-		r->ev[i].id = -1;
+	ftp_layout_init(&r->lay);
 	e = read_start(&c, &opts);
 	if (!e)
 		e = r->meta.version < 7 ? read_v6(&c) : read_v7(&c, opts);
 	free(c.mem);
-	if (!e && r->ev[0].id < 0 && r->ev[1].id < 0 && r->ev[2].id < 0)
+	if (!e && !ftp_have_events(&r->lay))
 		e = tcdat_fail(r, EINVAL, "it has no function_graph event formats "
 			       "(funcgraph_entry, funcgraph_exit)");
 	if (e) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * A trace-cmd data file's per-CPU data: ring buffer pages (header_page:
+ * A trace-cmd data file's per-CPU data: ring buffer pages (ftpage.h; header_page:
  * time stamp, commit with the missed-events flags, data) holding events
  * behind the compressed header of header_event (type_len:5,
  * time_delta:27; 29 padding, 30 time extend, 31 absolute time stamp).
@@ -16,30 +16,19 @@
 #include "tcdat.h"
 #include "tcdat_int.h"
 
-#define TS_MSB (0x1fULL << 59) /* bits an absolute time stamp keeps */
 #define DRAIN_EVERY 4096
 
 struct tc_cursor {
 	const struct tc_cpuinfo *ci;
 	uint64_t next_page; /* offset in the CPU's data */
 	uint8_t *page;
-	uint32_t pos, end; /* in page: the next event header, the data's end */
-	uint64_t ts;
+	struct ftp_cursor pc; /* in page */
 	bool lost; /* a loss to report before the next record */
 	uint64_t lost_count;
 	bool have; /* rec holds the next record */
 	struct bg_rec rec;
 	struct tc_chunks zip; /* compressed data: the chunk being read */
 };
-
-static uint64_t rd(const uint8_t *p, uint32_t size)
-{
-	uint64_t v = 0;
-
-	for (uint32_t i = 0; i < size && i < 8; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
-}
 
 /* The next page of a CPU's data into c->page: 0, 1 at the end, -errno. */
 static int next_page(struct tcdat *r, struct tc_cursor *c)
@@ -48,168 +37,66 @@ static int next_page(struct tcdat *r, struct tc_cursor *c)
 	int err;
 
 	if (!r->data_zip) {
-		if (c->next_page + r->page_size > c->ci->size)
+		if (c->next_page + r->lay.page_size > c->ci->size)
 			return 1;
-		err = tcdat_read_at(r, c->ci->offset + c->next_page, c->page, r->page_size,
+		err = tcdat_read_at(r, c->ci->offset + c->next_page, c->page, r->lay.page_size,
 				    "a CPU's data");
-		c->next_page += r->page_size;
+		c->next_page += r->lay.page_size;
 		return err;
 	}
-	while (!z->buf || z->off + r->page_size > z->len) {
+	while (!z->buf || z->off + r->lay.page_size > z->len) {
 		err = tcdat_chunk_next(r, z, c->ci->offset, c->ci->size);
 		if (err)
 			return err;
 	}
-	memcpy(c->page, z->buf + z->off, r->page_size);
-	z->off += r->page_size;
+	memcpy(c->page, z->buf + z->off, r->lay.page_size);
+	z->off += r->lay.page_size;
 	return 0;
 }
 
 static int load_page(struct tcdat *r, struct tc_cursor *c)
 {
-	uint64_t commit;
-	uint32_t data = r->data.offset;
 	int err = next_page(r, c);
 
 	if (err)
 		return err;
-	c->ts = rd(c->page, 8);
-	commit = rd(c->page + r->commit.offset, r->commit.size);
-	c->pos = data;
-	c->end = data + (uint32_t)(commit & TCDAT_COMMIT_MASK);
-	if (c->end > r->page_size)
-		return tcdat_fail(r, EINVAL, "CPU %u: a page's commit %" PRIu64 " exceeds it",
-				  c->ci->cpu, (uint64_t)(commit & TCDAT_COMMIT_MASK));
-	if (commit & TCDAT_MISSED_EVENTS) {
+	if (ftp_open_page(&c->pc, &r->lay, c->page))
+		return tcdat_fail(r, EINVAL, "CPU %u: a page's commit exceeds it", c->ci->cpu);
+	if (c->pc.lost) {
 		r->stats.lost_pages++;
 		c->lost = true;
-		if ((commit & TCDAT_MISSED_STORED) && c->end + r->long_size <= r->page_size)
-			c->lost_count += rd(c->page + c->end, r->long_size);
+		c->lost_count += c->pc.lost_count;
 	}
 	return 0;
-}
-
-static const struct tc_event *which(const struct tcdat *r, const uint8_t *d, uint32_t len)
-{
-	for (int i = 0; i < TC_NEVENTS; i++) {
-		const struct tc_event *e = &r->ev[i];
-
-		if (e->id >= 0 && len >= e->type.offset + e->type.size &&
-		    rd(d + e->type.offset, e->type.size) == (uint64_t)e->id)
-			return e;
-	}
-	return NULL;
-}
-
-static bool fits(const struct tc_field *f, uint32_t len)
-{
-	return !f->size || f->offset + f->size <= len;
-}
-
-/* The exit's fields: return value, and the duration from calltime and rettime. */
-static void take_exit(struct tcdat *r, struct bg_rec *rec, const struct tc_event *e,
-		      const uint8_t *d)
-{
-	uint64_t dur = rd(d + e->rettime.offset, e->rettime.size) -
-		       rd(d + e->calltime.offset, e->calltime.size);
-
-	rec->type = BG_REC_EXIT;
-	if (e->retval.size)
-		rec->val = rd(d + e->retval.offset, e->retval.size);
-	if (dur > UINT32_MAX) {
-		rec->type |= BG_RF_DUR_US;
-		dur /= 1000;
-	}
-	rec->dur = dur > UINT32_MAX ? UINT32_MAX : (uint32_t)dur;
-	/* bpfgraph's mark of an exit that was missed (tcdat_layout.h); the kernel's overrun is not */
-	if (r->meta.bpfgraph && e->overrun.size && rd(d + e->overrun.offset, e->overrun.size)) {
-		rec->type |= BG_RF_NOEXIT;
-		rec->val = 0;
-	}
-	r->stats.exits++;
 }
 
 /* One function_graph event into c->rec: 1; another event: 0; -ENOMEM. */
 static int take_event(struct tcdat *r, struct tc_cursor *c, const uint8_t *d, uint32_t len)
 {
-	const struct tc_event *e = which(r, d, len);
-	uint64_t depth;
+	uint64_t addr;
+	uint32_t flags;
+	const struct tc_event *e = ftp_event(&r->lay, d, len, c->pc.ts, c->ci->cpu, &c->rec,
+					     &addr, &flags);
 	int func;
 
-	if (!e || !fits(&e->pid, len) || !fits(&e->func, len) || !fits(&e->depth, len) ||
-	    !fits(&e->retval, len) || !fits(&e->calltime, len) || !fits(&e->rettime, len) ||
-	    !fits(&e->overrun, len) || !fits(&e->retaddr, len)) {
+	if (!e) {
 		r->stats.other++;
 		return 0;
 	}
-	func = tcdat_func(r, rd(d + e->func.offset, e->func.size));
+	func = tcdat_func(r, addr);
 	if (func < 0)
 		return tcdat_fail(r, ENOMEM, "out of memory");
-	depth = rd(d + e->depth.offset, e->depth.size);
-	c->rec = (struct bg_rec){
-		.ts = c->ts, .pid = (uint32_t)rd(d + e->pid.offset, e->pid.size),
-		.func = (uint32_t)func, .cpu = (uint16_t)c->ci->cpu,
-		.depth = (uint8_t)(depth > 255 ? 255 : depth),
-	};
-	if (e->exit) {
-		take_exit(r, &c->rec, e, d);
+	c->rec.func = (uint32_t)func;
+	if (!e->exit) {
+		r->stats.entries++;
 		return 1;
 	}
-	c->rec.type = BG_REC_ENTRY;
-	if (e->retaddr.size)
-		c->rec.val = rd(d + e->retaddr.offset, e->retaddr.size);
-	r->stats.entries++;
-	return 1;
-}
-
-/*
- * The event header at c->pos: its data and length, the clock moved on.
- * 1: a data event; 0: none (time, padding); -1: the page is done.
- */
-static int step(struct tc_cursor *c, const uint8_t **data, uint32_t *len)
-{
-	uint32_t w, type, delta, n;
-
-	if (c->pos + 4 > c->end)
-		return -1;
-	w = (uint32_t)rd(c->page + c->pos, 4);
-	type = w & 0x1f;
-	delta = w >> 5;
-	if (type == TCDAT_TYPE_PADDING) {
-		if (!delta || c->pos + 8 > c->end)
-			return -1; /* the rest of the page is unused */
-		n = (uint32_t)rd(c->page + c->pos + 4, 4);
-		c->ts += delta;
-		c->pos += 4 + (n > c->end ? c->end : n);
-		return 0;
+	/* bpfgraph's mark of an exit that was missed (tcdat_layout.h); the kernel's overrun is not */
+	if (r->meta.bpfgraph && e->overrun.size && ftp_rd(d + e->overrun.offset, e->overrun.size)) {
+		c->rec.type |= BG_RF_NOEXIT;
+		c->rec.val = 0;
 	}
-	if (type == TCDAT_TYPE_TIME_EXTEND || type == TCDAT_TYPE_TIME_STAMP) {
-		uint64_t v;
-
-		if (c->pos + 8 > c->end)
-			return -1;
-		v = rd(c->page + c->pos + 4, 4) << TCDAT_TS_BITS | delta;
-		c->ts = type == TCDAT_TYPE_TIME_STAMP ? v | (c->ts & TS_MSB) : c->ts + v;
-		c->pos += 8;
-		return 0;
-	}
-	if (!type) {
-		if (c->pos + 8 > c->end)
-			return -1;
-		n = (uint32_t)rd(c->page + c->pos + 4, 4);
-		n = n >= 4 ? ((n - 4) + 3) & ~3U : 0;
-		*data = c->page + c->pos + 8;
-		c->pos += 8;
-	} else {
-		n = type * 4;
-		*data = c->page + c->pos + 4;
-		c->pos += 4;
-	}
-	if (c->pos + n > c->end)
-		return -1;
-	c->pos += n;
-	c->ts += delta;
-	*len = n;
+	r->stats.exits++;
 	return 1;
 }
 
@@ -220,7 +107,7 @@ static int advance(struct tcdat *r, struct tc_cursor *c)
 	for (;;) {
 		const uint8_t *d = NULL;
 		uint32_t len = 0;
-		int k = step(c, &d, &len);
+		int k = ftp_step(&c->pc, &d, &len);
 
 		if (k < 0) {
 			int err = load_page(r, c);
@@ -301,7 +188,7 @@ static int merge(struct tcdat *r, struct tc_cursor *cur, const struct tcdat_sink
 
 	for (uint32_t i = 0; !err && i < r->ncpus; i++) {
 		cur[i].ci = &r->cpus[i];
-		cur[i].page = malloc(r->page_size);
+		cur[i].page = malloc(r->lay.page_size);
 		err = cur[i].page ? advance(r, &cur[i]) : tcdat_fail(r, ENOMEM, "out of memory");
 	}
 	while (!err && (c = oldest(cur, r->ncpus))) {

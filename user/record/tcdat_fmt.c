@@ -13,129 +13,20 @@
 
 #include "tcdat_int.h"
 
-/*
- * One "field:TYPE NAME;\toffset:N;\tsize:N;..." line: the name (array
- * brackets cut) into name, offset and size. false for any other line.
- */
-static bool field_line(const char *line, char *name, size_t cap, struct tc_field *fl)
-{
-	const char *p = strstr(line, "field:"), *semi, *end, *start;
-	const char *off, *sz;
-
-	if (!p || !(semi = strchr(p, ';')))
-		return false;
-	end = semi;
-	if (end[-1] == ']')
-		while (end > p && *end != '[')
-			end--;
-	start = end;
-	while (start > p + 6 && (isalnum((unsigned char)start[-1]) || start[-1] == '_'))
-		start--;
-	off = strstr(semi, "offset:");
-	sz = strstr(semi, "size:");
-	if (start == end || (size_t)(end - start) >= cap || !off || !sz)
-		return false;
-	memcpy(name, start, (size_t)(end - start));
-	name[end - start] = '\0';
-	fl->offset = (uint32_t)strtoul(off + 7, NULL, 10);
-	fl->size = (uint32_t)strtoul(sz + 5, NULL, 10);
-	return true;
-}
-
 int tcdat_parse_header_page(struct tcdat *r, const char *text)
 {
-	const char *p = text;
-	char name[64];
-	struct tc_field fl;
-
-	while (p && *p) {
-		const char *nl = strchr(p, '\n');
-		char line[256];
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-
-		snprintf(line, sizeof(line), "%.*s", (int)n, p);
-		if (field_line(line, name, sizeof(name), &fl)) {
-			if (!strcmp(name, "commit"))
-				r->commit = fl;
-			else if (!strcmp(name, "data"))
-				r->data = fl;
-		}
-		p = nl ? nl + 1 : NULL;
-	}
-	if ((r->commit.size != 4 && r->commit.size != 8) || !r->data.offset ||
-	    r->data.offset >= r->page_size)
+	if (ftp_parse_header_page(&r->lay, text))
 		return tcdat_fail(r, EINVAL, "header_page does not say where a page's data is");
 	return 0;
-}
-
-static const char *const event_names[TC_NEVENTS] = {
-	"funcgraph_entry", "fgraph_retaddr_entry", "funcgraph_exit",
-};
-
-static void take_field(struct tc_event *e, const char *name, struct tc_field fl)
-{
-	static const struct {
-		const char *name;
-		size_t off;
-	} known[] = {
-		{ "common_type", offsetof(struct tc_event, type) },
-		{ "common_pid", offsetof(struct tc_event, pid) },
-		{ "func", offsetof(struct tc_event, func) },
-		{ "depth", offsetof(struct tc_event, depth) },
-		{ "retval", offsetof(struct tc_event, retval) },
-		{ "calltime", offsetof(struct tc_event, calltime) },
-		{ "rettime", offsetof(struct tc_event, rettime) },
-		{ "overrun", offsetof(struct tc_event, overrun) },
-		{ "retaddr", offsetof(struct tc_event, retaddr) },
-	};
-
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (!strcmp(name, known[i].name) && fl.size <= 8)
-			*(struct tc_field *)((char *)e + known[i].off) = fl;
-}
-
-static bool usable(const struct tc_event *e)
-{
-	if (!e->type.size || !e->pid.size || !e->func.size || !e->depth.size)
-		return false;
-	return !e->exit || (e->calltime.size && e->rettime.size);
 }
 
 /* One event format: kept if it is one of function_graph's. */
 int tcdat_parse_format(struct tcdat *r, const char *text)
 {
-	const char *nm = strstr(text, "name: "), *id = strstr(text, "\nID: ");
-	struct tc_event e = { .id = -1 };
-	const char *p;
-	char name[64];
-	int k = -1;
+	const char *name = NULL;
 
-	if (!nm || !id)
-		return 0;
-	for (int i = 0; i < TC_NEVENTS; i++) {
-		size_t n = strlen(event_names[i]);
-
-		if (!strncmp(nm + 6, event_names[i], n) && nm[6 + n] == '\n')
-			k = i;
-	}
-	if (k < 0)
-		return 0;
-	e.id = atoi(id + 5);
-	e.exit = k == 2;
-	for (p = strstr(text, "\nformat:"); p && *p; p = strchr(p + 1, '\n')) {
-		char line[512];
-		const char *nl = strchr(p + 1, '\n');
-		size_t n = nl ? (size_t)(nl - p - 1) : strlen(p + 1);
-		struct tc_field fl;
-
-		snprintf(line, sizeof(line), "%.*s", (int)n, p + 1);
-		if (field_line(line, name, sizeof(name), &fl))
-			take_field(&e, name, fl);
-	}
-	if (!usable(&e))
-		return tcdat_fail(r, EINVAL, "the %s format lacks fields function_graph has",
-				  event_names[k]);
-	r->ev[k] = e;
+	if (ftp_parse_format(&r->lay, text, &name))
+		return tcdat_fail(r, EINVAL, "the %s format lacks fields function_graph has", name);
 	return 0;
 }
 

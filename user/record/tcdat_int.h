@@ -7,22 +7,9 @@
 #ifndef BG_RECORD_TCDAT_INT_H
 #define BG_RECORD_TCDAT_INT_H
 
+#include "ftpage.h"
 #include "tcdat.h"
 #include "tcdat_layout.h"
-
-/* One field of an event format: where and how wide; size 0: absent. */
-struct tc_field {
-	uint32_t offset, size;
-};
-
-/* The function_graph events the reader knows, from their formats. */
-struct tc_event {
-	int id; /* -1: not in the file */
-	bool exit;
-	struct tc_field type, pid, func, depth, retval, calltime, rettime, overrun, retaddr;
-};
-
-#define TC_NEVENTS 3 /* funcgraph_entry, fgraph_retaddr_entry, funcgraph_exit */
 
 struct tc_sym {
 	uint64_t addr;
@@ -59,10 +46,8 @@ struct tcdat {
 	const char *name, *prefix;
 	FILE *err;
 	struct tcdat_meta meta;
-	uint32_t long_size, page_size;
-	/* header_page: where commit and data are */
-	struct tc_field commit, data;
-	struct tc_event ev[TC_NEVENTS];
+	/* page_size, long_size, header_page and the function_graph event formats */
+	struct ftp_layout lay;
 	char *syms_text;
 	struct tc_sym *syms; /* sorted by addr */
 	size_t nsyms;

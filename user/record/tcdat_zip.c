@@ -102,7 +102,7 @@ int tcdat_chunk_next(struct tcdat *r, struct tc_chunks *z, uint64_t start, uint6
 		return err;
 	csize = le32(hdr);
 	usize = le32(hdr + 4);
-	if (z->pos + 8 + csize > z->end || usize % r->page_size)
+	if (z->pos + 8 + csize > z->end || usize % r->lay.page_size)
 		return tcdat_fail(r, EINVAL, "a compressed chunk of a CPU's data is damaged");
 	free(z->buf);
 	err = unpack_at(r, z->pos + 8, csize, usize, &z->buf, "a CPU's compressed data");
