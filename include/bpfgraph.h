@@ -118,6 +118,11 @@ struct bg_detail_plan {
 #define BG_RF_DUR_US 0x10 /* dur is in microseconds (it did not fit in ns) */
 #define BG_RF_SWITCH_IN 0x20 /* BG_REC_SWITCH: task is switched back in */
 /*
+ * EXIT: the return value was not recorded (function_graph's events on
+ * kernels before 6.5 have none: the ftrace net, trace-cmd files).
+ */
+#define BG_RF_NOVAL 0x20
+/*
  * ENTRY: made inside interrupt work, below an interrupt entry point
  * (BG_CK_IRQ, funcgraph-irqs): live discovery leaves it alone unless
  * asked (--discover-irqs).

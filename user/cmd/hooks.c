@@ -11,9 +11,12 @@
 
 #include "attach.h"
 #include "bpfobj.h"
+#include "cli.h"
+#include "ftnet.h"
 #include "handoff.h"
 #include "links.h"
 #include "live.h"
+#include "plan.h"
 #include "run.h"
 #include "stop.h"
 
@@ -37,13 +40,13 @@ static int attach_tp(struct run *r, enum bpfobj_prog p, const char *tp, struct b
  * with --inherit the task creation and exit tracepoints (exit first: no
  * task is added that would not be let go of).
  */
-int run__attach(struct run *r, const struct kernel *k)
+static int attach_hooks(struct run *r, bool wide)
 {
 	int err = attach__all(r->a);
 
 	if (!err)
 		err = live__attach_kprobes(r->live);
-	if (!err && k->tier.wide && (err = live__attach_wide(r->live))) {
+	if (!err && wide && (err = live__attach_wide(r->live))) {
 		/* Traced without it: the first call is then incomplete. */
 		fprintf(stderr, "bpfgraph: cannot attach the wide net (%s): the first traced "
 			"call shows only what was planned; --wide=off says so up front\n",
@@ -57,6 +60,68 @@ int run__attach(struct run *r, const struct kernel *k)
 	if (!err)
 		err = attach_tp(r, BGP_TASK_EXIT, "sched_process_exit", &r->exit_link);
 	return err ?: attach_tp(r, BGP_FORK, "sched_process_fork", &r->fork_link);
+}
+
+int run__attach(struct run *r, const struct kernel *k)
+{
+	return attach_hooks(r, k->tier.wide);
+}
+
+/* The hooks, once the ftrace net recorded the first call (live_ftnet.c). */
+static int attach_after_net(void *ctx)
+{
+	return attach_hooks(ctx, false);
+}
+
+/*
+ * What the ftrace net can record as bpfgraph would: function_graph's own
+ * filters and options cover the command (set_ftrace_pid with its
+ * children), -G, --max-depth and funcgraph-irqs; not -x, -C, -n, nor what
+ * its events lack on every kernel (arguments, return addresses; return
+ * values asked for).
+ */
+static bool ftnet_fits(const struct bg_opts *o, const struct kernel *k, const struct run *r)
+{
+	uint32_t asked = o->flags & o->flags_set;
+
+	return !k->tier.wide && o->wide == BG_WIDE_FIRST && r->s.pause_child && !o->notrace.n &&
+	       !o->nr_cpus && !o->comm[0] && !(o->flags & (BG_O_ARGS | BG_O_RETADDR | BG_O_DETAIL)) &&
+	       !(asked & (BG_O_RETVAL | BG_O_RETVAL_HEX));
+}
+
+int run__attach_ftnet(struct run *r, const struct bg_opts *o, const struct kernel *k,
+		      const struct plan *p)
+{
+	char *graph[BG_GRAPH_IPS];
+	struct ftnet_opts fo = {
+		.graph = graph, .pid = r->s.child, .irqs = o->flags & BG_O_IRQS,
+		.max_depth = o->max_depth,
+	};
+	char why[256];
+	int err;
+
+	if (!ftnet_fits(o, k, r))
+		return 0;
+	for (size_t i = 0; i < p->funcs.n && fo.ngraph < BG_GRAPH_IPS; i++)
+		if (p->funcs.f[i].flags & BG_FN_GRAPH)
+			graph[fo.ngraph++] = p->funcs.f[i].name;
+	if (!fo.ngraph)
+		return 0;
+	/* The programs and maps exist (progs__fill); nothing is hooked. */
+	err = attach__load(r->a);
+	if (err)
+		return err;
+	if (live__open_ftnet(r->live, &fo, attach_after_net, r, why, sizeof(why))) {
+		if (o->verbosity)
+			fprintf(stderr, "bpfgraph: no ftrace net: %s; the first traced call shows "
+				"what was planned\n", why);
+		return 0;
+	}
+	if (o->verbosity)
+		fprintf(stderr, "bpfgraph: ftrace net: function_graph records the first traced "
+			"call; the plan's %zu functions are hooked once it is over\n",
+			p->funcs.n);
+	return 1;
 }
 
 /* Every hook goes: live's kprobes and wide net, the tracepoint, the trampolines. */

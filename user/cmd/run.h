@@ -81,6 +81,14 @@ int progs__fill(struct bpfobj *obj, const struct bg_opts *o, const struct plan *
 
 /* hooks.c: every hook of the trace (trampolines, kprobes, the wide net, sched_switch). */
 int run__attach(struct run *r, const struct kernel *k);
+/*
+ * The ftrace net (user/hook/ftnet.h) where it fits this trace: the BPF
+ * object loaded, and every hook run__attach() makes deferred until the
+ * command's first traced call is over. 1 when taken, 0 when not (then
+ * run__attach()), or -errno.
+ */
+int run__attach_ftnet(struct run *r, const struct bg_opts *o, const struct kernel *k,
+		      const struct plan *p);
 /* Every hook released: by a child process unless wait (handoff.h). */
 void run__release(struct run *r, bool wait);
 

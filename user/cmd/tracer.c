@@ -209,7 +209,8 @@ static int run_setup(struct run *r, const struct bg_opts *o, struct plan *p,
 			fprintf(stderr, "bpfgraph: cannot enable bpf_stats (%s): no program "
 				"run counts\n", strerror(errno));
 	}
-	err = run__attach(r, k);
+	err = run__attach_ftnet(r, o, k, p);
+	err = !err ? run__attach(r, k) : err > 0 ? 0 : err;
 	if (!err)
 		err = progs__fill(r->obj, o, p, k->kb, s->child);
 	if (err)
@@ -274,10 +275,15 @@ static int run_trace(struct run *r, const struct kernel *k)
 	traced = attach__stats(r->a)->attached + live__traced(r->live);
 	if (s->child <= 0 && (verbosity || isatty(STDERR_FILENO)))
 		fprintf(stderr, "bpfgraph: tracing %u functions; Ctrl-C to stop\n", traced);
+	else if (s->child > 0 && verbosity && live__ftnet_used(r->live))
+		fprintf(stderr, "bpfgraph: tracing by function_graph until the first traced call "
+			"is over; starting the command\n");
 	else if (s->child > 0 && verbosity)
 		fprintf(stderr, "bpfgraph: tracing %u functions; starting the command\n", traced);
 	if (s->child > 0) {
 		err = session__start(s);
+		if (!err)
+			err = live__start_ftnet(r->live);
 		if (!err)
 			err = session__go(s);
 	}

@@ -25,7 +25,7 @@ enum bg_ret_kind {
 /* bg_func.flags */
 #define BG_FN_GRAPH 0x1 /* entry function (-G) */
 #define BG_FN_NOTRACE 0x2 /* -x: hidden with its subtree */
-#define BG_FN_INFERRED 0x4 /* not attached: seen only as a caller */
+#define BG_FN_INFERRED 0x4 /* named only, not to be hooked (what the ftrace net met, until planned) */
 #define BG_FN_EXPANDED 0x8 /* its direct callees were considered */
 #define BG_FN_KPROBE 0x10 /* attached by kprobe/kretprobe, not fentry/fexit */
 /* kprobes at its call sites in traced functions, not on itself (icall.h) */

@@ -487,7 +487,7 @@ static void release_entry(struct graph *g, struct cpuq *q)
 		ev.type = GEV_LEAF;
 		ev.dur = bg_rec_dur_ns(x);
 		ev.ret = x->val;
-		ev.noret = !!(x->type & BG_RF_NOEXIT);
+		ev.noret = !!(x->type & (BG_RF_NOEXIT | BG_RF_NOVAL));
 		if (slot)
 			*slot = NO_FUNC;
 		q_pop(g, q, 2 + k);
@@ -508,7 +508,7 @@ static void release_exit(struct graph *g, struct cpuq *q)
 	gev_start(&ev, GEV_EXIT, &x);
 	ev.dur = bg_rec_dur_ns(&x);
 	ev.ret = x.val;
-	ev.noret = !!(x.type & BG_RF_NOEXIT);
+	ev.noret = !!(x.type & (BG_RF_NOEXIT | BG_RF_NOVAL));
 
 	/* Beyond the array the kernel assumes a match (FTRACE_RETFUNC_DEPTH). */
 	if (x.depth < BG_MAX_DEPTH) {

@@ -56,7 +56,7 @@ struct gev {
 	const char *args_text;
 	const char *retaddr_text;
 	bool tail; /* GEV_EXIT: entry not seen on this cpu at this depth */
-	bool noret; /* LEAF/EXIT: its exit was missed (BG_RF_NOEXIT): no value */
+	bool noret; /* LEAF/EXIT: no value: its exit was missed (BG_RF_NOEXIT) or had none (BG_RF_NOVAL) */
 	/*
 	 * graph__comm() of pid and (GEV_BANNER) prev_pid, filled by the
 	 * builder so that writers need no handle on it; valid during emit.

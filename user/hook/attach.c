@@ -228,17 +228,16 @@ static int attach_counted(struct attach *a, uint32_t i, const struct clone_src s
 	return err;
 }
 
-int attach__all(struct attach *a)
+int attach__load(struct attach *a)
 {
 	struct bpf_program *tmpl[] = { bpfobj__prog(a->obj, BGP_ENTRY), bpfobj__prog(a->obj, BGP_EXIT),
 				       bpfobj__prog(a->obj, BGP_ENTRY_GRAPH) };
-	struct clone_src src[3];
-	struct modcache mc = { NULL, 0 };
 	const struct bg_func *f0 = NULL;
-	double t0 = links__now(), last = 0;
-	uint32_t want = 0;
 	int err;
 
+	if (a->loaded)
+		return 0;
+	a->t_load = links__now();
 	err = grow_links(a, 2 * a->funcs->n);
 	if (err)
 		return err;
@@ -270,11 +269,30 @@ int attach__all(struct attach *a)
 		return err;
 	}
 	a->templates = !a->no_fentry && f0;
+	a->loaded = true;
+	a->nplan = a->funcs->n;
+	return 0;
+}
+
+int attach__all(struct attach *a)
+{
+	struct clone_src src[3];
+	struct modcache mc = { NULL, 0 };
+	double t0, last = 0;
+	uint32_t want = 0;
+	bool loaded = a->loaded;
+	int err = attach__load(a);
+
+	if (err)
+		return err;
+	/* From the load made here: the templates' verifying is part of attaching. */
+	t0 = loaded ? links__now() : a->t_load;
 	if (a->multi)
 		return tmulti__all(a, t0);
 	if (a->templates)
 		template_srcs(a, src);
-	for (uint32_t i = 0; i < a->funcs->n; i++) {
+	/* What was added since the load (the ftrace net's finds) is attached one by one. */
+	for (uint32_t i = 0; i < a->nplan; i++) {
 		if (stop__signal())
 			break;
 		if (a->funcs->f[i].flags & BG_FN_KPROBE)

@@ -50,8 +50,14 @@ struct attach;
 struct attach *attach__new(const struct attach_opts *o);
 
 /*
- * Load the BPF object and attach every function of the plan. -EINTR when a
- * signal asked to stop (stop.h) before all were.
+ * Load the BPF object (the fentry templates verified); nothing is hooked
+ * yet. Once only: 0 or -errno.
+ */
+int attach__load(struct attach *a);
+/*
+ * Load the BPF object if not done, and attach every function the table
+ * had at the load (the plan). -EINTR when a signal asked to stop (stop.h)
+ * before all were.
  */
 int attach__all(struct attach *a);
 /*

@@ -31,7 +31,10 @@ struct attach {
 	int verbose;
 	bool progress; /* show progress on stderr */
 	bool no_fentry; /* kprobe tiers: the fentry/fexit templates are not even loaded */
-	bool templates; /* set by attach__all: the fentry templates are loaded */
+	bool templates; /* set by attach__load: the fentry templates are loaded */
+	bool loaded; /* attach__load done */
+	uint32_t nplan; /* functions when loaded: those attach__all links */
+	double t_load; /* when attach__load began */
 	FILE *err;
 	double detach_t0; /* when attach__unlink began, 0: not yet */
 	/* The tracing_multi tier (attach_opts.multi). */

@@ -79,12 +79,14 @@ static int choose_kmulti(struct tier *t, enum bg_hook asked, const struct caps *
 static void choose_wide(struct tier *t, const struct tier_request *r, const struct caps *c)
 {
 	t->wide = false;
-	if (!tier__kmulti(t)) {
-		t->wide_why = "none (it needs kprobe.multi links)";
-		return;
-	}
 	if (r->wide == BG_WIDE_OFF || r->no_discovery) {
 		t->wide_why = r->wide == BG_WIDE_OFF ? "off (--wide=off)" : "off (--no-discovery)";
+		return;
+	}
+	/* The ftrace net (user/hook/ftnet.h) is decided with the command, at attach time. */
+	if (!tier__kmulti(t)) {
+		t->wide_why = "none by kprobe.session (it needs kprobe.multi links); with a "
+			      "COMMAND, function_graph where tracefs is free (the ftrace net)";
 		return;
 	}
 	if (c->kprobe_session.have <= 0) {

@@ -275,6 +275,8 @@ const struct tc_event *ftp_event(const struct ftp_layout *l, const uint8_t *d, u
 	rec->type = BG_REC_EXIT;
 	if (e->retval.size)
 		rec->val = ftp_rd(d + e->retval.offset, e->retval.size);
+	else
+		rec->type |= BG_RF_NOVAL;
 	if (dur > UINT32_MAX) {
 		rec->type |= BG_RF_DUR_US;
 		dur /= 1000;

@@ -84,18 +84,27 @@ static int attach_live(struct live *l, const struct ksym *s, bool report,
 	}
 	if (l->p->funcs.f[idx].flags & BG_FN_CALLSITE)
 		return wrap(l, (uint32_t)idx) ? -1 : idx;
-	if (hooks__add(&l->hooks, (uint32_t)idx)) {
-		l->failed++;
+	if (live_hook(l, (uint32_t)idx))
 		return -1;
-	}
-	l->attached++;
-	live_frange_set(l->obj, (uint32_t)idx, &l->p->funcs.f[idx]);
-	if (l->ic)
-		icall__probe(l->ic, (uint32_t)idx, &l->p->funcs.f[idx]);
 	if (l->verbose)
 		fprintf(stderr, "bpfgraph: attached '%s' while tracing%s\n", s->name,
 			report ? ": it calls traced functions" : "");
 	return idx;
+}
+
+int live_hook(struct live *l, uint32_t idx)
+{
+	int err = hooks__add(&l->hooks, idx);
+
+	if (err) {
+		l->failed++;
+		return err;
+	}
+	l->attached++;
+	live_frange_set(l->obj, idx, &l->p->funcs.f[idx]);
+	if (l->ic)
+		icall__probe(l->ic, idx, &l->p->funcs.f[idx]);
+	return 0;
 }
 
 /*
@@ -312,6 +321,14 @@ void live__probe_calls(struct live *l, const struct ksyms *ks, struct ktext *kt,
 	/* The wide net shows what indirect calls reach: no probes for them. */
 	if (indirect && l->w)
 		return;
+	/* Their handlers' calls would be drawn in the first call: once it is over. */
+	if (l->ft) {
+		l->probe_later.ks = ks;
+		l->probe_later.kt = kt;
+		l->probe_later.indirect = indirect;
+		l->probe_later.due = true;
+		return;
+	}
 	s = bpfobj__probes(l->obj);
 	if (!s)
 		return;
@@ -427,6 +444,16 @@ void live__bind(struct live *l, struct session *s, bool discover)
 		s->on_settled = on_settled;
 		s->caller_ctx = l;
 	}
+	if (l->ft) {
+		live_ftnet_bind(s);
+		s->caller_ctx = l;
+		l->s = s;
+		/* Only with a command to pause (live__open_ftnet's caller). */
+		l->net.paused = true;
+		s->pause_child = false;
+		s->hold_growth = true;
+		return;
+	}
 	if (!l->w)
 		return;
 	live_net_bind(s);
@@ -462,6 +489,7 @@ void live__detach(struct live *l)
 {
 	icall__detach(l->ic);
 	live_free_wide(l, true);
+	live_free_ftnet(l);
 	kprobes__detach(l->kp);
 }
 
@@ -470,6 +498,10 @@ void live__free(struct live *l)
 	if (!l)
 		return;
 	live_free_wide(l, false);
+	live_free_ftnet(l);
+	free(l->ft_addr);
+	free(l->ft_idx);
+	free(l->ft_met);
 	icall__free(l->ic);
 	kprobes__free(l->kp);
 	free(l);

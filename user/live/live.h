@@ -14,6 +14,7 @@
 #define BG_LIVE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "options.h"
 #include "plan.h"
@@ -61,6 +62,20 @@ int live__attach_wide(struct live *l);
  */
 void live__probe_calls(struct live *l, const struct ksyms *ks, struct ktext *kt,
 		       bool indirect);
+struct ftnet_opts;
+/*
+ * The ftrace net (user/hook/ftnet.h) in place of the wide net, for a
+ * command to pause: link_plan(ctx) makes the plan's hooks once the first
+ * traced call is over, then what it met and their direct callees are
+ * hooked and the command resumes. 0, or -errno with the reason in why
+ * (there is none then).
+ */
+int live__open_ftnet(struct live *l, const struct ftnet_opts *o, int (*link_plan)(void *ctx),
+		     void *ctx, char *why, size_t cap);
+/* function_graph on, just before the command starts: 0 or -errno. */
+int live__start_ftnet(struct live *l);
+/* The trace began under the ftrace net. */
+bool live__ftnet_used(const struct live *l);
 /* Where the planned functions' calls return to (bg_franges). */
 void live__set_franges(struct live *l);
 /*

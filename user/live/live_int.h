@@ -47,6 +47,27 @@ struct live {
 	double first_end; /* the first traced call's end (running: when it was linked) */
 	bool ended_seen; /* bg_wide_ended, at the last poll */
 	struct session *s;
+	/* The ftrace net (user/hook/ftnet.h), NULL: none, or closed. */
+	struct ftnet *ft;
+	bool ft_used; /* the trace began under it */
+	/* Its functions' table indexes by address (open addressing). */
+	uint64_t *ft_addr;
+	int32_t *ft_idx;
+	size_t ft_cap, ft_n;
+	/* What it met that the plan did not hook: linked when it is over. */
+	uint32_t *ft_met;
+	size_t ft_nmet, ft_metcap;
+	unsigned int ft_open; /* its graphs under way */
+	uint64_t ft_records;
+	/* The plan's hooks, made once it is over (live__open_ftnet). */
+	int (*link_plan)(void *ctx);
+	void *link_ctx;
+	/* live__probe_calls() while it is open: done once it is over. */
+	struct {
+		const struct ksyms *ks;
+		struct ktext *kt;
+		bool indirect, due;
+	} probe_later;
 };
 
 /*
@@ -60,6 +81,21 @@ void live_frange_set(struct bpfobj *obj, uint32_t idx, const struct bg_func *f);
  * place).
  */
 void live_attach_callees(struct live *l, const struct ksym *s, bool through);
+/*
+ * Function idx, in the table already, hooked now (queued where hooks
+ * batch: hooks__flush), its return range and indirect calls set up:
+ * 0 or -errno.
+ */
+int live_hook(struct live *l, uint32_t idx);
+/*
+ * A paused net is over and what it met hooked: the command resumes, with
+ * live discovery pausing it as without a net.
+ */
+void live_net_resume(struct live *l);
+/* The session's callbacks for the ftrace net (live_ftnet.c). */
+void live_ftnet_bind(struct session *s);
+/* Closes the ftrace net, if open. */
+void live_free_ftnet(struct live *l);
 /* The session's callbacks for the wide net: what it met, each poll, the end. */
 void live_net_bind(struct session *s);
 /* wait: for a child still closing the net too (releasing the hooks here). */

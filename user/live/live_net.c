@@ -166,6 +166,14 @@ static void hand_over(struct live *l)
 			BG_WIDE_GRACE_NS / 1e9, late);
 }
 
+void live_net_resume(struct live *l)
+{
+	l->s->pause_child = true;
+	l->s->hold_growth = false;
+	/* Stopped by us, or at the end of its first call (bg_wide_once). */
+	session__pause(l->s, false);
+}
+
 /* Carries out one of the net's actions (netfsm.h). */
 static void net_act(struct live *l, enum net_action act)
 {
@@ -186,10 +194,7 @@ static void net_act(struct live *l, enum net_action act)
 		break;
 	case NET_ACT_LINK_RESUME:
 		link_met_now(l, "once the net closed", l->net.stopped_at, true);
-		l->s->pause_child = true;
-		l->s->hold_growth = false;
-		/* Stopped by us, or at the end of its first call (bg_wide_once). */
-		session__pause(l->s, false);
+		live_net_resume(l);
 		break;
 	case NET_ACT_RELEASE:
 		l->s->hold_growth = false;

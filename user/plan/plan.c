@@ -330,15 +330,9 @@ static enum plan_skip classify(const struct plan_opts *o, const struct ksym *s,
 	return btf;
 }
 
-static int add_func(struct plan *p, const struct plan_cand *c, const struct kbtf_func *bf)
+/* What a hook of f needs: its BTF and the flags the candidate's why gives. */
+static void fill_func(struct bg_func *f, const struct plan_cand *c, const struct kbtf_func *bf)
 {
-	int idx = functab__add(&p->funcs, c->sym->name, c->sym->module, c->sym->addr,
-			       c->sym->size);
-	struct bg_func *f;
-
-	if (idx < 0)
-		return idx;
-	f = &p->funcs.f[idx];
 	f->btf_id = bf->btf_id;
 	f->ret_kind = bf->ret_kind;
 	f->ret_size = bf->ret_size;
@@ -356,6 +350,15 @@ static int add_func(struct plan *p, const struct plan_cand *c, const struct kbtf
 		f->flags |= BG_FN_CALLSITE | BG_FN_EXPANDED;
 	if (c->notrace)
 		f->flags |= BG_FN_NOTRACE;
+}
+
+static int add_func(struct plan *p, const struct plan_cand *c, const struct kbtf_func *bf)
+{
+	int idx = functab__add(&p->funcs, c->sym->name, c->sym->module, c->sym->addr,
+			       c->sym->size);
+
+	if (idx >= 0)
+		fill_func(&p->funcs.f[idx], c, bf);
 	return idx;
 }
 
@@ -582,6 +585,37 @@ int plan__add_live(struct plan *p, const struct plan_opts *o, const struct ksym 
 		return -EEXIST;
 	*why = p->cands[p->ncands - 1].skip;
 	return *why == PS_NONE ? p->cands[p->ncands - 1].func : -EPERM;
+}
+
+int plan__adopt(struct plan *p, const struct plan_opts *o, const struct ksym *s, int idx,
+		enum plan_skip *why)
+{
+	struct plan_cand c = { .sym = s, .why = PW_CALLEE, .parent = "(the ftrace net)",
+			       .func = -1 };
+	struct kbtf_func bf;
+	const char *deny = NULL;
+	uint8_t *code;
+	int r = symset__add(p->seen, s);
+
+	*why = PS_NONE;
+	if (r <= 0)
+		return r < 0 ? r : -EEXIST;
+	if (cands_reserve(p) || !(code = malloc(MAX_CODE)))
+		return -ENOMEM;
+	c.notrace = any_glob(o->notrace, o->n_notrace, s->name);
+	c.skip = classify(o, s, c.why, &deny, &bf, &c.kprobe, &c.kprobe_why, code);
+	free(code);
+	c.deny = deny;
+	*why = c.skip;
+	if (c.skip == PS_NONE) {
+		fill_func(&p->funcs.f[idx], &c, &bf);
+		c.func = idx;
+		p->nattach++;
+	} else {
+		p->nskipped++;
+	}
+	p->cands[p->ncands++] = c;
+	return c.skip == PS_NONE ? idx : -EPERM;
 }
 
 int plan__add_wide(struct plan *p, const struct plan_opts *o, const struct ksym *s)

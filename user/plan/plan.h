@@ -108,6 +108,14 @@ int plan__build(struct plan *p, const struct plan_opts *o);
 int plan__add_live(struct plan *p, const struct plan_opts *o, const struct ksym *s,
 		   enum plan_skip *why);
 /*
+ * s, in the function table at idx already by name only (what the ftrace
+ * net met while its records came), planned as plan__add_live() plans:
+ * idx, -EEXIST when s was considered before, -EPERM when it cannot be
+ * hooked (*why), -ENOMEM.
+ */
+int plan__adopt(struct plan *p, const struct plan_opts *o, const struct ksym *s, int idx,
+		enum plan_skip *why);
+/*
  * A function the wide net met (user/hook/wide.h), known traceable: into the
  * function table without reading its code, as one attached by address.
  * Returns its functab index (the existing one when it was there), or

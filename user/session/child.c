@@ -150,13 +150,8 @@ static char stat_state(const char *path)
 	return p && p[1] == ' ' && p[2] ? p[2] : '?';
 }
 
-/*
- * Every thread of process pid is asleep and may be woken by a signal
- * ('S' in its stat): a stop would end those sleeps early, and the calls
- * that slept would return -ERESTART* and run again, drawn twice in the
- * trace (a nanosleep, a futex wait, a read of an empty pipe).
- */
-static bool asleep(pid_t pid)
+/* Every thread of pid is in one of states (stat's letters), or gone. */
+static bool all_in(pid_t pid, const char *states)
 {
 	char path[64];
 	struct dirent *d;
@@ -174,10 +169,34 @@ static bool asleep(pid_t pid)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stat", (int)pid, d->d_name);
 		st = stat_state(path);
-		all = st == 'S' || !st; /* 0: gone meanwhile */
+		all = !st || strchr(states, st); /* 0: gone meanwhile */
 	}
 	closedir(dir);
 	return all;
+}
+
+/*
+ * Every thread of process pid is asleep and may be woken by a signal
+ * ('S' in its stat): a stop would end those sleeps early, and the calls
+ * that slept would return -ERESTART* and run again, drawn twice in the
+ * trace (a nanosleep, a futex wait, a read of an empty pipe).
+ */
+static bool asleep(pid_t pid)
+{
+	return all_in(pid, "S");
+}
+
+bool session__child_stopped(const struct session *s)
+{
+	if (s->child <= 0 || (kill(s->child, 0) && errno == ESRCH))
+		return true;
+	return all_in(s->child, "TtXZ");
+}
+
+void session__stop_child(struct session *s)
+{
+	if (s->child > 0 && !s->paused && !kill(s->child, SIGSTOP))
+		s->paused = true;
 }
 
 /* The BPF side no longer stops the command (session.stop_asked). */

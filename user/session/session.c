@@ -123,6 +123,15 @@ static int take_record(struct session *s, const struct bg_rec *r)
 	return s->sink.feed(s->sink.ctx, r);
 }
 
+int session__take(struct session *s, const struct bg_rec *r)
+{
+	int err = take_record(s, r);
+
+	if (!err)
+		s->batch++;
+	return err;
+}
+
 /* Untraced callers named by a kernel stack: attached like the others. */
 static void take_stack(struct session *s, const struct bg_stack *k, size_t len)
 {

@@ -179,6 +179,12 @@ void session__finish(struct session *s);
  * sample; -EAGAIN once this poll's batch is full.
  */
 int session__sample(void *ctx, void *data, size_t len);
+/*
+ * One record from another source than the ring buffer (the ftrace net),
+ * with a function table index, in time order per CPU among those fed:
+ * taken as the ring buffer's are. 0 or -errno.
+ */
+int session__take(struct session *s, const struct bg_rec *r);
 /* Reads the BPF counters into st (drops_cpu: free with session__free_stats). */
 void session__read_stats(struct session *s);
 void session__free_stats(struct session *s);
@@ -190,6 +196,14 @@ void session__abort(struct session *s);
  * any; continuing also ends a stop a probe made (bg_pause_tgid).
  */
 void session__pause(struct session *s, bool on);
+/* Every thread of the command bpfgraph started is stopped or gone (true without one). */
+bool session__child_stopped(const struct session *s);
+/*
+ * Stops the command (SIGSTOP) even where session__pause() would leave it
+ * asleep: a sleep outside any traced call ends early and runs again once
+ * it continues, which the trace does not show.
+ */
+void session__stop_child(struct session *s);
 /* The command bpfgraph started has exited (not reaped yet). */
 bool session__child_exited(const struct session *s);
 

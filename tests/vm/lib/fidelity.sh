@@ -19,6 +19,15 @@ hook_opt="${BG_FIDELITY_HOOK:+--hook=$BG_FIDELITY_HOOK} ${BG_FIDELITY_OPTS:-}"
 # best matching one of bpfgraph. 12 calls: tcp_sendmsg's loopback path
 # took 7 calls to converge (4-5 since callers are read from
 # the kernel stack), and other entry functions may reach deeper chains.
+# The top instance's settings the ftrace net changes (user/hook/ftnet.c),
+# one line each: bpfgraph must leave them as it found them.
+tracefs_state() { # FILE
+	for f in current_tracer trace_clock tracing_on set_ftrace_pid set_graph_function \
+		max_graph_depth options/function-fork options/funcgraph-irqs; do
+		printf '%s: %s\n' "$f" "$(tr '\n' ' ' <"$T/$f" 2>&1)"
+	done >"$1"
+}
+
 run_case() { # NAME FUNC WL-CMD...
 	name=$1 func=$2
 	shift 2
@@ -29,10 +38,12 @@ run_case() { # NAME FUNC WL-CMD...
 	bpfgraph $hook_opt --dry-run -G "$func" >"$name.plan.txt" 2>&1
 	# A case whose run hangs (a workload that never returns) fails alone,
 	# the others are still scored: SIGTERM after 600 s, SIGKILL 120 s on.
+	tracefs_state "$name.tracefs.before"
 	# shellcheck disable=SC2086
 	timeout -k 120 600 bpfgraph $hook_opt -v -G "$func" -- /bin/wl $wl_args \
 		>"$name.bpfgraph.txt" 2>"$name.bpfgraph.err"
 	echo $? >"$name.bpfgraph.rc"
+	tracefs_state "$name.tracefs.after"
 	progress "$name: oracle"
 	# shellcheck disable=SC2086
 	oracle_capture -o "$name.oracle.txt" "$func" -- wl --stop $wl_args

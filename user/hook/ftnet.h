@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The ftrace net: the kernel's own function_graph tracer, in tracefs's
+ * top instance, records the command's first traced call while nothing of
+ * bpfgraph is hooked, for kernels with no kprobe.session to build the
+ * wide net of (Debian's 6.1 has no fprobe). Its records (per CPU,
+ * trace_pipe_raw, ftpage.h) come as the graph builder's; what the first
+ * call met is then hooked by bpfgraph, and function_graph is switched
+ * off again. Taken only where nobody else uses the top instance
+ * (current_tracer nop, no event enabled, no function filter), and every
+ * setting it changes is put back as it was.
+ */
+#ifndef BG_FTNET_H
+#define BG_FTNET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct bg_rec;
+
+struct ftnet_opts {
+	/* set_graph_function: the entry functions (kernel names) */
+	char *const *graph;
+	size_t ngraph;
+	pid_t pid; /* set_ftrace_pid, with its children (function-fork) */
+	bool irqs; /* funcgraph-irqs: interrupt work inside a graph */
+	unsigned int max_depth; /* max_graph_depth; 0: none */
+	/* Where tracefs is mounted; NULL: /sys/kernel/tracing, then debugfs's. */
+	const char *root;
+};
+
+struct ftnet;
+
+/*
+ * Takes the top instance and sets it up (function_graph not yet on).
+ * NULL and a reason in why when it cannot be used (not mounted, in use,
+ * no function_graph, a write refused); errno set.
+ */
+struct ftnet *ftnet__new(const struct ftnet_opts *o, char *why, size_t cap);
+/* function_graph on, its buffers opened: 0 or -errno (ftnet__free puts all back). */
+int ftnet__start(struct ftnet *n);
+/*
+ * Everything its per-CPU buffers hold now, as records: ENTRY and EXIT
+ * with func 0, ts on CLOCK_MONOTONIC (trace_clock mono, the BPF side's
+ * clock), cpu, pid (a thread's), depth; each to take() with the
+ * function's address and the event's common_flags (FTP_FLAG_*). Records
+ * taken, or -errno (take's own, or a read's).
+ */
+long ftnet__read(struct ftnet *n, int (*take)(void *ctx, struct bg_rec *r, uint64_t addr,
+					      uint32_t flags), void *ctx);
+/* Events the kernel lost (full buffers) so far. */
+uint64_t ftnet__lost(const struct ftnet *n);
+/* function_graph off (what it recorded stays readable): 0 or -errno. */
+int ftnet__stop(struct ftnet *n);
+/* Off, the settings put back, the buffers' files closed. NULL is fine. */
+void ftnet__free(struct ftnet *n);
+
+#endif

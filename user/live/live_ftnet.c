@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Live discovery's part in the ftrace net (live.h, user/hook/ftnet.h): the
+ * kernel's function_graph records the command's first traced call while
+ * nothing of bpfgraph is hooked; its records join the ring buffer's as
+ * they are read, under function table indexes found by address. Once
+ * that call is over the command is paused, function_graph goes, and the
+ * plan's hooks, what the call met and their direct callees are made
+ * before the command resumes: the net's state machine (netfsm.h), paused.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attach.h"
+#include "ftnet.h"
+#include "ftpage.h"
+#include "hooks.h"
+#include "kprobe.h"
+#include "links.h"
+#include "live.h"
+#include "live_int.h"
+#include "netfsm.h"
+#include "session.h"
+#include "stop.h"
+
+#define FT_MIN_CAP 1024
+
+static size_t slot_of(uint64_t addr, size_t cap)
+{
+	return (size_t)((addr >> 4) * 0x9e3779b97f4a7c15ULL >> 20) & (cap - 1);
+}
+
+static int index_put(struct live *l, uint64_t addr, int32_t idx)
+{
+	size_t i;
+
+	if (2 * (l->ft_n + 1) > l->ft_cap) {
+		size_t cap = l->ft_cap ? 2 * l->ft_cap : FT_MIN_CAP;
+		uint64_t *a = calloc(cap, sizeof(*a));
+		int32_t *x = malloc(cap * sizeof(*x));
+
+		if (!a || !x) {
+			free(a);
+			free(x);
+			return -ENOMEM;
+		}
+		for (size_t k = 0; k < l->ft_cap; k++) {
+			if (!l->ft_addr[k])
+				continue;
+			for (i = slot_of(l->ft_addr[k], cap); a[i]; i = (i + 1) & (cap - 1))
+				;
+			a[i] = l->ft_addr[k];
+			x[i] = l->ft_idx[k];
+		}
+		free(l->ft_addr);
+		free(l->ft_idx);
+		l->ft_addr = a;
+		l->ft_idx = x;
+		l->ft_cap = cap;
+	}
+	for (i = slot_of(addr, l->ft_cap); l->ft_addr[i]; i = (i + 1) & (l->ft_cap - 1))
+		;
+	l->ft_addr[i] = addr;
+	l->ft_idx[i] = idx;
+	l->ft_n++;
+	return 0;
+}
+
+static int index_get(const struct live *l, uint64_t addr)
+{
+	if (!l->ft_cap)
+		return -ENOENT;
+	for (size_t i = slot_of(addr, l->ft_cap); l->ft_addr[i]; i = (i + 1) & (l->ft_cap - 1))
+		if (l->ft_addr[i] == addr)
+			return l->ft_idx[i];
+	return -ENOENT;
+}
+
+static int met_push(struct live *l, uint32_t idx)
+{
+	if (l->ft_nmet == l->ft_metcap) {
+		size_t cap = l->ft_metcap ? 2 * l->ft_metcap : 64;
+		uint32_t *m = realloc(l->ft_met, cap * sizeof(*m));
+
+		if (!m)
+			return -ENOMEM;
+		l->ft_met = m;
+		l->ft_metcap = cap;
+	}
+	l->ft_met[l->ft_nmet++] = idx;
+	return 0;
+}
+
+/*
+ * The function table index of the function at addr (a function_graph
+ * event's), added by name when first met. Planned only once the net is
+ * over: reading a function's code while function_graph has every fentry
+ * site patched takes the planner's wait for a site being rewritten, half
+ * a second a function under emulation.
+ */
+static int index_of(struct live *l, uint64_t addr)
+{
+	const struct ksym *s;
+	int idx = index_get(l, addr);
+
+	if (idx >= 0)
+		return idx;
+	s = ksyms__find_addr(l->po.ks, addr);
+	if (!s)
+		return -ENOENT;
+	idx = functab__find_addr(&l->p->funcs, s->addr);
+	if (idx < 0) {
+		idx = functab__add(&l->p->funcs, s->name, s->module, s->addr, s->size);
+		if (idx >= 0 && met_push(l, (uint32_t)idx))
+			return -ENOMEM;
+		if (idx >= 0)
+			l->p->funcs.f[idx].flags |= BG_FN_INFERRED;
+	}
+	if (idx < 0 || index_put(l, addr, idx))
+		return -ENOMEM;
+	return idx;
+}
+
+/*
+ * The task's name where the BPF side would record it (each graph's start,
+ * BG_REC_COMM): from /proc, the event has none.
+ */
+static int take_comm(struct live *l, const struct bg_rec *r)
+{
+	struct bg_rec c = { .type = BG_REC_COMM, .pid = r->pid, .cpu = r->cpu };
+	char path[64], buf[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", r->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f)) {
+		size_t n = strcspn(buf, "\n");
+
+		memcpy(&c.ts, buf, n < BG_COMM_LEN ? n : BG_COMM_LEN);
+	}
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%u/status", r->pid);
+	f = fopen(path, "re");
+	while (f && fgets(buf, sizeof(buf), f))
+		if (sscanf(buf, "Tgid: %u", &c.dur) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return session__take(l->s, &c);
+}
+
+static int take(void *ctx, struct bg_rec *r, uint64_t addr, uint32_t flags)
+{
+	struct live *l = ctx;
+	int idx = index_of(l, addr), err;
+
+	if (idx == -ENOMEM)
+		return idx;
+	if (idx < 0) {
+		l->s->st.unmapped++;
+		return 0;
+	}
+	r->func = (uint32_t)idx;
+	if (flags & (FTP_FLAG_HARDIRQ | FTP_FLAG_SOFTIRQ))
+		r->type |= BG_RF_IRQ;
+	if (!r->depth && bg_rec_type(r) == BG_REC_ENTRY) {
+		if ((err = take_comm(l, r)))
+			return err;
+		l->ft_open++;
+	} else if (!r->depth && l->ft_open) {
+		l->ft_open--;
+	}
+	l->ft_records++;
+	return session__take(l->s, r);
+}
+
+static void read_net(struct live *l)
+{
+	long n = l->ft ? ftnet__read(l->ft, take, l) : 0;
+
+	if (n < 0)
+		fprintf(stderr, "bpfgraph: cannot read function_graph's records: %s\n",
+			strerror((int)-n));
+}
+
+/* Everything it recorded is read, function_graph is off, tracefs as it was found. */
+static void close_net(struct live *l)
+{
+	uint64_t lost;
+
+	if (!l->ft)
+		return;
+	ftnet__stop(l->ft);
+	read_net(l);
+	lost = ftnet__lost(l->ft);
+	if (lost)
+		fprintf(stderr, "bpfgraph: function_graph lost %llu records of the first traced "
+			"call (its per-CPU buffers were full: tracefs's buffer_size_kb)\n",
+			(unsigned long long)lost);
+	ftnet__free(l->ft);
+	l->ft = NULL;
+}
+
+/*
+ * What the net met and the plan has not: planned now, and hooked first,
+ * so that the plan's kprobe stage (which takes every function of the
+ * table no trampoline holds) finds them hooked; those fentry refuses it
+ * takes as the plan's. Returns how many cannot be hooked at all.
+ */
+static unsigned int hook_met(struct live *l)
+{
+	unsigned int cannot = 0;
+
+	for (size_t i = 0; i < l->ft_nmet && !stop__signal(); i++) {
+		uint32_t idx = l->ft_met[i];
+		struct bg_func *f = &l->p->funcs.f[idx];
+		const struct ksym *s = ksyms__find_addr(l->po.ks, f->addr);
+		enum plan_skip why;
+
+		if (!s || plan__adopt(l->p, &l->po, s, (int)idx, &why) < 0) {
+			cannot++;
+			continue;
+		}
+		f = &l->p->funcs.f[idx];
+		f->flags &= ~BG_FN_INFERRED;
+		if (!live_hook(l, idx))
+			l->wide_met++;
+	}
+	return cannot;
+}
+
+/*
+ * The net is over and the command paused: what it met, the plan's hooks,
+ * and the direct callees of what it met (a later call that branches
+ * elsewhere is then drawn as completely as the first; their own callees
+ * are found when they run, as with the wide net).
+ */
+static void link_all(struct live *l)
+{
+	double t0 = links__now();
+	unsigned int before, failed = l->failed, cannot = hook_met(l);
+	int err = l->link_plan(l->link_ctx);
+
+	if (err)
+		fprintf(stderr, "bpfgraph: cannot hook the plan once the first call was over: %s\n",
+			strerror(-err));
+	if (l->probe_later.due) {
+		l->probe_later.due = false;
+		live__probe_calls(l, l->probe_later.ks, l->probe_later.kt, l->probe_later.indirect);
+	}
+	failed = l->failed - failed + hooks__flush(&l->hooks);
+	before = l->attached;
+	if (l->s->on_expand) {
+		for (size_t i = 0; i < l->ft_nmet && !stop__signal(); i++) {
+			struct bg_func *f = &l->p->funcs.f[l->ft_met[i]];
+			const struct ksym *s = ksyms__find_addr(l->po.ks, f->addr);
+
+			if (f->flags & (BG_FN_EXPANDED | BG_FN_INFERRED))
+				continue;
+			f->flags |= BG_FN_EXPANDED;
+			if (s && s->addr == f->addr)
+				live_attach_callees(l, s, true);
+		}
+		failed += hooks__flush(&l->hooks);
+	}
+	l->met_callees = l->attached - before;
+	if (l->verbose)
+		fprintf(stderr, "bpfgraph: first traced call over: function_graph recorded %llu "
+			"records of %zu functions; %u of them not in the plan, the plan and %u "
+			"direct callees of them linked (%u more cannot be hooked; %u refused "
+			"trampolines, left to kprobes), %.2f s\n",
+			(unsigned long long)l->ft_records, l->ft_n, l->wide_met, l->met_callees,
+			cannot, failed, links__now() - t0);
+}
+
+static void net_act(struct live *l, enum net_action act)
+{
+	switch (act) {
+	case NET_ACT_STOP_PAUSE:
+		/* Inside a traced call: once it ends (on_poll). */
+		if (!l->ft_open)
+			session__stop_child(l->s);
+		break;
+	case NET_ACT_CLOSE:
+		close_net(l);
+		break;
+	case NET_ACT_LINK_RESUME:
+		link_all(l);
+		live_net_resume(l);
+		break;
+	case NET_ACT_RELEASE:
+		l->s->hold_growth = false;
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * Each poll: what function_graph recorded, then the net's next steps. It
+ * is closed once the first graph is over, no graph is under way and the
+ * command is stopped: a graph begun meanwhile would be cut, and what the
+ * command did while the plan is hooked (seconds on a kernel without
+ * kprobe.multi) would be traced by nothing. The command is told to stop
+ * outside any traced call: stopped asleep inside one, the call would
+ * return early and run again, drawn twice. Here it is late (function_graph
+ * tells of the call's end only when it is read): a sleep outside traced
+ * calls is cut short and run again, unseen.
+ */
+static void on_poll(void *ctx, uint64_t graphs_done)
+{
+	struct live *l = ctx;
+	struct net_input in = { 0 };
+	enum net_action act;
+
+	(void)graphs_done;
+	read_net(l);
+	in.first_over = l->s->graphs_done > 0;
+	in.child_exited = l->net.state == NET_OPEN && session__child_exited(l->s);
+	do {
+		in.now = links__now();
+		if (l->net.state == NET_DRAINING && l->ft) {
+			read_net(l);
+			if (!l->ft_open)
+				session__stop_child(l->s);
+		}
+		in.active = l->ft_open > 0 || !session__child_stopped(l->s);
+		in.closed = l->net.state == NET_CLOSING && !l->ft;
+		act = netfsm__step(&l->net, &in);
+		net_act(l, act);
+	} while (act != NET_ACT_NONE);
+}
+
+/* The trace is over while the net records (the command ended in its first call). */
+static void on_stopped(void *ctx)
+{
+	struct live *l = ctx;
+
+	close_net(l);
+}
+
+void live_ftnet_bind(struct session *s)
+{
+	s->on_poll = on_poll;
+	s->on_stopped = on_stopped;
+}
+
+void live_free_ftnet(struct live *l)
+{
+	if (l->ft)
+		close_net(l);
+}
+
+int live__open_ftnet(struct live *l, const struct ftnet_opts *o, int (*link_plan)(void *ctx),
+		     void *ctx, char *why, size_t cap)
+{
+	l->ft = ftnet__new(o, why, cap);
+	if (!l->ft)
+		return -errno;
+	l->ft_used = true;
+	l->link_plan = link_plan;
+	l->link_ctx = ctx;
+	netfsm__open(&l->net, true, false);
+	return 0;
+}
+
+/*
+ * Should function_graph not start (another reader of tracefs holds its
+ * buffers), the trace goes on without the net: the plan is hooked now.
+ */
+int live__start_ftnet(struct live *l)
+{
+	int err = l->ft ? ftnet__start(l->ft) : 0;
+
+	if (!err)
+		return 0;
+	fprintf(stderr, "bpfgraph: cannot start function_graph (%s): the first traced call "
+		"shows what was planned\n", strerror(-err));
+	ftnet__free(l->ft);
+	l->ft = NULL;
+	l->ft_used = false;
+	l->net.state = NET_NONE;
+	l->s->pause_child = true;
+	l->s->hold_growth = false;
+	err = l->link_plan(l->link_ctx);
+	if (!err && l->probe_later.due) {
+		l->probe_later.due = false;
+		live__probe_calls(l, l->probe_later.ks, l->probe_later.kt, l->probe_later.indirect);
+	}
+	return err;
+}
+
+bool live__ftnet_used(const struct live *l)
+{
+	return l->ft_used;
+}
