@@ -4,8 +4,8 @@
  * kernel's function_graph records the command's first traced call while
  * nothing of bpfgraph is hooked; its records join the ring buffer's as
  * they are read, under function table indexes found by address. Once
- * that call is over the command is paused, function_graph goes, and the
- * plan's hooks, what the call met and their direct callees are made
+ * that call is over the command is paused, function_graph goes, and what
+ * the call met, the plan and the direct callees of the former are hooked
  * before the command resumes: the net's state machine (netfsm.h), paused.
  */
 #include <errno.h>
@@ -13,11 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attach.h"
 #include "ftnet.h"
 #include "ftpage.h"
 #include "hooks.h"
-#include "kprobe.h"
 #include "links.h"
 #include "live.h"
 #include "live_int.h"
@@ -96,9 +94,9 @@ static int met_push(struct live *l, uint32_t idx)
 /*
  * The function table index of the function at addr (a function_graph
  * event's), added by name when first met. Planned only once the net is
- * over: reading a function's code while function_graph has every fentry
- * site patched takes the planner's wait for a site being rewritten, half
- * a second a function under emulation.
+ * over: planned here, while function_graph had every fentry site
+ * patched, each took half a second under emulation (the planner reads
+ * and checks its code), and the net's first records waited for it.
  */
 static int index_of(struct live *l, uint64_t addr)
 {
@@ -165,7 +163,8 @@ static int take(void *ctx, struct bg_rec *r, uint64_t addr, uint32_t flags)
 		return 0;
 	}
 	r->func = (uint32_t)idx;
-	if (flags & (FTP_FLAG_HARDIRQ | FTP_FLAG_SOFTIRQ))
+	/* As the BPF side marks an entry inside interrupt work (discovery leaves it alone). */
+	if (bg_rec_type(r) == BG_REC_ENTRY && (flags & (FTP_FLAG_HARDIRQ | FTP_FLAG_SOFTIRQ)))
 		r->type |= BG_RF_IRQ;
 	if (!r->depth && bg_rec_type(r) == BG_REC_ENTRY) {
 		if ((err = take_comm(l, r)))
@@ -198,8 +197,8 @@ static void close_net(struct live *l)
 	read_net(l);
 	lost = ftnet__lost(l->ft);
 	if (lost)
-		fprintf(stderr, "bpfgraph: function_graph lost %llu records of the first traced "
-			"call (its per-CPU buffers were full: tracefs's buffer_size_kb)\n",
+		fprintf(stderr, "bpfgraph: function_graph lost %llu records while it recorded "
+			"(its per-CPU buffers were full: tracefs's buffer_size_kb)\n",
 			(unsigned long long)lost);
 	ftnet__free(l->ft);
 	l->ft = NULL;
