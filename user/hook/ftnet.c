@@ -203,7 +203,8 @@ static int save(struct ftnet *n, int k)
 		current_clock(buf, n->sv[k].was, sizeof(n->sv[k].was));
 	} else {
 		trim(buf);
-		snprintf(n->sv[k].was, sizeof(n->sv[k].was), "%s", buf);
+		snprintf(n->sv[k].was, sizeof(n->sv[k].was), "%.*s",
+			 (int)sizeof(n->sv[k].was) - 1, buf);
 	}
 	return 0;
 }
