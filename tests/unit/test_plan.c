@@ -744,6 +744,29 @@ static void test_plan_live_host(void **state)
 	assert_int_equal(p.funcs.f[0].ret_kind, BG_RET_SIGNED);
 	for (size_t i = 1; i < p.funcs.n; i++)
 		assert_false(p.funcs.f[i].flags & BG_FN_GRAPH);
+	/*
+	 * What the ftrace net meets is named first (an index for its
+	 * records), planned later in place; once only, a planned one never.
+	 */
+	{
+		const struct ksym *vw = ksyms__find_name(o.ks, "vfs_write", NULL);
+		const struct ksym *op = ksyms__find_name(o.ks, "do_sys_openat2", NULL);
+		enum plan_skip why;
+		int idx;
+
+		if (vw && functab__find_addr(&p.funcs, vw->addr) < 0) {
+			idx = functab__add(&p.funcs, vw->name, vw->module, vw->addr, vw->size);
+			assert_true(idx > 0);
+			assert_int_equal(p.funcs.f[idx].btf_id, 0);
+			assert_int_equal(plan__adopt(&p, &o, vw, idx, &why), idx);
+			assert_int_equal(why, PS_NONE);
+			assert_true(p.funcs.f[idx].btf_id > 0);
+			assert_int_equal(p.funcs.f[idx].ret_kind, BG_RET_SIGNED);
+			assert_int_equal((int)p.funcs.n, idx + 1);
+			assert_int_equal(plan__adopt(&p, &o, vw, idx, &why), -EEXIST);
+		}
+		assert_int_equal(plan__adopt(&p, &o, op, 0, &why), -EEXIST);
+	}
 	plan__free(&p);
 
 	/* --kprobes: every planned function by kprobe, the entry too. */
