@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -258,6 +259,37 @@ static void test_ftnet_sets_reads_restores(void **state)
 	cleanup();
 }
 
+/* Its owner killed with the net open: the guard process puts tracefs back. */
+static void test_ftnet_guard_restores(void **state)
+{
+	char why[256] = "";
+	int status, i;
+	pid_t pid;
+
+	(void)state;
+	fake_tracefs("nop\n", "", "function_graph nop\n");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct ftnet *n = open_net(why, sizeof(why));
+
+		_exit(!n || ftnet__start(n) ? 1 : 0); /* never freed: as if killed */
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* The guard works on its own time: up to 5 s. */
+	for (i = 0; i < 500 && strcmp(get("trace_clock"), "local"); i++)
+		usleep(10000);
+	usleep(50000);
+	assert_string_equal(get("trace_clock"), "local");
+	assert_string_equal(get("current_tracer"), "nop");
+	assert_string_equal(get("set_graph_function"), "");
+	assert_string_equal(get("set_ftrace_pid"), "");
+	assert_string_equal(get("options/function-fork"), "0");
+	assert_string_equal(get("tracing_on"), "1");
+	cleanup();
+}
+
 /* Refused: nothing written, the reason said. */
 static void refused(const char *tracer, const char *events, const char *tracers,
 		    const char *reason)
@@ -287,6 +319,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ftnet_sets_reads_restores),
 		cmocka_unit_test(test_ftnet_refuses_busy_or_missing),
+		cmocka_unit_test(test_ftnet_guard_restores),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

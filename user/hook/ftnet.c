@@ -7,10 +7,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bpfgraph.h"
@@ -32,6 +35,9 @@ struct ftnet {
 	char root[256];
 	struct ft_saved sv[SV_N];
 	bool graph_set, pid_set, tracer_on;
+	/* The guard process (guard_start): its pipe's write end, its pid (0: none). */
+	int guard_fd;
+	pid_t guard_pid;
 	int *fd; /* per_cpu/cpuN/trace_pipe_raw, -1: none */
 	uint32_t *cpu;
 	uint32_t ncpu;
@@ -307,6 +313,91 @@ static char *graph_list(const struct ftnet_opts *o)
 	return s;
 }
 
+/*
+ * tracefs as it was found: what n changed, or (all) whatever it may have
+ * changed, for the guard, which cannot know how far its parent got (every
+ * setting was read before it was made). The buffers' files must be closed
+ * (the tracer cannot change while one is open).
+ */
+static void restore(const struct ftnet *n, bool all)
+{
+	if (all || n->tracer_on || n->sv[SV_TRACING_ON].changed)
+		write_text(n, "tracing_on", "0");
+	/* The tracer first: its hooks cost every function call of the machine. */
+	if (all || n->tracer_on)
+		write_text(n, "current_tracer", "nop");
+	if (all || n->graph_set)
+		write_text(n, "set_graph_function", "");
+	if (all || n->pid_set)
+		write_text(n, "set_ftrace_pid", "");
+	for (int k = SV_N - 1; k >= 0; k--)
+		if (all || n->sv[k].changed)
+			write_text(n, saved_files[k], n->sv[k].was);
+	/* What it recorded is bpfgraph's, not left for the next reader of "trace". */
+	if (all || n->sv[SV_CLOCK].changed)
+		write_text(n, "trace", "");
+}
+
+/*
+ * A process that puts tracefs back should bpfgraph die without doing it
+ * (SIGKILL, a second Ctrl-C): it reads a pipe whose other end only
+ * bpfgraph holds, and takes an end of file without a word first for
+ * bpfgraph's death. It keeps no other descriptor (no BPF object of
+ * bpfgraph's may live on in it), ignores the terminal's signals, and
+ * makes only system calls and formatting into its stack.
+ */
+static void guard_start(struct ftnet *n)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		return;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	if (!pid) {
+		char c;
+		ssize_t k;
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		setsid();
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		signal(SIGQUIT, SIG_IGN);
+		for (int fd = 0; fd < 3 && null >= 0; fd++)
+			dup2(null, fd);
+		if (dup2(p[0], 3) != 3)
+			_exit(1);
+		syscall(__NR_close_range, 4U, ~0U, 0U);
+		do
+			k = read(3, &c, 1);
+		while (k < 0 && errno == EINTR);
+		if (k <= 0)
+			restore(n, true);
+		_exit(0);
+	}
+	close(p[0]);
+	n->guard_fd = p[1];
+	n->guard_pid = pid;
+}
+
+/* bpfgraph put tracefs back itself: the guard goes without a write. */
+static void guard_stop(struct ftnet *n)
+{
+	if (n->guard_pid <= 0)
+		return;
+	if (write(n->guard_fd, "k", 1) != 1)
+		kill(n->guard_pid, SIGKILL);
+	close(n->guard_fd);
+	waitpid(n->guard_pid, NULL, 0);
+	n->guard_pid = 0;
+}
+
 static int setup(struct ftnet *n, const struct ftnet_opts *o, char *why, size_t cap)
 {
 	char num[32], *list;
@@ -316,6 +407,8 @@ static int setup(struct ftnet *n, const struct ftnet_opts *o, char *why, size_t 
 		if ((err = save(n, k)))
 			return why_fail(why, cap, err, "cannot read %s/%s: %s", n->root,
 					saved_files[k], strerror(-err));
+	/* Before anything is changed: from here on it is put back whatever happens. */
+	guard_start(n);
 	if ((err = set(n, SV_TRACING_ON, "0")) || (err = set(n, SV_CLOCK, "mono")) ||
 	    (err = write_text(n, "trace", "")))
 		return why_fail(why, cap, err, "cannot set up tracefs: %s", strerror(-err));
@@ -473,19 +566,8 @@ void ftnet__free(struct ftnet *n)
 	for (uint32_t i = 0; i < n->ncpu; i++)
 		close(n->fd[i]);
 	n->ncpu = 0;
-	/* The tracer first: its hooks cost every function call of the machine. */
-	if (n->tracer_on)
-		write_text(n, "current_tracer", "nop");
-	if (n->graph_set)
-		write_text(n, "set_graph_function", "");
-	if (n->pid_set)
-		write_text(n, "set_ftrace_pid", "");
-	for (int k = SV_N - 1; k >= 0; k--)
-		if (n->sv[k].changed)
-			write_text(n, saved_files[k], n->sv[k].was);
-	/* What it recorded is bpfgraph's, not left for the next reader of "trace". */
-	if (n->sv[SV_CLOCK].changed)
-		write_text(n, "trace", "");
+	restore(n, false);
+	guard_stop(n);
 	free(n->fd);
 	free(n->cpu);
 	free(n->page);

@@ -244,7 +244,8 @@ static void link_all(struct live *l)
 	unsigned int before, failed = l->failed, cannot = hook_met(l);
 	int err = l->link_plan(l->link_ctx);
 
-	if (err)
+	/* -EINTR: a stop request ended the linking, the trace is over. */
+	if (err && err != -EINTR)
 		fprintf(stderr, "bpfgraph: cannot hook the plan once the first call was over: %s\n",
 			strerror(-err));
 	if (l->probe_later.due) {
