@@ -77,16 +77,19 @@ static int attach_after_net(void *ctx)
  * What the ftrace net can record as bpfgraph would: function_graph's own
  * filters and options cover the command (set_ftrace_pid with its
  * children), -G, --max-depth and funcgraph-irqs; not -x, -C, -n, nor what
- * its events lack on every kernel (arguments, return addresses; return
- * values asked for).
+ * its events lack on some kernels (arguments, return addresses; return
+ * values asked for, by -O or by a --compat that prints them: before 6.5
+ * its first call has none).
  */
 static bool ftnet_fits(const struct bg_opts *o, const struct kernel *k, const struct run *r)
 {
 	uint32_t asked = o->flags & o->flags_set;
+	bool values = (asked & (BG_O_RETVAL | BG_O_RETVAL_HEX)) ||
+		      (o->dialect_set && o->dialect >= BG_DIALECT_6_5 && (o->flags & BG_O_RETVAL));
 
 	return !k->tier.wide && o->wide == BG_WIDE_FIRST && r->s.pause_child && !o->notrace.n &&
 	       !o->nr_cpus && !o->comm[0] && !(o->flags & (BG_O_ARGS | BG_O_RETADDR | BG_O_DETAIL)) &&
-	       !(asked & (BG_O_RETVAL | BG_O_RETVAL_HEX));
+	       !values;
 }
 
 int run__attach_ftnet(struct run *r, const struct bg_opts *o, const struct kernel *k,
