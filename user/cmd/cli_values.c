@@ -454,6 +454,7 @@ int cli_set_hook(struct cli_ctx *c, const struct cli_opt *d __maybe_unused, char
 
 static const char *const wide_names[] = {
 	[BG_WIDE_FIRST] = "first", [BG_WIDE_ALWAYS] = "always", [BG_WIDE_OFF] = "off",
+	[BG_WIDE_FTRACE] = "ftrace",
 };
 
 int cli_set_wide(struct cli_ctx *c, const struct cli_opt *d __maybe_unused, char *arg)
@@ -464,7 +465,7 @@ int cli_set_wide(struct cli_ctx *c, const struct cli_opt *d __maybe_unused, char
 		c->o->wide = (enum bg_wide)i;
 		return 0;
 	}
-	return cli_usage_err(c->err, "invalid %s '%s': expected first, always or off",
+	return cli_usage_err(c->err, "invalid %s '%s': expected first, always, off or ftrace",
 			     c->name, arg);
 }
 

@@ -34,12 +34,15 @@ enum bg_hook {
 /*
  * The wide net (--wide, user/hook/wide.h): every traceable function hooked by
  * one kprobe.session link, until the first traced call returns (FIRST),
- * for the whole trace (ALWAYS), or never (OFF).
+ * for the whole trace (ALWAYS), or never (OFF); or the kernel's
+ * function_graph records a COMMAND's first traced call (FTRACE: the ftrace
+ * net, user/hook/ftnet.h).
  */
 enum bg_wide {
 	BG_WIDE_FIRST = 0,
 	BG_WIDE_ALWAYS,
 	BG_WIDE_OFF,
+	BG_WIDE_FTRACE,
 };
 
 enum bg_format {

@@ -84,9 +84,14 @@ static void choose_wide(struct tier *t, const struct tier_request *r, const stru
 		return;
 	}
 	/* The ftrace net (user/hook/ftnet.h) is decided with the command, at attach time. */
+	if (r->wide == BG_WIDE_FTRACE) {
+		t->wide_why = "function_graph records a COMMAND's first traced call where "
+			      "tracefs is free (--wide=ftrace)";
+		return;
+	}
 	if (!tier__kmulti(t)) {
-		t->wide_why = "none by kprobe.session (it needs kprobe.multi links); with a "
-			      "COMMAND, function_graph where tracefs is free (the ftrace net)";
+		t->wide_why = "none (it needs kprobe.multi links; --wide=ftrace: the kernel's "
+			      "function_graph)";
 		return;
 	}
 	if (c->kprobe_session.have <= 0) {
