@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <bpf/libbpf.h>
@@ -96,26 +97,31 @@ static bool ftnet_fits(const struct bg_opts *o, const struct kernel *k, const st
 int run__attach_ftnet(struct run *r, const struct bg_opts *o, const struct kernel *k,
 		      const struct plan *p)
 {
-	char *graph[BG_GRAPH_IPS];
 	struct ftnet_opts fo = {
-		.graph = graph, .pid = r->s.child, .irqs = o->flags & BG_O_IRQS,
-		.max_depth = o->max_depth,
+		.pid = r->s.child, .irqs = o->flags & BG_O_IRQS, .max_depth = o->max_depth,
 	};
-	char why[256];
+	char why[256], **graph;
 	int err;
 
 	if (!ftnet_fits(o, k, r))
 		return 0;
-	for (size_t i = 0; i < p->funcs.n && fo.ngraph < BG_GRAPH_IPS; i++)
+	/* Every entry function: one left out of set_graph_function is not traced at all. */
+	graph = calloc(p->funcs.n + 1, sizeof(*graph));
+	if (!graph)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->funcs.n; i++)
 		if (p->funcs.f[i].flags & BG_FN_GRAPH)
 			graph[fo.ngraph++] = p->funcs.f[i].name;
-	if (!fo.ngraph)
-		return 0;
+	fo.graph = graph;
 	/* The programs and maps exist (progs__fill); nothing is hooked. */
-	err = attach__load(r->a);
-	if (err)
+	err = fo.ngraph ? attach__load(r->a) : 0;
+	if (err || !fo.ngraph) {
+		free(graph);
 		return err;
-	if (live__open_ftnet(r->live, &fo, attach_after_net, r, why, sizeof(why))) {
+	}
+	err = live__open_ftnet(r->live, &fo, attach_after_net, r, why, sizeof(why));
+	free(graph);
+	if (err) {
 		if (o->verbosity)
 			fprintf(stderr, "bpfgraph: no ftrace net: %s; the first traced call shows "
 				"what was planned\n", why);

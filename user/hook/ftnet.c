@@ -561,8 +561,6 @@ void ftnet__free(struct ftnet *n)
 {
 	if (!n)
 		return;
-	if (n->tracer_on || n->sv[SV_TRACING_ON].changed)
-		write_text(n, "tracing_on", "0");
 	for (uint32_t i = 0; i < n->ncpu; i++)
 		close(n->fd[i]);
 	n->ncpu = 0;
