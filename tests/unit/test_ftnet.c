@@ -95,7 +95,7 @@ static uint32_t event(uint8_t *page, uint32_t at, uint32_t delta, uint16_t id, u
 
 static void fake_tracefs(const char *tracer, const char *events, const char *tracers)
 {
-	uint8_t page[4096] = { 0 };
+	uint8_t pages[2 * 4096] = { 0 }, *page = pages;
 	uint32_t n = 0;
 
 	strcpy(root, "/tmp/bg-ftnet-XXXXXX");
@@ -122,6 +122,7 @@ static void fake_tracefs(const char *tracer, const char *events, const char *tra
 	put_text("max_graph_depth", "0\n");
 	put_text("options/function-fork", "0\n");
 	put_text("options/funcgraph-irqs", "1\n");
+	put_text("options/overwrite", "1\n");
 	put_text("events/header_page",
 		 "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
 		 "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
@@ -151,15 +152,22 @@ static void fake_tracefs(const char *tracer, const char *events, const char *tra
 	n = event(page, n, 0, 11, 0, 42, 0xffffffff81000000ULL, 0, 0, 0);
 	n = event(page, n, 300, 10, 0, 42, 0xffffffff81000000ULL, 0, 100, 350);
 	le(page + 8, n, 8);
-	put("per_cpu/cpu0/trace_pipe_raw", page, sizeof(page));
+	/* Its next page: 7 events dropped before it (the count stored after the data), one entry. */
+	page = pages + 4096;
+	le(page, 1100000, 8);
+	n = event(page, 0, 0, 11, 0, 42, 0xffffffff81000000ULL, 1, 0, 0);
+	le(page + 16 + n, 7, 8);
+	le(page + 8, n | FTP_MISSED_EVENTS | FTP_MISSED_STORED, 8);
+	put("per_cpu/cpu0/trace_pipe_raw", pages, sizeof(pages));
+	page = pages;
 	/* CPU 1: a time extend, then an entry in a hard interrupt. */
-	memset(page, 0, sizeof(page));
+	memset(page, 0, 4096);
 	le(page, 2000000, 8);
 	le(page + 16, FTP_TYPE_TIME_EXTEND | (uint64_t)5 << 5, 4);
 	le(page + 20, 1, 4); /* 5 + (1 << 27) */
 	n = event(page, 8, 7, 11, FTP_FLAG_HARDIRQ, 43, 0xffffffff81000100ULL, 3, 0, 0);
 	le(page + 8, n, 8);
-	put("per_cpu/cpu1/trace_pipe_raw", page, sizeof(page));
+	put("per_cpu/cpu1/trace_pipe_raw", page, 4096);
 }
 
 static void cleanup(void)
@@ -175,7 +183,17 @@ struct seen {
 	uint64_t addr[8];
 	uint32_t flags[8];
 	int n;
+	uint32_t lost_cpu;
+	uint64_t lost;
 };
+
+static void lost(void *ctx, uint32_t cpu, uint64_t count)
+{
+	struct seen *s = ctx;
+
+	s->lost_cpu = cpu;
+	s->lost += count;
+}
 
 static int take(void *ctx, struct bg_rec *r, uint64_t addr, uint32_t flags)
 {
@@ -201,6 +219,7 @@ static struct ftnet *open_net(char *why, size_t cap)
 static void test_ftnet_sets_reads_restores(void **state)
 {
 	struct seen s = { .n = 0 };
+	const struct ftnet_sink sink = { .take = take, .lost = lost, .ctx = &s };
 	char why[256] = "";
 	struct ftnet *n;
 
@@ -215,11 +234,13 @@ static void test_ftnet_sets_reads_restores(void **state)
 	assert_string_equal(get("max_graph_depth"), "3");
 	assert_string_equal(get("trace_clock"), "mono");
 	assert_string_equal(get("tracing_on"), "0");
+	assert_string_equal(get("options/overwrite"), "0");
 	assert_int_equal(ftnet__start(n), 0);
 	assert_string_equal(get("current_tracer"), "function_graph");
 	assert_string_equal(get("tracing_on"), "1");
 
-	assert_int_equal(ftnet__read(n, take, &s), 3);
+	/* A page of each CPU at most: CPU 0's second waits for the next read. */
+	assert_int_equal(ftnet__read(n, 1, &sink), 3);
 	/* the CPUs in the order the directory lists them: find each */
 	for (int i = 0; i < s.n; i++) {
 		const struct bg_rec *r = &s.r[i];
@@ -244,6 +265,14 @@ static void test_ftnet_sets_reads_restores(void **state)
 		}
 	}
 	assert_int_equal(ftnet__lost(n), 0);
+	assert_int_equal(s.lost, 0);
+	assert_int_equal(ftnet__read(n, 0, &sink), 1);
+	assert_int_equal(s.r[3].depth, 1);
+	assert_int_equal(s.r[3].ts, 1100000);
+	assert_int_equal(s.lost, 7);
+	assert_int_equal(s.lost_cpu, 0);
+	assert_int_equal(ftnet__lost(n), 7);
+	assert_int_equal(ftnet__read(n, 0, &sink), 0);
 	assert_int_equal(ftnet__stop(n), 0);
 	assert_string_equal(get("tracing_on"), "0");
 
@@ -253,6 +282,7 @@ static void test_ftnet_sets_reads_restores(void **state)
 	assert_string_equal(get("set_ftrace_pid"), "");
 	assert_string_equal(get("options/function-fork"), "0");
 	assert_string_equal(get("options/funcgraph-irqs"), "1");
+	assert_string_equal(get("options/overwrite"), "1");
 	assert_string_equal(get("max_graph_depth"), "0");
 	assert_string_equal(get("trace_clock"), "local");
 	assert_string_equal(get("tracing_on"), "1");

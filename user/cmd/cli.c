@@ -84,8 +84,9 @@ const struct cli_opt cli_opts[] = {
 	{ "wide", K_WIDE, "WHEN", G_SELECT, cli_set_wide, 0, 0, 0,
 	  "hook every traceable function with one\nkprobe.session link (kernels that have\n"
 	  "it): first (default: until the first\ntraced call returns, which is then\n"
-	  "complete), always (every call complete;\nthe whole machine slower), off, or\n"
-	  "ftrace (the kernel's function_graph\nrecords a COMMAND's first traced call)" },
+	  "complete; without kprobe.session, the\nkernel's function_graph records a\n"
+	  "COMMAND's first traced call), always\n(every call complete; the whole machine\n"
+	  "slower), off, or ftrace (function_graph\nrecords a COMMAND's first traced call)" },
 	{ "wide-mem", K_WIDE_MEM, "SIZE", G_SELECT, cli_set_wide_mem, 0, 0, BG_MAX_WIDE_MEM,
 	  "kernel memory the wide net's return\nhooks may take where the kernel\n"
 	  "preallocates them per function and CPU\n(6.10-6.13; default 48M, 0: no limit);\n"

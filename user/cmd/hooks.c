@@ -88,7 +88,8 @@ static bool ftnet_fits(const struct bg_opts *o, const struct kernel *k, const st
 	bool values = (asked & (BG_O_RETVAL | BG_O_RETVAL_HEX)) ||
 		      (o->dialect_set && o->dialect >= BG_DIALECT_6_5 && (o->flags & BG_O_RETVAL));
 
-	return !k->tier.wide && o->wide == BG_WIDE_FTRACE && k->tier.hook != BG_HOOK_TMULTI &&
+	return !k->tier.wide && (o->wide == BG_WIDE_FTRACE || o->wide == BG_WIDE_FIRST) &&
+	       k->tier.hook != BG_HOOK_TMULTI &&
 	       r->s.pause_child && !o->notrace.n &&
 	       !o->nr_cpus && !o->comm[0] && !(o->flags & (BG_O_ARGS | BG_O_RETADDR | BG_O_DETAIL)) &&
 	       !values;

@@ -29,7 +29,7 @@ struct ft_saved {
 	bool changed;
 };
 
-enum { SV_TRACING_ON, SV_CLOCK, SV_FORK, SV_IRQS, SV_DEPTH, SV_N };
+enum { SV_TRACING_ON, SV_CLOCK, SV_FORK, SV_IRQS, SV_DEPTH, SV_OVERWRITE, SV_N };
 
 struct ftnet {
 	char root[256];
@@ -48,7 +48,7 @@ struct ftnet {
 
 static const char *const saved_files[SV_N] = {
 	"tracing_on", "trace_clock", "options/function-fork", "options/funcgraph-irqs",
-	"max_graph_depth",
+	"max_graph_depth", "options/overwrite",
 };
 
 static void path_of(const struct ftnet *n, const char *file, char *out, size_t cap)
@@ -430,7 +430,13 @@ static int setup(struct ftnet *n, const struct ftnet_opts *o, char *why, size_t 
 					strerror(-err));
 	}
 	snprintf(num, sizeof(num), "%u", o->max_depth);
-	if ((err = set(n, SV_IRQS, o->irqs ? "1" : "0")) || (err = set(n, SV_DEPTH, num)))
+	/*
+	 * Full buffers drop what comes next, not the oldest pages: the first
+	 * call is read from its start however far the reading falls behind a
+	 * command that goes on calling.
+	 */
+	if ((err = set(n, SV_IRQS, o->irqs ? "1" : "0")) || (err = set(n, SV_DEPTH, num)) ||
+	    (err = set(n, SV_OVERWRITE, "0")))
 		return why_fail(why, cap, err, "cannot set function_graph's options: %s",
 				strerror(-err));
 	return 0;
@@ -490,9 +496,8 @@ int ftnet__start(struct ftnet *n)
 	return err ? err : write_text(n, "tracing_on", "1");
 }
 
-/* One page of cpu's: each function_graph event to take. */
-static long take_page(struct ftnet *n, uint32_t cpu,
-		      int (*take)(void *, struct bg_rec *, uint64_t, uint32_t), void *ctx)
+/* One page of cpu's: each function_graph event to the sink. */
+static long take_page(struct ftnet *n, uint32_t cpu, const struct ftnet_sink *sink)
 {
 	struct ftp_cursor c;
 	long count = 0;
@@ -500,8 +505,13 @@ static long take_page(struct ftnet *n, uint32_t cpu,
 
 	if (ftp_open_page(&c, &n->lay, n->page))
 		return -EINVAL;
-	if (c.lost)
-		n->lost += c.lost_count ? c.lost_count : 1;
+	if (c.lost) {
+		uint64_t lost = c.lost_count ? c.lost_count : 1;
+
+		n->lost += lost;
+		if (sink->lost)
+			sink->lost(sink->ctx, cpu, lost);
+	}
 	for (;;) {
 		const uint8_t *d = NULL;
 		uint32_t len = 0, flags;
@@ -513,20 +523,19 @@ static long take_page(struct ftnet *n, uint32_t cpu,
 			return count;
 		if (!k || !ftp_event(&n->lay, d, len, c.ts, cpu, &r, &addr, &flags))
 			continue;
-		k = take(ctx, &r, addr, flags);
+		k = sink->take(sink->ctx, &r, addr, flags);
 		if (k)
 			return k;
 		count++;
 	}
 }
 
-long ftnet__read(struct ftnet *n, int (*take)(void *ctx, struct bg_rec *r, uint64_t addr,
-					      uint32_t flags), void *ctx)
+long ftnet__read(struct ftnet *n, uint32_t max_pages, const struct ftnet_sink *sink)
 {
 	long total = 0;
 
 	for (uint32_t i = 0; i < n->ncpu; i++) {
-		for (;;) {
+		for (uint32_t pages = 0; !max_pages || pages < max_pages; pages++) {
 			ssize_t k = read(n->fd[i], n->page, n->lay.page_size);
 			long t;
 
@@ -538,7 +547,7 @@ long ftnet__read(struct ftnet *n, int (*take)(void *ctx, struct bg_rec *r, uint6
 				break;
 			if ((size_t)k < n->lay.page_size)
 				memset(n->page + k, 0, n->lay.page_size - (size_t)k);
-			t = take_page(n, n->cpu[i], take, ctx);
+			t = take_page(n, n->cpu[i], sink);
 			if (t < 0)
 				return t;
 			total += t;

@@ -41,15 +41,27 @@ struct ftnet;
 struct ftnet *ftnet__new(const struct ftnet_opts *o, char *why, size_t cap);
 /* function_graph on, its buffers opened: 0 or -errno (ftnet__free puts all back). */
 int ftnet__start(struct ftnet *n);
+/* Where ftnet__read() hands what it read. */
+struct ftnet_sink {
+	/*
+	 * Each event as a record: ENTRY and EXIT with func 0, ts on
+	 * CLOCK_MONOTONIC (trace_clock mono, the BPF side's clock), cpu, pid
+	 * (a thread's), depth; with the function's address and the event's
+	 * common_flags (FTP_FLAG_*). Non-zero ends the read with it.
+	 */
+	int (*take)(void *ctx, struct bg_rec *r, uint64_t addr, uint32_t flags);
+	/* Events of cpu the kernel dropped (full buffers) before what comes next; NULL: none. */
+	void (*lost)(void *ctx, uint32_t cpu, uint64_t count);
+	void *ctx;
+};
+
 /*
- * Everything its per-CPU buffers hold now, as records: ENTRY and EXIT
- * with func 0, ts on CLOCK_MONOTONIC (trace_clock mono, the BPF side's
- * clock), cpu, pid (a thread's), depth; each to take() with the
- * function's address and the event's common_flags (FTP_FLAG_*). Records
- * taken, or -errno (take's own, or a read's).
+ * What its per-CPU buffers hold now, oldest first, at most max_pages
+ * pages of each CPU (0: until each is empty; a command that goes on
+ * calling may keep one from ever being empty): records taken, or -errno
+ * (take's own, or a read's).
  */
-long ftnet__read(struct ftnet *n, int (*take)(void *ctx, struct bg_rec *r, uint64_t addr,
-					      uint32_t flags), void *ctx);
+long ftnet__read(struct ftnet *n, uint32_t max_pages, const struct ftnet_sink *sink);
 /* Events the kernel lost (full buffers) so far. */
 uint64_t ftnet__lost(const struct ftnet *n);
 /* function_graph off (what it recorded stays readable): 0 or -errno. */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ftgraphs.h"
 #include "ftnet.h"
 #include "ftpage.h"
 #include "hooks.h"
@@ -121,16 +122,30 @@ static int index_of(struct live *l, uint64_t addr)
 	return idx;
 }
 
+#define FT_READ_PAGES 256 /* per CPU and read while it records: the poll goes on */
+
+static int pass(void *ctx, const struct bg_rec *r)
+{
+	struct live *l = ctx;
+	struct bg_rec c = *r;
+
+	return session__take(l->s, &c);
+}
+
 /*
  * The task's name where the BPF side would record it (each graph's start,
  * BG_REC_COMM): from /proc, the event has none.
  */
-static int take_comm(struct live *l, const struct bg_rec *r)
+static int comm_of(void *ctx, const struct bg_rec *r, struct bg_rec *c)
 {
-	struct bg_rec c = { .type = BG_REC_COMM, .pid = r->pid, .cpu = r->cpu };
 	char path[64], buf[64];
 	FILE *f;
 
+	(void)ctx;
+	memset(c, 0, sizeof(*c));
+	c->type = BG_REC_COMM;
+	c->pid = r->pid;
+	c->cpu = r->cpu;
 	snprintf(path, sizeof(path), "/proc/%u/comm", r->pid);
 	f = fopen(path, "re");
 	if (!f)
@@ -138,23 +153,52 @@ static int take_comm(struct live *l, const struct bg_rec *r)
 	if (fgets(buf, sizeof(buf), f)) {
 		size_t n = strcspn(buf, "\n");
 
-		memcpy(&c.ts, buf, n < BG_COMM_LEN ? n : BG_COMM_LEN);
+		memcpy(&c->ts, buf, n < BG_COMM_LEN ? n : BG_COMM_LEN);
 	}
 	fclose(f);
 	snprintf(path, sizeof(path), "/proc/%u/status", r->pid);
 	f = fopen(path, "re");
 	while (f && fgets(buf, sizeof(buf), f))
-		if (sscanf(buf, "Tgid: %u", &c.dur) == 1)
+		if (sscanf(buf, "Tgid: %u", &c->dur) == 1)
 			break;
 	if (f)
 		fclose(f);
-	return session__take(l->s, &c);
+	return 1;
+}
+
+/*
+ * The first end: the command is told to stop now, not after the rest of
+ * this read (the net's state machine would), which a command that goes on
+ * calling fills as fast as it is read.
+ */
+static void first_end(void *ctx)
+{
+	struct live *l = ctx;
+
+	if (!l->ftg.open && l->net.state == NET_OPEN)
+		session__stop_child(l->s);
+}
+
+static void graphs_init(struct live *l)
+{
+	const struct ftg_ops ops = { .pass = pass, .comm = comm_of, .first_end = first_end,
+				     .ctx = l };
+
+	ftg__init(&l->ftg, &ops);
+}
+
+static void on_lost(void *ctx, uint32_t cpu, uint64_t count)
+{
+	struct live *l = ctx;
+
+	(void)cpu;
+	ftg__lost(&l->ftg, count);
 }
 
 static int take(void *ctx, struct bg_rec *r, uint64_t addr, uint32_t flags)
 {
 	struct live *l = ctx;
-	int idx = index_of(l, addr), err;
+	int idx = index_of(l, addr);
 
 	if (idx == -ENOMEM)
 		return idx;
@@ -166,20 +210,14 @@ static int take(void *ctx, struct bg_rec *r, uint64_t addr, uint32_t flags)
 	/* As the BPF side marks an entry inside interrupt work (discovery leaves it alone). */
 	if (bg_rec_type(r) == BG_REC_ENTRY && (flags & (FTP_FLAG_HARDIRQ | FTP_FLAG_SOFTIRQ)))
 		r->type |= BG_RF_IRQ;
-	if (!r->depth && bg_rec_type(r) == BG_REC_ENTRY) {
-		if ((err = take_comm(l, r)))
-			return err;
-		l->ft_open++;
-	} else if (!r->depth && l->ft_open) {
-		l->ft_open--;
-	}
 	l->ft_records++;
-	return session__take(l->s, r);
+	return ftg__take(&l->ftg, r);
 }
 
-static void read_net(struct live *l)
+static void read_net(struct live *l, uint32_t max_pages)
 {
-	long n = l->ft ? ftnet__read(l->ft, take, l) : 0;
+	const struct ftnet_sink sink = { .take = take, .lost = on_lost, .ctx = l };
+	long n = l->ft ? ftnet__read(l->ft, max_pages, &sink) : 0;
 
 	if (n < 0)
 		fprintf(stderr, "bpfgraph: cannot read function_graph's records: %s\n",
@@ -189,17 +227,19 @@ static void read_net(struct live *l)
 /* Everything it recorded is read, function_graph is off, tracefs as it was found. */
 static void close_net(struct live *l)
 {
-	uint64_t lost;
-
 	if (!l->ft)
 		return;
 	ftnet__stop(l->ft);
-	read_net(l);
-	lost = ftnet__lost(l->ft);
-	if (lost)
-		fprintf(stderr, "bpfgraph: function_graph lost %llu records while it recorded "
-			"(its per-CPU buffers were full: tracefs's buffer_size_kb)\n",
-			(unsigned long long)lost);
+	read_net(l, 0);
+	ftg__close(&l->ftg);
+	if (l->ftg.lost_first)
+		fprintf(stderr, "bpfgraph: function_graph lost %llu records of the first traced "
+			"call (its per-CPU buffers were full: tracefs's buffer_size_kb)\n",
+			(unsigned long long)l->ftg.lost_first);
+	if (l->ftg.cut)
+		fprintf(stderr, "bpfgraph: %llu traced calls made after the first, before the "
+			"command was stopped, are not shown: function_graph's buffers were full\n",
+			(unsigned long long)l->ftg.cut);
 	ftnet__free(l->ft);
 	l->ft = NULL;
 }
@@ -282,7 +322,7 @@ static void net_act(struct live *l, enum net_action act)
 	switch (act) {
 	case NET_ACT_STOP_PAUSE:
 		/* Inside a traced call: once it ends (on_poll). */
-		if (!l->ft_open)
+		if (!l->ftg.open)
 			session__stop_child(l->s);
 		break;
 	case NET_ACT_CLOSE:
@@ -318,17 +358,17 @@ static void on_poll(void *ctx, uint64_t graphs_done)
 	enum net_action act;
 
 	(void)graphs_done;
-	read_net(l);
+	read_net(l, FT_READ_PAGES);
 	in.first_over = l->s->graphs_done > 0;
 	in.child_exited = l->net.state == NET_OPEN && session__child_exited(l->s);
 	do {
 		in.now = links__now();
 		if (l->net.state == NET_DRAINING && l->ft) {
-			read_net(l);
-			if (!l->ft_open)
+			read_net(l, FT_READ_PAGES);
+			if (!l->ftg.open)
 				session__stop_child(l->s);
 		}
-		in.active = l->ft_open > 0 || !session__child_stopped(l->s);
+		in.active = l->ftg.open > 0 || !session__child_stopped(l->s);
 		in.closed = l->net.state == NET_CLOSING && !l->ft;
 		act = netfsm__step(&l->net, &in);
 		net_act(l, act);
@@ -353,11 +393,13 @@ void live_free_ftnet(struct live *l)
 {
 	if (l->ft)
 		close_net(l);
+	ftg__free(&l->ftg);
 }
 
 int live__open_ftnet(struct live *l, const struct ftnet_opts *o, int (*link_plan)(void *ctx),
 		     void *ctx, char *why, size_t cap)
 {
+	graphs_init(l);
 	l->ft = ftnet__new(o, why, cap);
 	if (!l->ft)
 		return -errno;

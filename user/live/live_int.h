@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ftgraphs.h"
 #include "hooks.h"
 #include "live.h"
 #include "netfsm.h"
@@ -57,8 +58,8 @@ struct live {
 	/* What it met that the plan did not hook: linked when it is over. */
 	uint32_t *ft_met;
 	size_t ft_nmet, ft_metcap;
-	unsigned int ft_open; /* its graphs under way */
 	uint64_t ft_records;
+	struct ftgraphs ftg; /* its graphs under way (ftgraphs.h) */
 	/* The plan's hooks, made once it is over (live__open_ftnet). */
 	int (*link_plan)(void *ctx);
 	void *link_ctx;

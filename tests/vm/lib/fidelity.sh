@@ -23,7 +23,7 @@ hook_opt="${BG_FIDELITY_HOOK:+--hook=$BG_FIDELITY_HOOK} ${BG_FIDELITY_OPTS:-}"
 # one line each: bpfgraph must leave them as it found them.
 tracefs_state() { # FILE
 	for f in current_tracer trace_clock tracing_on set_ftrace_pid set_graph_function \
-		max_graph_depth options/function-fork options/funcgraph-irqs; do
+		max_graph_depth options/function-fork options/funcgraph-irqs options/overwrite; do
 		printf '%s: %s\n' "$f" "$(tr '\n' ' ' <"$T/$f" 2>&1)"
 	done >"$1"
 }

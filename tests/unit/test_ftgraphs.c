@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The ftrace net's graphs under way (user/live/ftgraphs.h): the first
+ * graph goes on as read, later ones whole at their end, or not at all
+ * when the kernel dropped events meanwhile.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ftgraphs.h"
+
+struct seen {
+	struct bg_rec r[64];
+	int n, firsts;
+};
+
+static int pass(void *ctx, const struct bg_rec *r)
+{
+	struct seen *s = ctx;
+
+	assert_true(s->n < 64);
+	s->r[s->n++] = *r;
+	return 0;
+}
+
+static int comm(void *ctx, const struct bg_rec *entry, struct bg_rec *out)
+{
+	(void)ctx;
+	memset(out, 0, sizeof(*out));
+	out->type = BG_REC_COMM;
+	out->pid = entry->pid;
+	return 1;
+}
+
+static void first_end(void *ctx)
+{
+	((struct seen *)ctx)->firsts++;
+}
+
+static struct bg_rec rec(int type, uint32_t pid, uint8_t depth, uint64_t ts)
+{
+	return (struct bg_rec){ .type = (uint8_t)type, .pid = pid, .depth = depth, .ts = ts };
+}
+
+static void take(struct ftgraphs *g, int type, uint32_t pid, uint8_t depth, uint64_t ts)
+{
+	struct bg_rec r = rec(type, pid, depth, ts);
+
+	assert_int_equal(ftg__take(g, &r), 0);
+}
+
+static void init(struct ftgraphs *g, struct seen *s)
+{
+	const struct ftg_ops ops = { .pass = pass, .comm = comm, .first_end = first_end,
+				     .ctx = s };
+
+	memset(s, 0, sizeof(*s));
+	ftg__init(g, &ops);
+}
+
+/* A whole call: entry, a child, their exits. */
+static void call(struct ftgraphs *g, uint32_t pid, uint64_t ts)
+{
+	take(g, BG_REC_ENTRY, pid, 0, ts);
+	take(g, BG_REC_ENTRY, pid, 1, ts + 1);
+	take(g, BG_REC_EXIT, pid, 1, ts + 2);
+	take(g, BG_REC_EXIT, pid, 0, ts + 3);
+}
+
+static void test_first_passes_later_held_until_end(void **state)
+{
+	struct ftgraphs g;
+	struct seen s;
+
+	(void)state;
+	init(&g, &s);
+	take(&g, BG_REC_ENTRY, 7, 0, 10);
+	/* the first graph's records go on as read, its comm first */
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.r[0].type, BG_REC_COMM);
+	assert_int_equal(g.open, 1);
+	take(&g, BG_REC_EXIT, 7, 0, 11);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.firsts, 1);
+	assert_true(g.first_over);
+	assert_int_equal(g.open, 0);
+	/* a later one: nothing until its end, then all of it in order */
+	take(&g, BG_REC_ENTRY, 7, 0, 20);
+	take(&g, BG_REC_ENTRY, 7, 1, 21);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(g.open, 1);
+	take(&g, BG_REC_EXIT, 7, 1, 22);
+	take(&g, BG_REC_EXIT, 7, 0, 23);
+	assert_int_equal(s.n, 8);
+	assert_int_equal(s.r[3].type, BG_REC_COMM);
+	for (int i = 4; i < 8; i++)
+		assert_int_equal(s.r[i].ts, 20 + i - 4);
+	assert_int_equal(s.firsts, 1);
+	assert_int_equal(g.cut, 0);
+	ftg__free(&g);
+}
+
+/* Another thread's graph under way when the first ends goes on as read. */
+static void test_concurrent_graph_not_held(void **state)
+{
+	struct ftgraphs g;
+	struct seen s;
+
+	(void)state;
+	init(&g, &s);
+	take(&g, BG_REC_ENTRY, 7, 0, 10);
+	take(&g, BG_REC_ENTRY, 8, 0, 11);
+	take(&g, BG_REC_EXIT, 7, 0, 12);
+	assert_int_equal(g.open, 1);
+	take(&g, BG_REC_ENTRY, 8, 1, 13);
+	assert_int_equal(s.n, 6);
+	take(&g, BG_REC_EXIT, 8, 1, 14);
+	take(&g, BG_REC_EXIT, 8, 0, 15);
+	assert_int_equal(s.n, 8);
+	assert_int_equal(g.open, 0);
+	ftg__free(&g);
+}
+
+/*
+ * Events dropped: the held graph under way is left out whole, what is
+ * left of it is not drawn, nothing stays open; a graph begun after the
+ * drop is whole and shown.
+ */
+static void test_drop_cuts_held_graphs(void **state)
+{
+	struct ftgraphs g;
+	struct seen s;
+
+	(void)state;
+	init(&g, &s);
+	call(&g, 7, 10);
+	assert_int_equal(s.n, 5);
+	take(&g, BG_REC_ENTRY, 7, 0, 20);
+	take(&g, BG_REC_ENTRY, 7, 1, 21);
+	ftg__lost(&g, 100);
+	assert_int_equal(g.open, 0);
+	assert_int_equal(g.cut, 1);
+	assert_int_equal(g.lost_first, 0);
+	/* its end arrives after the hole: a fragment */
+	take(&g, BG_REC_EXIT, 7, 0, 30);
+	assert_int_equal(g.fragments, 1);
+	assert_int_equal(s.n, 5);
+	call(&g, 7, 40);
+	assert_int_equal(s.n, 10);
+	assert_int_equal(s.r[9].ts, 43);
+	ftg__free(&g);
+}
+
+/* Dropped before the first end: counted apart; nothing waits for its end. */
+static void test_drop_in_first_call(void **state)
+{
+	struct ftgraphs g;
+	struct seen s;
+
+	(void)state;
+	init(&g, &s);
+	take(&g, BG_REC_ENTRY, 7, 0, 10);
+	take(&g, BG_REC_ENTRY, 7, 1, 11);
+	ftg__lost(&g, 5);
+	assert_int_equal(g.lost_first, 5);
+	assert_int_equal(g.open, 0);
+	assert_int_equal(g.cut, 0);
+	assert_int_equal(s.firsts, 0);
+	ftg__free(&g);
+}
+
+/* A held graph whose end never came (a new start, or the close): cut. */
+static void test_unended_held_graphs_cut(void **state)
+{
+	struct ftgraphs g;
+	struct seen s;
+
+	(void)state;
+	init(&g, &s);
+	call(&g, 7, 10);
+	take(&g, BG_REC_ENTRY, 7, 0, 20);
+	take(&g, BG_REC_ENTRY, 7, 0, 30);
+	assert_int_equal(g.cut, 1);
+	assert_int_equal(g.open, 1);
+	take(&g, BG_REC_ENTRY, 9, 0, 31);
+	ftg__close(&g);
+	assert_int_equal(g.cut, 3);
+	assert_int_equal(g.open, 0);
+	assert_int_equal(s.n, 5);
+	ftg__free(&g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_first_passes_later_held_until_end),
+		cmocka_unit_test(test_concurrent_graph_not_held),
+		cmocka_unit_test(test_drop_cuts_held_graphs),
+		cmocka_unit_test(test_drop_in_first_call),
+		cmocka_unit_test(test_unended_held_graphs_cut),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The ftrace net's graphs under way (ftgraphs.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ftgraphs.h"
+
+struct ftg_task {
+	uint32_t pid;
+	bool held;
+	struct bg_rec *rec;
+	size_t n, cap;
+};
+
+void ftg__init(struct ftgraphs *g, const struct ftg_ops *ops)
+{
+	memset(g, 0, sizeof(*g));
+	g->ops = *ops;
+}
+
+static struct ftg_task *task_of(struct ftgraphs *g, uint32_t pid)
+{
+	for (size_t i = 0; i < g->ntask; i++)
+		if (g->task[i].pid == pid)
+			return &g->task[i];
+	return NULL;
+}
+
+static void task_drop(struct ftgraphs *g, struct ftg_task *t)
+{
+	free(t->rec);
+	*t = g->task[--g->ntask];
+	g->open--;
+}
+
+static struct ftg_task *task_new(struct ftgraphs *g, uint32_t pid)
+{
+	struct ftg_task *t;
+
+	if (g->ntask == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 4;
+		struct ftg_task *a = realloc(g->task, cap * sizeof(*a));
+
+		if (!a)
+			return NULL;
+		g->task = a;
+		g->cap = cap;
+	}
+	t = &g->task[g->ntask++];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->held = g->first_over;
+	g->open++;
+	return t;
+}
+
+/* The session's, or t's until its graph is over. */
+static int put(struct ftgraphs *g, struct ftg_task *t, const struct bg_rec *r)
+{
+	if (!t || !t->held)
+		return g->ops.pass(g->ops.ctx, r);
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 64;
+		struct bg_rec *a = realloc(t->rec, cap * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		t->rec = a;
+		t->cap = cap;
+	}
+	t->rec[t->n++] = *r;
+	return 0;
+}
+
+/* A graph's start: the task's graph under way (one whose end never came goes). */
+static int graph_start(struct ftgraphs *g, const struct bg_rec *r, struct ftg_task **tp)
+{
+	struct ftg_task *t = task_of(g, r->pid);
+	struct bg_rec c;
+
+	if (t) {
+		g->cut += t->held;
+		task_drop(g, t);
+	}
+	t = task_new(g, r->pid);
+	if (!t)
+		return -ENOMEM;
+	*tp = t;
+	return g->ops.comm(g->ops.ctx, r, &c) == 1 ? put(g, t, &c) : 0;
+}
+
+/* A graph's end: a held one goes to the session whole. */
+static int graph_end(struct ftgraphs *g, struct ftg_task *t)
+{
+	bool first = !g->first_over;
+	int err = 0;
+
+	for (size_t i = 0; t->held && i < t->n && !err; i++)
+		err = g->ops.pass(g->ops.ctx, &t->rec[i]);
+	task_drop(g, t);
+	g->first_over = true;
+	if (first && g->ops.first_end)
+		g->ops.first_end(g->ops.ctx);
+	return err;
+}
+
+int ftg__take(struct ftgraphs *g, const struct bg_rec *r)
+{
+	bool top = !r->depth, entry = bg_rec_type(r) == BG_REC_ENTRY;
+	struct ftg_task *t;
+	int err;
+
+	if (top && entry) {
+		if ((err = graph_start(g, r, &t)))
+			return err;
+	} else if (!(t = task_of(g, r->pid)) && g->lost) {
+		/* What is left of a graph whose start was dropped. */
+		g->fragments++;
+		return 0;
+	}
+	if ((err = put(g, t, r)))
+		return err;
+	return t && top && !entry ? graph_end(g, t) : 0;
+}
+
+void ftg__lost(struct ftgraphs *g, uint64_t count)
+{
+	if (!g->first_over)
+		g->lost_first += count;
+	g->lost = true;
+	while (g->ntask) {
+		g->cut += g->task[0].held;
+		task_drop(g, &g->task[0]);
+	}
+}
+
+void ftg__close(struct ftgraphs *g)
+{
+	while (g->ntask) {
+		g->cut += g->task[0].held;
+		task_drop(g, &g->task[0]);
+	}
+}
+
+void ftg__free(struct ftgraphs *g)
+{
+	ftg__close(g);
+	free(g->task);
+	g->task = NULL;
+	g->cap = 0;
+}

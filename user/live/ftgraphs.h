@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The ftrace net's graphs under way, task by task (live_ftnet.c): which
+ * records go to the session as they are read and which wait for their
+ * graph's end.
+ *
+ * Graphs begun before any graph's end was read go on at once: the first
+ * traced call, and those of other threads under way with it. Graphs
+ * begun later are held until their end: the command is stopped only once
+ * the first end is read, and one that goes on calling can fill
+ * function_graph's buffers meanwhile; a graph some of whose events the
+ * kernel dropped is left out whole (a page's missed-events mark does not
+ * say whose), not drawn with holes, and none then waits for an end that
+ * may be gone.
+ */
+#ifndef BPFGRAPH_FTGRAPHS_H
+#define BPFGRAPH_FTGRAPHS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpfgraph.h"
+
+struct ftg_ops {
+	/* A record for the session: 0 or -errno. */
+	int (*pass)(void *ctx, const struct bg_rec *r);
+	/* The task's BG_REC_COMM record for a graph's start into out: 1, or 0: none. */
+	int (*comm)(void *ctx, const struct bg_rec *entry, struct bg_rec *out);
+	/* The first graph's end was taken (may be NULL). */
+	void (*first_end)(void *ctx);
+	void *ctx;
+};
+
+struct ftg_task;
+
+struct ftgraphs {
+	struct ftg_ops ops;
+	struct ftg_task *task;
+	size_t ntask, cap;
+	unsigned int open; /* graphs under way, whole so far */
+	bool first_over; /* a graph's end was taken */
+	bool lost; /* the kernel dropped events */
+	uint64_t lost_first; /* events dropped before the first end */
+	uint64_t cut; /* held graphs left out: events of theirs may be gone */
+	uint64_t fragments; /* records of no graph under way after a drop, left out */
+};
+
+void ftg__init(struct ftgraphs *g, const struct ftg_ops *ops);
+/*
+ * One record, its function table index in place: to the session, or
+ * held. 0 or -errno (pass's own, or no memory).
+ */
+int ftg__take(struct ftgraphs *g, const struct bg_rec *r);
+/* The kernel dropped count events before what comes next. */
+void ftg__lost(struct ftgraphs *g, uint64_t count);
+/* The net is over: held graphs not ended are counted in cut and forgotten. */
+void ftg__close(struct ftgraphs *g);
+void ftg__free(struct ftgraphs *g);
+
+#endif
