@@ -186,7 +186,8 @@ vm_dir() {
 BG_VM_KERNEL_ONLY=${BG_VM_KERNEL_ONLY-7.3:trace_args 6.12:steady 7.3:steady}
 # Scenarios that run on 6.1 and also on one newer kernel, KERNEL:SCENARIO:
 # stop_bounds on 6.12, where the default tier's wide net is what a stop
-# under a load has to get past (6.1 has no net; 7.3's tier is 6.12's).
+# under a load has to get past (6.1's net is function_graph, its own
+# path; 7.3's tier is 6.12's).
 # stop_outputs on 6.12 too: signals in each phase, failing outputs and a
 # second instance differ by hook tier, and 7.3's is 6.12's (its five
 # minutes of host clock went to CI's hour).

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -18,6 +19,8 @@
 #include "stop.h"
 
 struct attach_cost attach_cost;
+/* attach_cost's loads: from the loading threads too (loadahead.c). */
+static pthread_mutex_t cost_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* fd of the kernel BTF object of a module (for attach_btf_obj_fd). */
 static int module_btf_fd(const char *module)
@@ -41,14 +44,7 @@ static int module_btf_fd(const char *module)
 	return -ENOENT;
 }
 
-struct clone_src {
-	const struct bpf_insn *insns;
-	size_t cnt;
-	enum bpf_attach_type type;
-	const char *name;
-};
-
-static int load_clone(const struct clone_src *src, const struct bg_func *f, int btf_obj_fd)
+int attach_load_clone(const struct clone_src *src, const struct bg_func *f, int btf_obj_fd)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = src->type,
 		    .attach_btf_id = f->btf_id, .attach_btf_obj_fd = btf_obj_fd);
@@ -57,8 +53,10 @@ static int load_clone(const struct clone_src *src, const struct bg_func *f, int 
 			       src->cnt, &opts);
 	int err = -errno;
 
+	pthread_mutex_lock(&cost_lock);
 	attach_cost.load_s += links__now() - t0;
 	attach_cost.loads++;
+	pthread_mutex_unlock(&cost_lock);
 	return fd < 0 ? err : fd;
 }
 
@@ -74,13 +72,7 @@ static int link_one(int prog_fd, enum bpf_attach_type type, uint64_t cookie)
 	return fd < 0 ? err : fd;
 }
 
-/* Cached attach_btf_obj_fd per module of the previous function. */
-struct modcache {
-	char *module;
-	int fd;
-};
-
-static int btf_obj_fd(struct modcache *mc, const char *module)
+int attach_btf_obj_fd(struct modcache *mc, const char *module)
 {
 	if (!module)
 		return 0;
@@ -94,42 +86,81 @@ static int btf_obj_fd(struct modcache *mc, const char *module)
 	return mc->fd;
 }
 
-static int attach_func(struct attach *a, uint32_t i, const struct clone_src src[3],
-		       struct modcache *mc)
+void attach_modcache_free(struct modcache *mc)
+{
+	if (mc->fd > 0)
+		close(mc->fd);
+	free(mc->module);
+	mc->fd = 0;
+	mc->module = NULL;
+}
+
+/* Which program of src function i gets in direction k (0: entry, 1: exit). */
+static int src_of(const struct bg_func *f, int k)
+{
+	/* -G functions get the entry program that starts graphs. */
+	return k == 0 && (f->flags & BG_FN_GRAPH) ? 2 : k;
+}
+
+int attach_load_func(struct attach *a, uint32_t i, const struct clone_src src[3],
+		     struct modcache *mc, int pfd[2])
 {
 	const struct bg_func *f = &a->funcs->f[i];
-	int objfd = btf_obj_fd(mc, f->module);
-	int err = 0;
+	int objfd = attach_btf_obj_fd(mc, f->module);
 
+	pfd[0] = pfd[1] = -1;
 	if (objfd < 0)
 		return objfd;
+	/* Function 0's programs are the templates themselves (attach_link_func). */
+	for (int k = 0; k < 2 && i != 0; k++) {
+		pfd[k] = attach_load_clone(&src[src_of(f, k)], f, objfd);
+		if (pfd[k] < 0) {
+			int err = pfd[k];
+
+			if (k)
+				close(pfd[0]);
+			pfd[0] = pfd[1] = -1;
+			return err;
+		}
+	}
+	return 0;
+}
+
+static int link_func(struct attach *a, uint32_t i, const struct clone_src src[3], int pfd[2])
+{
+	const struct bg_func *f = &a->funcs->f[i];
+	int err = 0;
+
 	/*
 	 * fexit first: once the entry program runs, the trampoline already
 	 * calls the function itself and has the frame layout the entry
 	 * program reads the return address from (BG_CK_NREGS).
 	 */
 	for (int k = 1; k >= 0; k--) {
-		/* -G functions get the entry program that starts graphs. */
-		int t = k == 0 && (f->flags & BG_FN_GRAPH) ? 2 : k;
+		int t = src_of(f, k);
 		struct bpf_program *tmpl = t == 2 ? bpfobj__prog(a->obj, BGP_ENTRY_GRAPH) :
 				   t == 1 ? bpfobj__prog(a->obj, BGP_EXIT) : bpfobj__prog(a->obj, BGP_ENTRY);
-		int pfd = i == 0 ? bpf_program__fd(tmpl) : load_clone(&src[t], f, objfd);
-		int lfd;
+		int p = i == 0 ? bpf_program__fd(tmpl) : pfd[k];
+		int lfd = link_one(p, src[t].type, cookie_of(f, i));
 
-		if (pfd < 0) {
-			err = pfd;
-			break;
-		}
-		lfd = link_one(pfd, src[t].type, cookie_of(f, i));
-		if (i != 0)
-			close(pfd);
 		if (lfd < 0) {
 			err = lfd;
 			break;
 		}
 		a->links[2 * i + k] = lfd;
 	}
+	for (int k = 0; k < 2 && i != 0; k++)
+		if (pfd[k] >= 0)
+			close(pfd[k]);
 	return err;
+}
+
+static int attach_func(struct attach *a, uint32_t i, const struct clone_src src[3],
+		       struct modcache *mc)
+{
+	int pfd[2], err = attach_load_func(a, i, src, mc, pfd);
+
+	return err ? err : link_func(a, i, src, pfd);
 }
 
 void attach__progress(const struct attach *a, uint32_t done, double t0, double *last)
@@ -199,19 +230,9 @@ static void template_srcs(const struct attach *a, struct clone_src src[3])
 				     BPF_TRACE_FENTRY, "bg_entry_graph" };
 }
 
-static void modcache_free(struct modcache *mc)
-{
-	if (mc->fd > 0)
-		close(mc->fd);
-	free(mc->module);
-}
-
 /* attach_func() with the counting; a failure leaves no link behind. */
-static int attach_counted(struct attach *a, uint32_t i, const struct clone_src src[3],
-			  struct modcache *mc)
+static int count_attach(struct attach *a, uint32_t i, int err)
 {
-	int err = attach_func(a, i, src, mc);
-
 	if (!err) {
 		a->st.attached++;
 		return 0;
@@ -226,6 +247,12 @@ static int attach_counted(struct attach *a, uint32_t i, const struct clone_src s
 		a->links[2 * i + k] = -1;
 	}
 	return err;
+}
+
+static int attach_counted(struct attach *a, uint32_t i, const struct clone_src src[3],
+			  struct modcache *mc)
+{
+	return count_attach(a, i, attach_func(a, i, src, mc));
 }
 
 int attach__load(struct attach *a)
@@ -278,8 +305,9 @@ int attach__all(struct attach *a)
 {
 	struct clone_src src[3];
 	struct modcache mc = { NULL, 0 };
+	struct loadahead *la;
 	double t0, last = 0;
-	uint32_t want = 0;
+	uint32_t want = 0, *todo;
 	bool loaded = a->loaded;
 	int err = attach__load(a);
 
@@ -292,17 +320,29 @@ int attach__all(struct attach *a)
 	if (a->templates)
 		template_srcs(a, src);
 	/* What was added since the load (the ftrace net's finds) is attached one by one. */
+	todo = calloc(a->nplan ? a->nplan : 1, sizeof(*todo));
+	if (!todo)
+		return -ENOMEM;
 	for (uint32_t i = 0; i < a->nplan; i++) {
-		if (stop__signal())
-			break;
 		if (a->funcs->f[i].flags & BG_FN_KPROBE)
 			continue; /* kprobe.h: attached by the tracer */
 		if (!a->templates) {
 			a->st.failed++;
 			continue;
 		}
-		want++;
-		err = attach_counted(a, i, src, &mc);
+		todo[want++] = i;
+	}
+	la = loadahead__start(a, src, todo, want);
+	for (uint32_t j = 0; j < want && !stop__signal(); j++) {
+		uint32_t i = todo[j];
+		int pfd[2];
+
+		if (la) {
+			err = loadahead__take(la, j, pfd);
+			err = count_attach(a, i, err ? err : link_func(a, i, src, pfd));
+		} else {
+			err = attach_counted(a, i, src, &mc);
+		}
 		/* Not an error yet: the tracer tries a kprobe (and says if that fails). */
 		if (err && a->verbose)
 			fprintf(a->err, "bpfgraph: failed to attach to '%s': %s\n",
@@ -310,9 +350,11 @@ int attach__all(struct attach *a)
 		if (!err)
 			attach__progress(a, i + 1, t0, &last);
 	}
+	loadahead__stop(la);
+	free(todo);
 	if (last > 0)
 		fprintf(a->err, "\n");
-	modcache_free(&mc);
+	attach_modcache_free(&mc);
 	a->st.attach_s = links__now() - t0;
 	if (stop__signal())
 		return -EINTR;
@@ -337,7 +379,7 @@ int attach__one(struct attach *a, uint32_t idx)
 		return err;
 	template_srcs(a, src);
 	err = attach_counted(a, idx, src, &mc);
-	modcache_free(&mc);
+	attach_modcache_free(&mc);
 	return err;
 }
 

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <bpf/bpf.h>
+
 #include "attach.h"
 #include "bpfgraph.h"
 #include "functab.h"
@@ -53,6 +55,47 @@ static inline uint64_t cookie_of(const struct bg_func *f, uint32_t idx)
 {
 	return functab__cookie(f, idx) | (uint64_t)f->nr_regs << BG_CK_NREGS_SHIFT;
 }
+
+/* A template's final instructions, for cloning: entry, exit, graph entry. */
+struct clone_src {
+	const struct bpf_insn *insns;
+	size_t cnt;
+	enum bpf_attach_type type;
+	const char *name;
+};
+
+/* The BTF object of the previous function's module (attach_btf_obj_fd). */
+struct modcache {
+	char *module;
+	int fd;
+};
+
+/* A clone of src for f: its fd, or -errno. Safe from several threads. */
+int attach_load_clone(const struct clone_src *src, const struct bg_func *f, int btf_obj_fd);
+/* attach_btf_obj_fd's fd for module's BTF (0: vmlinux), cached in mc; or -errno. */
+int attach_btf_obj_fd(struct modcache *mc, const char *module);
+void attach_modcache_free(struct modcache *mc);
+/*
+ * Function i's entry and exit programs loaded (pfd[0], pfd[1]; -1 for
+ * function 0, whose are the templates): 0 or -errno, nothing left open.
+ * Safe from several threads, each with its own mc.
+ */
+int attach_load_func(struct attach *a, uint32_t i, const struct clone_src src[3],
+		     struct modcache *mc, int pfd[2]);
+
+/*
+ * loadahead.c: the programs of functions idx[0..n) loaded by threads of
+ * their own, ahead of the caller linking them one by one: the verifier
+ * runs on other CPUs while the trampolines are made. NULL: none (one
+ * CPU, too few functions, no thread): the caller loads them itself.
+ */
+struct loadahead;
+struct loadahead *loadahead__start(struct attach *a, const struct clone_src src[3],
+				   const uint32_t *idx, size_t n);
+/* The j-th function's programs (j in order, from 0): 0 or its load's -errno. */
+int loadahead__take(struct loadahead *la, size_t j, int pfd[2]);
+/* The threads ended, what they loaded and nobody took closed. NULL is fine. */
+void loadahead__stop(struct loadahead *la);
 
 /* tmulti.c: attach__all() of the tracing_multi tier, once the object is loaded. */
 int tmulti__all(struct attach *a, double t0);
