@@ -265,3 +265,43 @@ int bg_icall(struct pt_regs *regs)
 	guarded(regs, BG_RUN_ICALL, false);
 	return 0;
 }
+
+/*
+ * The ftrace net (user/hook/ftnet.h): function_graph records the
+ * command's first traced call, nothing of ours is hooked, and the command
+ * must stop at that call's end, not later (its next calls would be
+ * function_graph's, without return values) nor earlier (a stop ends a
+ * sleep in the call). A kprobe and a kretprobe on the -G functions, made
+ * after function_graph started, count the command's calls under way; the
+ * last to return stops it. ftrace calls its newest callback first, so
+ * they run outside the graph, unless a kprobe on ftrace (all share one
+ * callback) was there before function_graph: then the handlers are drawn
+ * inside it, and user space leaves them out (the tracer's own path).
+ */
+SEC("kprobe")
+int bg_net_enter(struct pt_regs *regs)
+{
+	if (bg_net_armed && (bpf_get_current_pid_tgid() >> 32) == bg_pause_tgid)
+		__sync_fetch_and_add(&bg_net_open, 1);
+	return 0;
+}
+
+SEC("kretprobe")
+int bg_net_leave(struct pt_regs *regs)
+{
+	/*
+	 * A call under way before the probes were made has no entry counted
+	 * (the command's read of bpfgraph's go-ahead, a vfs_read): its return
+	 * is not the first call's end.
+	 */
+	if (!bg_net_armed || (bpf_get_current_pid_tgid() >> 32) != bg_pause_tgid ||
+	    bg_net_open <= 0)
+		return 0;
+	/* Two threads returning at once may both see 0: a second SIGSTOP does nothing. */
+	__sync_fetch_and_add(&bg_net_open, -1);
+	if (bg_net_open <= 0) {
+		bg_net_armed = 0;
+		bpf_send_signal(19 /* SIGSTOP */);
+	}
+	return 0;
+}

@@ -79,6 +79,13 @@ volatile __u32 bg_gen = 0;
  */
 volatile __u32 bg_stop_req = 0;
 /*
+ * The ftrace net (bg_net_enter/bg_net_leave): while set, the command's
+ * calls of -G functions are counted, and the last of them to return stops
+ * it; cleared then.
+ */
+volatile __u32 bg_net_armed = 0;
+volatile __s32 bg_net_open = 0;
+/*
  * The wide net (bg_wide) records entries: set while it is the only hook of
  * the functions it covers, cleared before they get links of their own.
  */

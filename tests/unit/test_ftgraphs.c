@@ -51,7 +51,7 @@ static void take(struct ftgraphs *g, int type, uint32_t pid, uint8_t depth, uint
 {
 	struct bg_rec r = rec(type, pid, depth, ts);
 
-	assert_int_equal(ftg__take(g, &r), 0);
+	assert_int_equal(ftg__take(g, &r, false), 0);
 }
 
 static void init(struct ftgraphs *g, struct seen *s)
@@ -195,6 +195,41 @@ static void test_unended_held_graphs_cut(void **state)
 	ftg__free(&g);
 }
 
+/*
+ * A kprobe's handler drawn inside the first graph (the tracer's own path):
+ * left out with what it calls, the rest as read.
+ */
+static void test_own_calls_left_out(void **state)
+{
+	struct ftgraphs g;
+	struct seen s;
+	struct bg_rec r;
+
+	(void)state;
+	init(&g, &s);
+	take(&g, BG_REC_ENTRY, 7, 0, 10);
+	r = rec(BG_REC_ENTRY, 7, 1, 11);
+	assert_int_equal(ftg__take(&g, &r, true), 0);
+	take(&g, BG_REC_ENTRY, 7, 2, 12); /* what the handler calls */
+	take(&g, BG_REC_EXIT, 7, 2, 13);
+	r = rec(BG_REC_EXIT, 7, 1, 14);
+	assert_int_equal(ftg__take(&g, &r, true), 0);
+	assert_int_equal(g.own, 4);
+	take(&g, BG_REC_ENTRY, 7, 1, 15); /* the call's own child */
+	take(&g, BG_REC_EXIT, 7, 1, 16);
+	/* an exit of the tracer's path whose entry came before the graph */
+	r = rec(BG_REC_EXIT, 7, 1, 17);
+	assert_int_equal(ftg__take(&g, &r, true), 0);
+	take(&g, BG_REC_EXIT, 7, 0, 18);
+	assert_int_equal(g.own, 5);
+	assert_int_equal(s.n, 5);
+	assert_int_equal(s.r[2].ts, 15);
+	assert_int_equal(s.r[3].ts, 16);
+	assert_int_equal(s.r[4].ts, 18);
+	assert_true(g.first_over);
+	ftg__free(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +238,7 @@ int main(void)
 		cmocka_unit_test(test_drop_cuts_held_graphs),
 		cmocka_unit_test(test_drop_in_first_call),
 		cmocka_unit_test(test_unended_held_graphs_cut),
+		cmocka_unit_test(test_own_calls_left_out),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

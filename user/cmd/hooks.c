@@ -88,8 +88,11 @@ static bool ftnet_fits(const struct bg_opts *o, const struct kernel *k, const st
 	bool values = (asked & (BG_O_RETVAL | BG_O_RETVAL_HEX)) ||
 		      (o->dialect_set && o->dialect >= BG_DIALECT_6_5 && (o->flags & BG_O_RETVAL));
 
-	return !k->tier.wide && (o->wide == BG_WIDE_FTRACE || o->wide == BG_WIDE_FIRST) &&
-	       k->tier.hook != BG_HOOK_TMULTI &&
+	/* By default where the kernel has no kprobe.session links (no wide net of any tier). */
+	bool take = o->wide == BG_WIDE_FTRACE ||
+		    (o->wide == BG_WIDE_FIRST && k->caps.kprobe_session.have <= 0);
+
+	return !k->tier.wide && take && k->tier.hook != BG_HOOK_TMULTI &&
 	       r->s.pause_child && !o->notrace.n &&
 	       !o->nr_cpus && !o->comm[0] && !(o->flags & (BG_O_ARGS | BG_O_RETADDR | BG_O_DETAIL)) &&
 	       !values;
@@ -115,6 +118,10 @@ int run__attach_ftnet(struct run *r, const struct bg_opts *o, const struct kerne
 			graph[fo.ngraph++] = p->funcs.f[i].name;
 	fo.graph = graph;
 	/* The programs and maps exist (progs__fill); nothing is hooked. */
+	if (fo.ngraph) {
+		bpf_program__set_autoload(bpfobj__prog(r->obj, BGP_NET_ENTER), true);
+		bpf_program__set_autoload(bpfobj__prog(r->obj, BGP_NET_LEAVE), true);
+	}
 	err = fo.ngraph ? attach__load(r->a) : 0;
 	if (err || !fo.ngraph) {
 		free(graph);

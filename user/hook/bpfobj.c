@@ -50,6 +50,8 @@ static struct bpf_program *prog_of(const struct graph_bpf *s, enum bpfobj_prog p
 	case BGP_SWITCH: return s->progs.bg_switch;
 	case BGP_FORK: return s->progs.bg_fork;
 	case BGP_TASK_EXIT: return s->progs.bg_task_exit;
+	case BGP_NET_ENTER: return s->progs.bg_net_enter;
+	case BGP_NET_LEAVE: return s->progs.bg_net_leave;
 	case BGP_NR: break;
 	}
 	return NULL;
@@ -218,6 +220,9 @@ static void choose_progs(struct graph_bpf *s, const struct bpfobj_config *c)
 	bpf_program__set_autoload(s->progs.bg_wide, c->wide);
 	bpf_program__set_autoload(s->progs.bg_fork, c->inherit);
 	bpf_program__set_autoload(s->progs.bg_task_exit, c->inherit);
+	/* The ftrace net's: loaded only once it is taken (hooks.c). */
+	bpf_program__set_autoload(s->progs.bg_net_enter, false);
+	bpf_program__set_autoload(s->progs.bg_net_leave, false);
 	if (c->wide)
 		bpf_program__set_expected_attach_type(s->progs.bg_wide,
 						      (enum bpf_attach_type)BG_ATTACH_KPROBE_SESSION);
@@ -283,6 +288,7 @@ static void set_vars(struct bpfobj *o)
 		.wide_probe_tgid = &b->bg_wide_probe_tgid, .wide_probed = &b->bg_wide_probed,
 		.wide_ended = (volatile uint64_t *)&b->bg_wide_ended,
 		.stop_req = &b->bg_stop_req,
+		.net_armed = &b->bg_net_armed,
 	};
 }
 

@@ -36,6 +36,8 @@ enum bpfobj_prog {
 	BGP_SWITCH, /* tp_btf/sched_switch */
 	BGP_FORK, /* tp_btf/sched_process_fork: --inherit */
 	BGP_TASK_EXIT, /* tp_btf/sched_process_exit: --inherit */
+	BGP_NET_ENTER, /* kprobe: the ftrace net's -G functions */
+	BGP_NET_LEAVE, /* kretprobe: ... the stop at the first call's end */
 	BGP_NR,
 };
 
@@ -62,6 +64,7 @@ struct bpfobj_vars {
 	volatile uint32_t *wide_on, *wide_probe_tgid, *wide_probed;
 	volatile uint64_t *wide_ended;
 	volatile uint32_t *stop_req; /* bg_stop_req */
+	volatile uint32_t *net_armed; /* bg_net_armed */
 };
 
 /* The object's read-only data and map sizes: fixed once it is loaded. */

@@ -90,8 +90,11 @@ static void choose_wide(struct tier *t, const struct tier_request *r, const stru
 		return;
 	}
 	if (!tier__kmulti(t)) {
-		t->wide_why = "none by kprobe.session (it needs kprobe.multi links); with a "
-			      "COMMAND, function_graph where tracefs is free (the ftrace net)";
+		t->wide_why = c->kprobe_session.have > 0 ?
+			"none (it needs kprobe.multi links; --wide=ftrace: the kernel's "
+			"function_graph)" :
+			"none by kprobe.session (it needs kprobe.multi links); with a "
+			"COMMAND, function_graph where tracefs is free (the ftrace net)";
 		return;
 	}
 	if (c->kprobe_session.have <= 0) {

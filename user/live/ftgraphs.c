@@ -9,6 +9,8 @@
 struct ftg_task {
 	uint32_t pid;
 	bool held;
+	bool skipping; /* inside a call of the tracer's own path, entered at skip_depth */
+	uint8_t skip_depth;
 	struct bg_rec *rec;
 	size_t n, cap;
 };
@@ -105,7 +107,27 @@ static int graph_end(struct ftgraphs *g, struct ftg_task *t)
 	return err;
 }
 
-int ftg__take(struct ftgraphs *g, const struct bg_rec *r)
+/* Whether r lies in a call of the tracer's own path (left out), t's state kept. */
+static bool skipped(struct ftg_task *t, const struct bg_rec *r, bool own, bool entry)
+{
+	if (t && t->skipping) {
+		if (r->depth > t->skip_depth)
+			return true;
+		t->skipping = false;
+		/* Its exit; else a record after it, its exit missing. */
+		if (!entry && r->depth == t->skip_depth)
+			return true;
+	}
+	if (!own || !r->depth)
+		return false;
+	if (t && entry) {
+		t->skipping = true;
+		t->skip_depth = r->depth;
+	}
+	return true;
+}
+
+int ftg__take(struct ftgraphs *g, const struct bg_rec *r, bool own)
 {
 	bool top = !r->depth, entry = bg_rec_type(r) == BG_REC_ENTRY;
 	struct ftg_task *t;
@@ -117,6 +139,10 @@ int ftg__take(struct ftgraphs *g, const struct bg_rec *r)
 	} else if (!(t = task_of(g, r->pid)) && g->lost) {
 		/* What is left of a graph whose start was dropped. */
 		g->fragments++;
+		return 0;
+	}
+	if (skipped(t, r, own, entry)) {
+		g->own++;
 		return 0;
 	}
 	if ((err = put(g, t, r)))

@@ -501,6 +501,7 @@ void live__free(struct live *l)
 	live_free_ftnet(l);
 	free(l->ft_addr);
 	free(l->ft_idx);
+	free(l->ft_own);
 	free(l->ft_met);
 	icall__free(l->ic);
 	kprobes__free(l->kp);

@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/libbpf.h>
+
+#include "bpfobj.h"
 #include "ftgraphs.h"
 #include "ftnet.h"
 #include "ftpage.h"
@@ -31,7 +34,7 @@ static size_t slot_of(uint64_t addr, size_t cap)
 	return (size_t)((addr >> 4) * 0x9e3779b97f4a7c15ULL >> 20) & (cap - 1);
 }
 
-static int index_put(struct live *l, uint64_t addr, int32_t idx)
+static int index_put(struct live *l, uint64_t addr, int32_t idx, bool own)
 {
 	size_t i;
 
@@ -39,10 +42,12 @@ static int index_put(struct live *l, uint64_t addr, int32_t idx)
 		size_t cap = l->ft_cap ? 2 * l->ft_cap : FT_MIN_CAP;
 		uint64_t *a = calloc(cap, sizeof(*a));
 		int32_t *x = malloc(cap * sizeof(*x));
+		uint8_t *o = malloc(cap);
 
-		if (!a || !x) {
+		if (!a || !x || !o) {
 			free(a);
 			free(x);
+			free(o);
 			return -ENOMEM;
 		}
 		for (size_t k = 0; k < l->ft_cap; k++) {
@@ -52,28 +57,35 @@ static int index_put(struct live *l, uint64_t addr, int32_t idx)
 				;
 			a[i] = l->ft_addr[k];
 			x[i] = l->ft_idx[k];
+			o[i] = l->ft_own[k];
 		}
 		free(l->ft_addr);
 		free(l->ft_idx);
+		free(l->ft_own);
 		l->ft_addr = a;
 		l->ft_idx = x;
+		l->ft_own = o;
 		l->ft_cap = cap;
 	}
 	for (i = slot_of(addr, l->ft_cap); l->ft_addr[i]; i = (i + 1) & (l->ft_cap - 1))
 		;
 	l->ft_addr[i] = addr;
 	l->ft_idx[i] = idx;
+	l->ft_own[i] = own;
 	l->ft_n++;
 	return 0;
 }
 
-static int index_get(const struct live *l, uint64_t addr)
+static int index_get(const struct live *l, uint64_t addr, bool *own)
 {
 	if (!l->ft_cap)
 		return -ENOENT;
-	for (size_t i = slot_of(addr, l->ft_cap); l->ft_addr[i]; i = (i + 1) & (l->ft_cap - 1))
-		if (l->ft_addr[i] == addr)
+	for (size_t i = slot_of(addr, l->ft_cap); l->ft_addr[i]; i = (i + 1) & (l->ft_cap - 1)) {
+		if (l->ft_addr[i] == addr) {
+			*own = l->ft_own[i];
 			return l->ft_idx[i];
+		}
+	}
 	return -ENOENT;
 }
 
@@ -99,25 +111,27 @@ static int met_push(struct live *l, uint32_t idx)
  * patched, each took half a second under emulation (the planner reads
  * and checks its code), and the net's first records waited for it.
  */
-static int index_of(struct live *l, uint64_t addr)
+static int index_of(struct live *l, uint64_t addr, bool *own)
 {
 	const struct ksym *s;
-	int idx = index_get(l, addr);
+	int idx = index_get(l, addr, own);
 
 	if (idx >= 0)
 		return idx;
 	s = ksyms__find_addr(l->po.ks, addr);
 	if (!s)
 		return -ENOENT;
+	/* A kprobe's handler drawn inside the graph (another tracer's, or ours): left out. */
+	*own = plan__denied(s->name) != NULL;
 	idx = functab__find_addr(&l->p->funcs, s->addr);
 	if (idx < 0) {
 		idx = functab__add(&l->p->funcs, s->name, s->module, s->addr, s->size);
-		if (idx >= 0 && met_push(l, (uint32_t)idx))
+		if (idx >= 0 && !*own && met_push(l, (uint32_t)idx))
 			return -ENOMEM;
 		if (idx >= 0)
 			l->p->funcs.f[idx].flags |= BG_FN_INFERRED;
 	}
-	if (idx < 0 || index_put(l, addr, idx))
+	if (idx < 0 || index_put(l, addr, idx, *own))
 		return -ENOMEM;
 	return idx;
 }
@@ -198,8 +212,14 @@ static void on_lost(void *ctx, uint32_t cpu, uint64_t count)
 static int take(void *ctx, struct bg_rec *r, uint64_t addr, uint32_t flags)
 {
 	struct live *l = ctx;
-	int idx = index_of(l, addr);
+	uint64_t until = stop__requested_ns();
+	bool own = false;
+	int idx;
 
+	/* Stopped: what function_graph recorded after it is not the trace's (the BPF side's stops at once). */
+	if (until && r->ts > until)
+		return 0;
+	idx = index_of(l, addr, &own);
 	if (idx == -ENOMEM)
 		return idx;
 	if (idx < 0) {
@@ -211,7 +231,7 @@ static int take(void *ctx, struct bg_rec *r, uint64_t addr, uint32_t flags)
 	if (bg_rec_type(r) == BG_REC_ENTRY && (flags & (FTP_FLAG_HARDIRQ | FTP_FLAG_SOFTIRQ)))
 		r->type |= BG_RF_IRQ;
 	l->ft_records++;
-	return ftg__take(&l->ftg, r);
+	return ftg__take(&l->ftg, r, own);
 }
 
 static void read_net(struct live *l, uint32_t max_pages)
@@ -224,11 +244,73 @@ static void read_net(struct live *l, uint32_t max_pages)
 			strerror((int)-n));
 }
 
+/* The stop probes go (their programs stay loaded, unused). */
+static void stop_probes_free(struct live *l)
+{
+	const struct bpfobj_vars *v = bpfobj__vars(l->obj);
+
+	if (v && v->net_armed)
+		__atomic_store_n(v->net_armed, 0, __ATOMIC_RELEASE);
+	for (size_t i = 0; i < l->ft_nstop; i++)
+		bpf_link__destroy(l->ft_stop[i]);
+	free(l->ft_stop);
+	l->ft_stop = NULL;
+	l->ft_nstop = 0;
+}
+
+/*
+ * The probes that stop the command at its first traced call's end
+ * (bg_net_enter, bg_net_leave), made once function_graph is on: ftrace
+ * calls its newest callback first, so they run outside the graph. Should
+ * one fail, the command is stopped once that end is read, as without them.
+ */
+static void stop_probes(struct live *l)
+{
+	struct bpf_program *in = bpfobj__prog(l->obj, BGP_NET_ENTER);
+	struct bpf_program *out = bpfobj__prog(l->obj, BGP_NET_LEAVE);
+	const struct bpfobj_vars *v = bpfobj__vars(l->obj);
+	int err = 0;
+
+	if (!in || !out || !v || bpf_program__fd(in) < 0 || bpf_program__fd(out) < 0)
+		return;
+	l->ft_stop = calloc(2 * l->ft_ngraph + 1, sizeof(*l->ft_stop));
+	for (size_t i = 0; l->ft_stop && i < l->ft_ngraph && !err; i++) {
+		/* The return probe first: the entry count must never miss its return. */
+		for (int k = 1; k >= 0 && !err; k--) {
+			struct bpf_link *ln = bpf_program__attach_kprobe(k ? out : in, k,
+									 l->ft_graph[i]);
+
+			err = libbpf_get_error(ln);
+			if (!err)
+				l->ft_stop[l->ft_nstop++] = ln;
+		}
+	}
+	if (!l->ft_stop || err) {
+		if (l->verbose)
+			fprintf(stderr, "bpfgraph: ftrace net: no probe to stop the command at its "
+				"first call's end (%s): stopped once that end is read\n",
+				strerror(l->ft_stop ? (int)-err : ENOMEM));
+		stop_probes_free(l);
+		return;
+	}
+	__atomic_store_n(v->net_armed, 1, __ATOMIC_RELEASE);
+}
+
+static void graph_names_free(struct live *l)
+{
+	for (size_t i = 0; i < l->ft_ngraph; i++)
+		free(l->ft_graph[i]);
+	free(l->ft_graph);
+	l->ft_graph = NULL;
+	l->ft_ngraph = 0;
+}
+
 /* Everything it recorded is read, function_graph is off, tracefs as it was found. */
 static void close_net(struct live *l)
 {
 	if (!l->ft)
 		return;
+	stop_probes_free(l);
 	ftnet__stop(l->ft);
 	read_net(l, 0);
 	ftg__close(&l->ftg);
@@ -393,6 +475,8 @@ void live_free_ftnet(struct live *l)
 {
 	if (l->ft)
 		close_net(l);
+	stop_probes_free(l);
+	graph_names_free(l);
 	ftg__free(&l->ftg);
 }
 
@@ -400,6 +484,10 @@ int live__open_ftnet(struct live *l, const struct ftnet_opts *o, int (*link_plan
 		     void *ctx, char *why, size_t cap)
 {
 	graphs_init(l);
+	l->ft_graph = calloc(o->ngraph + 1, sizeof(*l->ft_graph));
+	for (size_t i = 0; l->ft_graph && i < o->ngraph; i++)
+		if ((l->ft_graph[l->ft_ngraph] = strdup(o->graph[i])))
+			l->ft_ngraph++;
 	l->ft = ftnet__new(o, why, cap);
 	if (!l->ft)
 		return -errno;
@@ -418,8 +506,11 @@ int live__start_ftnet(struct live *l)
 {
 	int err = l->ft ? ftnet__start(l->ft) : 0;
 
-	if (!err)
+	if (!err) {
+		if (l->ft)
+			stop_probes(l);
 		return 0;
+	}
 	fprintf(stderr, "bpfgraph: cannot start function_graph (%s): the first traced call "
 		"shows what was planned\n", strerror(-err));
 	ftnet__free(l->ft);

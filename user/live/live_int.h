@@ -54,12 +54,18 @@ struct live {
 	/* Its functions' table indexes by address (open addressing). */
 	uint64_t *ft_addr;
 	int32_t *ft_idx;
+	uint8_t *ft_own; /* on the tracer's own path (plan__denied) */
 	size_t ft_cap, ft_n;
 	/* What it met that the plan did not hook: linked when it is over. */
 	uint32_t *ft_met;
 	size_t ft_nmet, ft_metcap;
 	uint64_t ft_records;
 	struct ftgraphs ftg; /* its graphs under way (ftgraphs.h) */
+	/* The -G functions, and the probes on them that stop the command (live_ftnet.c). */
+	char **ft_graph;
+	size_t ft_ngraph;
+	struct bpf_link **ft_stop;
+	size_t ft_nstop;
 	/* The plan's hooks, made once it is over (live__open_ftnet). */
 	int (*link_plan)(void *ctx);
 	void *link_ctx;
