@@ -216,7 +216,7 @@ static int take(void *ctx, struct bg_rec *r, uint64_t addr, uint32_t flags)
 	bool own = false;
 	int idx;
 
-	/* Stopped: what function_graph recorded after it is not the trace's (the BPF side's stops at once). */
+	/* After a stop: not the trace's (the BPF side records nothing once stopped). */
 	if (until && r->ts > until)
 		return 0;
 	idx = index_of(l, addr, &own);
@@ -261,8 +261,10 @@ static void stop_probes_free(struct live *l)
 /*
  * The probes that stop the command at its first traced call's end
  * (bg_net_enter, bg_net_leave), made once function_graph is on: ftrace
- * calls its newest callback first, so they run outside the graph. Should
- * one fail, the command is stopped once that end is read, as without them.
+ * calls its newest callback first, so they run outside the graph (where
+ * an older kprobe's callback makes them run inside, their calls are left
+ * out: the tracer's own path). Should one fail, the command is stopped
+ * once that end is read, as without them.
  */
 static void stop_probes(struct live *l)
 {
