@@ -276,7 +276,7 @@ int bg_icall(struct pt_regs *regs)
  * last to return stops it. ftrace calls its newest callback first, so
  * they run outside the graph, unless a kprobe on ftrace (all share one
  * callback) was there before function_graph: then the handlers are drawn
- * inside it, and user space leaves them out (the tracer's own path).
+ * inside it, and user space leaves them out (kprobes' dispatch).
  */
 SEC("kprobe")
 int bg_net_enter(struct pt_regs *regs)

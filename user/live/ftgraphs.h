@@ -44,14 +44,14 @@ struct ftgraphs {
 	uint64_t lost_first; /* events dropped before the first end */
 	uint64_t cut; /* held graphs left out: events of theirs may be gone */
 	uint64_t fragments; /* records of no graph under way after a drop, left out */
-	uint64_t own; /* records of the tracer's own path, left out */
+	uint64_t own; /* records of kprobes' dispatch, left out */
 };
 
 void ftg__init(struct ftgraphs *g, const struct ftg_ops *ops);
 /*
  * One record, its function table index in place: to the session, or
- * held. own: its function is on the tracer's own path (a kprobe's
- * handler drawn inside the graph): left out with all it calls. 0 or
+ * held. own: its function is kprobes' dispatch (a kprobe's handler
+ * drawn inside the graph): left out with all it calls. 0 or
  * -errno (pass's own, or no memory).
  */
 int ftg__take(struct ftgraphs *g, const struct bg_rec *r, bool own);

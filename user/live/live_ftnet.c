@@ -9,6 +9,7 @@
  * before the command resumes: the net's state machine (netfsm.h), paused.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,26 @@ static int met_push(struct live *l, uint32_t idx)
  * patched, each took half a second under emulation (the planner reads
  * and checks its code), and the net's first records waited for it.
  */
+/*
+ * kprobes' dispatch, which function_graph draws inside a graph where a
+ * kprobe on ftrace was there before it (the stop probes' handlers, or
+ * another tool's): left out with what it calls. Only these: the rest of
+ * the planner's deny list (__rcu_read_lock, spin locks, clocks) is the
+ * traced code's own work too.
+ */
+static bool kprobe_path(const char *name)
+{
+	static const char *const globs[] = {
+		"*kprobe*", "*kretprobe*", "*rethook*", "trace_call_bpf", "opt_pre_handler",
+		"optimized_callback", "aggr_pre_handler", "aggr_post_handler", NULL,
+	};
+
+	for (int i = 0; globs[i]; i++)
+		if (!fnmatch(globs[i], name, 0))
+			return true;
+	return false;
+}
+
 static int index_of(struct live *l, uint64_t addr, bool *own)
 {
 	const struct ksym *s;
@@ -121,8 +142,7 @@ static int index_of(struct live *l, uint64_t addr, bool *own)
 	s = ksyms__find_addr(l->po.ks, addr);
 	if (!s)
 		return -ENOENT;
-	/* A kprobe's handler drawn inside the graph (another tracer's, or ours): left out. */
-	*own = plan__denied(s->name) != NULL;
+	*own = kprobe_path(s->name);
 	idx = functab__find_addr(&l->p->funcs, s->addr);
 	if (idx < 0) {
 		idx = functab__add(&l->p->funcs, s->name, s->module, s->addr, s->size);
@@ -263,7 +283,7 @@ static void stop_probes_free(struct live *l)
  * (bg_net_enter, bg_net_leave), made once function_graph is on: ftrace
  * calls its newest callback first, so they run outside the graph (where
  * an older kprobe's callback makes them run inside, their calls are left
- * out: the tracer's own path). Should one fail, the command is stopped
+ * out: kprobe_path()). Should one fail, the command is stopped
  * once that end is read, as without them.
  */
 static void stop_probes(struct live *l)
