@@ -111,7 +111,7 @@ int attach_load_func(struct attach *a, uint32_t i, const struct clone_src src[3]
 	pfd[0] = pfd[1] = -1;
 	if (objfd < 0)
 		return objfd;
-	/* Function 0's programs are the templates themselves (attach_link_func). */
+	/* Function 0's programs are the templates themselves (link_func). */
 	for (int k = 0; k < 2 && i != 0; k++) {
 		pfd[k] = attach_load_clone(&src[src_of(f, k)], f, objfd);
 		if (pfd[k] < 0) {
