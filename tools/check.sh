@@ -23,8 +23,9 @@
 #      the scenarios of BG_VM_KERNEL_SCENARIOS on each newer kernel of
 #      BG_VM_KERNELS (default "6.12 7.3"; "" for none) and those of
 #      BG_VM_KERNEL_ONLY and BG_VM_KERNEL_ALSO on theirs, and the
-#      hook-tier bench's default tier on BG_TIERS_KERNEL (6.12; "" for
-#      none) against TIERS_GUARD (one test): one boot per kernel and
+#      hook-tier bench's default tiers (for a COMMAND and with -p) on
+#      BG_TIERS_KERNEL (6.12; "" for none) against TIERS_GUARD (one
+#      test): one boot per kernel and
 #      clock, BG_VM_GUESTS (the host's CPUs) at once; then one fidelity
 #      table with a column per kernel
 # Last line, always: "N passed, N failed"; exit 1 if anything failed.
@@ -35,9 +36,11 @@ export OUTPUT=${OUTPUT:-build}
 # in guest seconds, the added time per traced call (the call's own CPU
 # time) as a multiple of function_graph's, and what the default tier adds
 # above the floor (empty programs on its hooks), in the same unit. Set
-# about 1.5x above what the default tier (kprobe.session and the wide net)
-# measured on 6.12 (start 4.3-7.1 s, stop 0.85 s, 2.3x, 1.3x above a floor
-# of 1.0x), to catch a regression; issue #19's targets (2 s, 2 s, 0.5x)
+# about 1.5x above what the default tier with -p (kprobe.session and the
+# wide net) measured on 6.12 (start 4.3-7.1 s, stop 0.85 s, 2.3x, 1.3x
+# above a floor of 1.0x), to catch a regression; the same limits hold
+# the default for a COMMAND (the ftrace net), but for the floor, measured
+# for the wide net's hooks only. Issue #19's targets (2 s, 2 s, 0.5x)
 # are tighter and missed today, the per-call one below the floor: the
 # table prints both.
 TIERS_GUARD_DEFAULT="start=11 stop=3 call=3.5 over=2 reader=0.5 drops=0"
@@ -371,7 +374,7 @@ run_tiers_guard() {
 		echo "tiers guard: SKIP (BG_TIERS_KERNEL is empty)"
 		return 0
 	fi
-	if BG_VM_KERNEL=$k TIERS_ONLY=wide TIERS_NCALL=${TIERS_NCALL:-100} \
+	if BG_VM_KERNEL=$k TIERS_ONLY="wide ftnet" TIERS_NCALL=${TIERS_NCALL:-100} \
 		TIERS_NPIPE=${TIERS_NPIPE:-10000} TIERS_GUARD=${TIERS_GUARD:-$TIERS_GUARD_DEFAULT} \
 		tests/bench/run.sh --tiers; then
 		echo "tiers guard: PASS"

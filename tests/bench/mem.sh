@@ -60,10 +60,13 @@ mem_case() {
 	res "$name rc $(cat "$name.rc") avail0_kb $a0 avail_min_kb $amin avail_after_kb $a1 vmalloc0_kb $v0 vmalloc_max_kb $vmax vmalloc_after_kb $v1 released_s $t lines $(grep -c . "$name.txt" 2>/dev/null || echo 0) net ${net:-0} full $(echo "${full:-- -}" | cut -d' ' -f1) model_mib $(echo "${full:-- -}" | cut -d' ' -f2) ready_s ${ready:--}"
 }
 
-# The default tier (with the wide net where the kernel has one), then
-# without the net: the difference is the net's.
+# The default for a command (the ftrace net where tracefs is free), the
+# wide net where the kernel has one (the default with -p; asked for by
+# --wide=session for a command), then without a net: the difference is
+# the net's.
 mem_case default
+mem_case wide --wide=session
 mem_case nonet --wide=off
-# The net whole, whatever it takes (--wide-mem=0: the kernel's limit only).
-mem_case whole --wide-mem=0
+# The wide net whole, whatever it takes (--wide-mem=0: the kernel's limit only).
+mem_case whole --wide=session --wide-mem=0
 res "done"

@@ -46,6 +46,15 @@ bpfgraph --dry-run --hook=kprobe-session -G "$F" >/dev/null 2>&1 && tiers="$tier
 # tracing_multi (7.x): refused up front where the kernel lacks it.
 bpfgraph --dry-run --hook=fentry-multi -G "$F" >/dev/null 2>&1 && tiers="$tiers tmulti"
 case "$dry" in *"# wide net: every"*) tiers="$tiers wide" ;; esac
+# The default for a COMMAND where tracefs is free: function_graph records its
+# first call (the ftrace net), the kprobe.session net being the default for
+# -p and system-wide. Where the kernel has no such net (6.1) it is already
+# the fentry tier's.
+case "$tiers" in *wide*)
+	case "$(bpfgraph --dry-run -G "$F" -- /bin/wl 2>/dev/null | grep '^# wide net')" in
+	*"function_graph records"*) tiers="$tiers ftnet" ;;
+	esac ;;
+esac
 # fentry-multi with the wide net: the default where the kernel has both.
 case "$tiers" in *tmulti*wide*) tiers="$tiers tmulti-wide" ;; esac
 # Only when asked (TIERS_ONLY): the wide net without __rcu_read_lock and
@@ -69,11 +78,12 @@ opts_of() {
 	kmulti) echo "--hook=kprobe-multi --wide=off" ;;
 	ksession) echo "--hook=kprobe-session --wide=off" ;;
 	tmulti) echo "--hook=fentry-multi --wide=off" ;;
-	tmulti-wide) echo "--hook=fentry-multi --wide=first" ;;
-	tmulti-wide-norcu) echo "--hook=fentry-multi --wide=first --no-callsite-probes" ;;
-	wide) echo "--hook=auto --wide=first" ;;
-	wide-norcu) echo "--hook=auto --wide=first --no-callsite-probes" ;;
-	wide-pairs) echo "--hook=kprobe-multi --wide=first" ;;
+	tmulti-wide) echo "--hook=fentry-multi --wide=session" ;;
+	tmulti-wide-norcu) echo "--hook=fentry-multi --wide=session --no-callsite-probes" ;;
+	wide) echo "--hook=auto --wide=session" ;;
+	wide-norcu) echo "--hook=auto --wide=session --no-callsite-probes" ;;
+	ftnet) echo "--hook=auto --wide=first" ;;
+	wide-pairs) echo "--hook=kprobe-multi --wide=session" ;;
 	esac
 }
 
@@ -151,6 +161,10 @@ for t in $tiers; do
 	# the reader's CPU at its start and end (bwl's line, whole).
 	res "$t bwl $(head -n 1 $t.call)"
 	res "$t drops $(sed -n 's/.* records, \([0-9]*\) dropped.*/\1/p' $t.call.err | head -n 1)"
+	# How long the command waited after its first call while what that
+	# call met was hooked (the ftrace net; the wide net's closing).
+	res "$t after_first $(sed -n -e 's/^bpfgraph: first traced call over: .* \([0-9.]*\) s after it .*/\1/p' \
+		-e 's/^bpfgraph: first traced call over: function_graph .*, \([0-9.]*\) s$/\1/p' $t.call.err | head -n 1)"
 	rm -f $t.call.txt
 	progress "$t: first call"
 	# shellcheck disable=SC2086
@@ -160,18 +174,30 @@ for t in $tiers; do
 	progress "$t: start, unrelated work, stop"
 	rm -f go.$t
 	mkfifo go.$t
-	# The traced task: one call when told, then asleep (exec keeps the pid).
-	sh -c "read x <go.$t; exec /bin/wl openmiss 1 sleep 600000" &
-	wp=$!
 	s=$(up)
-	# shellcheck disable=SC2086
-	bpfgraph $o -v -G "$F" -p $wp >$t.ss.txt 2>$t.ss.err &
-	bp=$!
-	wait_for '^bpfgraph: tracing ' $t.ss.err 600
-	res "$t start $(since "$s")"
-	bwl -o $t.pipe0 pipe "$NPIPE"
-	res "$t pipe_before $(ns_of $t.pipe0)"
-	echo go >go.$t
+	if [ $t = ftnet ]; then
+		# Its COMMAND: one call at once, then asleep; the net is
+		# function_graph's own, whose cost to unrelated work is fg's row.
+		# shellcheck disable=SC2086
+		bpfgraph $o -v -G "$F" -- /bin/wl openmiss 1 sleep 600000 >$t.ss.txt 2>$t.ss.err &
+		bp=$!
+		wait_for '^bpfgraph: tracing ' $t.ss.err 600
+		res "$t start $(since "$s")"
+		wait_for 'first traced call over' $t.ss.err 600
+		wp=
+	else
+		# The traced task: one call when told, then asleep (exec keeps the pid).
+		sh -c "read x <go.$t; exec /bin/wl openmiss 1 sleep 600000" &
+		wp=$!
+		# shellcheck disable=SC2086
+		bpfgraph $o -v -G "$F" -p $wp >$t.ss.txt 2>$t.ss.err &
+		bp=$!
+		wait_for '^bpfgraph: tracing ' $t.ss.err 600
+		res "$t start $(since "$s")"
+		bwl -o $t.pipe0 pipe "$NPIPE"
+		res "$t pipe_before $(ns_of $t.pipe0)"
+		echo go >go.$t
+	fi
 	if [ "${t%-norcu}" = wide ] || [ "$t" = wide-pairs ] || [ "${t%-norcu}" = tmulti-wide ]; then
 		wait_for 'first traced call over' $t.ss.err 120
 	fi
@@ -188,8 +214,10 @@ for t in $tiers; do
 	# The hooks left to a background process, until the kernel let them go.
 	wait_released
 	res "$t clean $(since "$s")"
-	kill $wp 2>/dev/null
-	wait $wp 2>/dev/null
+	if [ -n "$wp" ]; then
+		kill $wp 2>/dev/null
+		wait $wp 2>/dev/null
+	fi
 done
 # The floor: empty programs on the functions the default tier hooks once
 # the first call is over (the wide net where the kernel has it, else the
@@ -208,6 +236,7 @@ case $d in wide* | ksession) ;; *) d= ;; esac
 if [ -n "$d" ] && [ -s $d.hooked ]; then
 	progress "floor: empty kprobe.session programs on the $(wc -l <$d.hooked) functions $d hooks"
 	res "floor funcs $(wc -l <$d.hooked)"
+	res "floor tier $d"
 	lazy='^__rcu_read_(un)?lock$'
 	grep -E "$lazy" $d.hooked >floor.lazy
 	grep -vE "$lazy" $d.hooked >floor.names

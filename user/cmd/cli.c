@@ -82,11 +82,12 @@ const struct cli_opt cli_opts[] = {
 	{ "kprobes", K_KPROBES, NULL, G_SELECT, cli_set_kprobes, 0, 0, 0,
 	  "the same as --hook=kprobe" },
 	{ "wide", K_WIDE, "WHEN", G_SELECT, cli_set_wide, 0, 0, 0,
-	  "hook every traceable function with one\nkprobe.session link (kernels that have\n"
-	  "it): first (default: until the first\ntraced call returns, which is then\n"
-	  "complete; without kprobe.session, the\nkernel's function_graph records a\n"
-	  "COMMAND's first traced call), always\n(every call complete; the whole machine\n"
-	  "slower), off, or ftrace (function_graph\nrecords a COMMAND's first traced call)" },
+	  "how the first traced call is made\ncomplete: first (default: the kernel's\n"
+	  "function_graph records a COMMAND's\nfirst traced call where tracefs is free,\n"
+	  "else every traceable function is hooked\nby one kprobe.session link until it\n"
+	  "returns, on kernels that have it),\nsession (that link, even for a COMMAND),\n"
+	  "always (that link, the whole trace:\nevery call complete, the machine slower),\n"
+	  "ftrace (function_graph only), or off" },
 	{ "wide-mem", K_WIDE_MEM, "SIZE", G_SELECT, cli_set_wide_mem, 0, 0, BG_MAX_WIDE_MEM,
 	  "kernel memory the wide net's return\nhooks may take where the kernel\n"
 	  "preallocates them per function and CPU\n(6.10-6.13; default 48M, 0: no limit);\n"

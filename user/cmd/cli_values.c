@@ -454,7 +454,7 @@ int cli_set_hook(struct cli_ctx *c, const struct cli_opt *d __maybe_unused, char
 
 static const char *const wide_names[] = {
 	[BG_WIDE_FIRST] = "first", [BG_WIDE_ALWAYS] = "always", [BG_WIDE_OFF] = "off",
-	[BG_WIDE_FTRACE] = "ftrace",
+	[BG_WIDE_FTRACE] = "ftrace", [BG_WIDE_SESSION] = "session",
 };
 
 int cli_set_wide(struct cli_ctx *c, const struct cli_opt *d __maybe_unused, char *arg)
@@ -465,7 +465,8 @@ int cli_set_wide(struct cli_ctx *c, const struct cli_opt *d __maybe_unused, char
 		c->o->wide = (enum bg_wide)i;
 		return 0;
 	}
-	return cli_usage_err(c->err, "invalid %s '%s': expected first, always, off or ftrace",
+	return cli_usage_err(c->err, "invalid %s '%s': expected first, session, always, "
+			     "off or ftrace",
 			     c->name, arg);
 }
 

@@ -82,20 +82,28 @@ static int attach_after_net(void *ctx)
  * values asked for, by -O or by a --compat that prints them: before 6.5
  * its first call has none).
  */
-static bool ftnet_fits(const struct bg_opts *o, const struct kernel *k, const struct run *r)
+bool run__ftnet_fits(const struct bg_opts *o, bool have_text, char *why, size_t cap)
 {
 	uint32_t asked = o->flags & o->flags_set;
 	bool values = (asked & (BG_O_RETVAL | BG_O_RETVAL_HEX)) ||
 		      (o->dialect_set && o->dialect >= BG_DIALECT_6_5 && (o->flags & BG_O_RETVAL));
+	const char *no = NULL;
 
-	/* By default where the kernel has no kprobe.session links (no wide net of any tier). */
-	bool take = o->wide == BG_WIDE_FTRACE ||
-		    (o->wide == BG_WIDE_FIRST && k->caps.kprobe_session.have <= 0);
-
-	return !k->tier.wide && take && k->tier.hook != BG_HOOK_TMULTI &&
-	       r->s.pause_child && !o->notrace.n &&
-	       !o->nr_cpus && !o->comm[0] && !(o->flags & (BG_O_ARGS | BG_O_RETADDR | BG_O_DETAIL)) &&
-	       !values;
+	if (o->wide != BG_WIDE_FIRST && o->wide != BG_WIDE_FTRACE)
+		return false;
+	/* A COMMAND that will be paused after its first call (run_setup's pause_child). */
+	if (!o->command_argc || o->no_pause || o->inherit || !have_text || o->thresh_ns ||
+	    o->no_discovery)
+		no = "it needs a COMMAND bpfgraph pauses after its first traced call";
+	else if (o->notrace.n || o->nr_cpus || o->comm[0] ||
+		 (o->flags & (BG_O_ARGS | BG_O_RETADDR | BG_O_DETAIL)) || values)
+		no = "function_graph cannot follow -x, -C, -n, arguments, return addresses "
+		     "or return values as asked";
+	if (no) {
+		snprintf(why, cap, "%s", no);
+		return false;
+	}
+	return !ftnet__usable(NULL, why, cap);
 }
 
 int run__attach_ftnet(struct run *r, const struct bg_opts *o, const struct kernel *k,
@@ -107,7 +115,7 @@ int run__attach_ftnet(struct run *r, const struct bg_opts *o, const struct kerne
 	char why[256], **graph;
 	int err;
 
-	if (!ftnet_fits(o, k, r))
+	if (!k->tier.ftnet || !r->s.pause_child)
 		return 0;
 	/* Every entry function: one left out of set_graph_function is not traced at all. */
 	graph = calloc(p->funcs.n + 1, sizeof(*graph));

@@ -82,7 +82,14 @@ int progs__fill(struct bpfobj *obj, const struct bg_opts *o, const struct plan *
 /* hooks.c: every hook of the trace (trampolines, kprobes, the wide net, sched_switch). */
 int run__attach(struct run *r, const struct kernel *k);
 /*
- * The ftrace net (user/hook/ftnet.h) where it fits this trace: the BPF
+ * Whether the ftrace net (user/hook/ftnet.h) can record this trace's
+ * first call: --wide asks for it or leaves it to the default, a COMMAND
+ * to pause, options function_graph can follow, tracefs's top instance
+ * free. Else false, and why.
+ */
+bool run__ftnet_fits(const struct bg_opts *o, bool have_text, char *why, size_t cap);
+/*
+ * The ftrace net where the tier took it (tier.ftnet): the BPF
  * object loaded, and every hook run__attach() makes deferred until the
  * command's first traced call is over. 1 when taken, 0 when not (then
  * run__attach()), or -errno.

@@ -57,7 +57,8 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 /* Symbols, BTF and text; then what the kernel offers and the tier. */
 static int load_kernel(struct kernel *k, const struct bg_opts *o)
 {
-	struct tier_request tr = { o->hook, o->wide, o->no_discovery };
+	struct tier_request tr = { o->hook, o->wide, o->no_discovery, false };
+	char why[256] = "";
 
 	k->ks = ksyms__load(NULL);
 	if (!k->ks) {
@@ -90,6 +91,11 @@ static int load_kernel(struct kernel *k, const struct bg_opts *o)
 	k->caps.clock_read = plan__set_clocksource(k->caps.clocksource);
 	if (o->verbosity)
 		caps__print(&k->caps, stderr, "bpfgraph: ");
+	tr.ftnet_ok = run__ftnet_fits(o, k->kt != NULL, why, sizeof(why));
+	/* Asked for, or the default's first choice missed for want of tracefs: said. */
+	if (!tr.ftnet_ok && why[0] &&
+	    (o->wide == BG_WIDE_FTRACE || (o->verbosity && o->command_argc)))
+		fprintf(stderr, "bpfgraph: no ftrace net: %s\n", why);
 	return tier__choose(&k->tier, &tr, &k->caps);
 }
 

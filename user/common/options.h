@@ -43,6 +43,8 @@ enum bg_wide {
 	BG_WIDE_ALWAYS,
 	BG_WIDE_OFF,
 	BG_WIDE_FTRACE,
+	/* the kprobe.session net for the first call, even where FIRST takes the ftrace net */
+	BG_WIDE_SESSION,
 };
 
 enum bg_format {

@@ -442,22 +442,39 @@ static int setup(struct ftnet *n, const struct ftnet_opts *o, char *why, size_t 
 	return 0;
 }
 
+/* Where tracefs is (root: asked, else its own mount, else debugfs's), writable: 0 or -errno. */
+static int find_root(struct ftnet *n, const char *root, char *why, size_t cap)
+{
+	char probe[300];
+
+	snprintf(n->root, sizeof(n->root), "%s", root ? root : "/sys/kernel/tracing");
+	snprintf(probe, sizeof(probe), "%s/current_tracer", n->root);
+	if (!root && access(probe, F_OK))
+		snprintf(n->root, sizeof(n->root), "/sys/kernel/debug/tracing");
+	snprintf(probe, sizeof(probe), "%s/current_tracer", n->root);
+	if (access(probe, W_OK))
+		return why_fail(why, cap, -errno, "tracefs is not reachable (%s: %s)", probe,
+				strerror(errno));
+	return 0;
+}
+
+int ftnet__usable(const char *root, char *why, size_t cap)
+{
+	struct ftnet n = { 0 };
+	int err = find_root(&n, root, why, cap);
+
+	return err ? err : check_free(&n, why, cap);
+}
+
 struct ftnet *ftnet__new(const struct ftnet_opts *o, char *why, size_t cap)
 {
 	struct ftnet *n = calloc(1, sizeof(*n));
-	char probe[300];
 	int err;
 
 	if (!n)
 		return NULL;
-	snprintf(n->root, sizeof(n->root), "%s", o->root ? o->root : "/sys/kernel/tracing");
-	snprintf(probe, sizeof(probe), "%s/current_tracer", n->root);
-	if (!o->root && access(probe, F_OK))
-		snprintf(n->root, sizeof(n->root), "/sys/kernel/debug/tracing");
-	snprintf(probe, sizeof(probe), "%s/current_tracer", n->root);
-	if (access(probe, W_OK)) {
-		err = why_fail(why, cap, -errno, "tracefs is not reachable (%s: %s)", probe,
-			       strerror(errno));
+	err = find_root(n, o->root, why, cap);
+	if (err) {
 		free(n);
 		errno = -err;
 		return NULL;

@@ -34,6 +34,12 @@ struct ftnet_opts {
 struct ftnet;
 
 /*
+ * Whether the top instance can be taken now (tracefs reachable and
+ * writable, no tracer, event, filter or pid of anyone's, a mono clock):
+ * 0, or -errno and a reason in why. Only reads (root: NULL as in ftnet_opts).
+ */
+int ftnet__usable(const char *root, char *why, size_t cap);
+/*
  * Takes the top instance and sets it up (function_graph not yet on).
  * NULL and a reason in why when it cannot be used (not mounted, in use,
  * no function_graph, a write refused); errno set.

@@ -71,30 +71,45 @@ static int choose_kmulti(struct tier *t, enum bg_hook asked, const struct caps *
 }
 
 /*
- * The wide net where the kernel has kprobe.session links: every traceable
- * function hooked until the first traced call returns, so that it is
- * complete without indirect-call and call-site probes. Once narrowed,
- * what it met goes to kprobe.multi links (live.c).
+ * What makes the first traced call complete. For a COMMAND, where
+ * tracefs's top instance is free, the kernel's function_graph (the ftrace
+ * net, ftnet.h): it costs every other function call of the machine a
+ * ftrace hook and a filter test, no fprobe return memory per CPU, and
+ * starts in a fraction of the wide net's time (docs/kernels.md, "The
+ * ftrace net"). Otherwise, where the kernel has kprobe.session links,
+ * the wide net: every traceable function hooked until the first traced
+ * call returns, so that it is complete without indirect-call and
+ * call-site probes. Once narrowed, what it met goes to kprobe.multi
+ * links (live.c).
  */
 static void choose_wide(struct tier *t, const struct tier_request *r, const struct caps *c)
 {
-	t->wide = false;
+	t->wide = t->ftnet = false;
 	if (r->wide == BG_WIDE_OFF || r->no_discovery) {
 		t->wide_why = r->wide == BG_WIDE_OFF ? "off (--wide=off)" : "off (--no-discovery)";
 		return;
 	}
-	/* The ftrace net (user/hook/ftnet.h) is decided with the command, at attach time. */
 	if (r->wide == BG_WIDE_FTRACE) {
-		t->wide_why = "function_graph records a COMMAND's first traced call where "
-			      "tracefs is free (--wide=ftrace)";
+		t->ftnet = r->ftnet_ok && t->hook != BG_HOOK_TMULTI;
+		t->wide_why = t->ftnet ? "function_graph records the COMMAND's first traced call "
+					 "(--wide=ftrace)" :
+			      "none: the ftrace net (--wide=ftrace) needs a COMMAND, tracefs's "
+			      "top instance free and a tier other than fentry-multi (-v says why)";
+		return;
+	}
+	if (r->wide == BG_WIDE_FIRST && r->ftnet_ok && t->hook != BG_HOOK_TMULTI) {
+		t->ftnet = true;
+		t->wide_why = "function_graph records the COMMAND's first traced call, "
+			      "tracefs's top instance being free (--wide=session: the "
+			      "kprobe.session net)";
 		return;
 	}
 	if (!tier__kmulti(t)) {
 		t->wide_why = c->kprobe_session.have > 0 ?
 			"none (it needs kprobe.multi links; --wide=ftrace: the kernel's "
 			"function_graph)" :
-			"none by kprobe.session (it needs kprobe.multi links); with a "
-			"COMMAND, function_graph where tracefs is free (the ftrace net)";
+			"none (no kprobe.session links; for a COMMAND, function_graph where "
+			"tracefs is free: the ftrace net)";
 		return;
 	}
 	if (c->kprobe_session.have <= 0) {
@@ -166,6 +181,6 @@ static const char *rest_why(const struct tier *t)
 void tier__print(const struct tier *t, FILE *f, const char *prefix)
 {
 	fprintf(f, "%shooks: %s%s\n", prefix, t->why, rest_why(t));
-	if (t->hook == BG_HOOK_KMULTI || t->hook == BG_HOOK_TMULTI)
+	if (t->wide_why)
 		fprintf(f, "%swide net: %s\n", prefix, t->wide_why);
 }

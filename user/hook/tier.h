@@ -16,6 +16,12 @@ struct tier_request {
 	enum bg_hook hook; /* --hook */
 	enum bg_wide wide; /* --wide */
 	bool no_discovery; /* --no-discovery: nothing found while tracing */
+	/*
+	 * The ftrace net could record the first call: a COMMAND bpfgraph
+	 * pauses, options function_graph can follow, tracefs's top instance
+	 * free (ftnet__usable()).
+	 */
+	bool ftnet_ok;
 };
 
 struct tier {
@@ -26,6 +32,7 @@ struct tier {
 	/* kprobe.multi (the tier or the rest) by kprobe.session links, not pairs */
 	bool ksession;
 	bool wide; /* the wide net (wide.h) finds the first call's functions */
+	bool ftnet; /* ... or the ftrace net (ftnet.h): the kernel's function_graph */
 	const char *why; /* the hooks, for -v and --dry-run */
 	const char *wide_why;
 };
