@@ -92,9 +92,14 @@ bool run__ftnet_fits(const struct bg_opts *o, bool have_text, char *why, size_t 
 	if (o->wide != BG_WIDE_FIRST && o->wide != BG_WIDE_FTRACE)
 		return false;
 	/* A COMMAND that will be paused after its first call (run_setup's pause_child). */
-	if (!o->command_argc || o->no_pause || o->inherit || !have_text || o->thresh_ns ||
-	    o->no_discovery)
-		no = "it needs a COMMAND bpfgraph pauses after its first traced call";
+	if (!o->command_argc)
+		no = "it records a COMMAND's first traced call (not -p, not system-wide)";
+	else if (o->no_pause || o->inherit || o->thresh_ns || o->no_discovery)
+		no = "the command must wait after its first traced call (not with --no-pause, "
+		     "--inherit, --thresh or --no-discovery)";
+	else if (!have_text)
+		no = "kernel text is not readable (/proc/kcore): what the first call met "
+		     "cannot be planned";
 	else if (o->notrace.n || o->nr_cpus || o->comm[0] ||
 		 (o->flags & (BG_O_ARGS | BG_O_RETADDR | BG_O_DETAIL)) || values)
 		no = "function_graph cannot follow -x, -C, -n, arguments, return addresses "
