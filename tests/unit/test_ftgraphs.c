@@ -230,6 +230,45 @@ static void test_own_calls_left_out(void **state)
 	ftg__free(&g);
 }
 
+static void take_fn(struct ftgraphs *g, int type, uint32_t func, uint8_t depth, uint64_t ts)
+{
+	struct bg_rec r = rec(type, 7, depth, ts);
+
+	r.func = func;
+	assert_int_equal(ftg__take(g, &r, false), 0);
+}
+
+/*
+ * An interrupt between the pop of B's return and B's exit record: the
+ * kernel records its calls at B's depth, before B's exit. They are
+ * drawn nested inside B, which is still open in the records.
+ */
+static void test_interrupt_after_pop_nests(void **state)
+{
+	static const uint8_t want[] = { 0, 1, 2, 2, 2, 3, 3, 2, 1, 0 };
+	struct ftgraphs g;
+	struct seen s;
+
+	(void)state;
+	init(&g, &s);
+	take_fn(&g, BG_REC_ENTRY, 1, 0, 10); /* A */
+	take_fn(&g, BG_REC_ENTRY, 2, 1, 11); /* B */
+	take_fn(&g, BG_REC_ENTRY, 3, 1, 12); /* irq_enter_rcu, at B's depth */
+	take_fn(&g, BG_REC_EXIT, 3, 1, 13);
+	take_fn(&g, BG_REC_ENTRY, 4, 1, 14); /* the interrupt's handler */
+	take_fn(&g, BG_REC_ENTRY, 5, 2, 15);
+	take_fn(&g, BG_REC_EXIT, 5, 2, 16);
+	take_fn(&g, BG_REC_EXIT, 4, 1, 17);
+	take_fn(&g, BG_REC_EXIT, 2, 1, 18); /* B's exit, at last */
+	take_fn(&g, BG_REC_EXIT, 1, 0, 19);
+	/* the comm record, then the ten */
+	assert_int_equal(s.n, 11);
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(s.r[i + 1].depth, want[i]);
+	assert_true(g.first_over);
+	ftg__free(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_drop_cuts_held_graphs),
 		cmocka_unit_test(test_drop_in_first_call),
 		cmocka_unit_test(test_unended_held_graphs_cut),
+		cmocka_unit_test(test_interrupt_after_pop_nests),
 		cmocka_unit_test(test_own_calls_left_out),
 	};
 

@@ -6,6 +6,9 @@
 
 #include "ftgraphs.h"
 
+/* Open calls a task's depth is counted from; deeper ones keep the kernel's depth. */
+#define FTG_STACK 128
+
 struct ftg_task {
 	uint32_t pid;
 	bool held;
@@ -13,6 +16,9 @@ struct ftg_task {
 	uint8_t skip_depth;
 	struct bg_rec *rec;
 	size_t n, cap;
+	/* The calls open in the records taken, innermost last (restack()). */
+	uint32_t sp;
+	uint32_t stack[FTG_STACK];
 };
 
 void ftg__init(struct ftgraphs *g, const struct ftg_ops *ops)
@@ -127,10 +133,44 @@ static bool skipped(struct ftg_task *t, const struct bg_rec *r, bool own, bool e
 	return true;
 }
 
+/*
+ * function_graph pops a call's return before it records the call's exit:
+ * an interrupt in between records its calls at the returning call's
+ * depth, beside it, while the call's exit comes after them. The depth is
+ * counted from the calls open in the records instead, so that the
+ * interrupt's calls nest inside the call still open there (the kernel's
+ * own text draws them at its depth, out of nesting).
+ */
+static void restack(struct ftg_task *t, struct bg_rec *r, bool entry)
+{
+	uint32_t i;
+
+	if (entry) {
+		if (t->sp < FTG_STACK) {
+			r->depth = (uint8_t)t->sp;
+			t->stack[t->sp] = r->func;
+		}
+		t->sp++;
+		return;
+	}
+	if (t->sp > FTG_STACK) {
+		t->sp--;
+		return;
+	}
+	for (i = t->sp; i > 0 && t->stack[i - 1] != r->func; i--)
+		;
+	/* No open call of its function: as the kernel recorded it. */
+	if (!i)
+		return;
+	t->sp = i - 1;
+	r->depth = (uint8_t)t->sp;
+}
+
 int ftg__take(struct ftgraphs *g, const struct bg_rec *r, bool own)
 {
 	bool top = !r->depth, entry = bg_rec_type(r) == BG_REC_ENTRY;
 	struct ftg_task *t;
+	struct bg_rec c;
 	int err;
 
 	if (top && entry) {
@@ -145,7 +185,10 @@ int ftg__take(struct ftgraphs *g, const struct bg_rec *r, bool own)
 		g->own++;
 		return 0;
 	}
-	if ((err = put(g, t, r)))
+	c = *r;
+	if (t)
+		restack(t, &c, entry);
+	if ((err = put(g, t, &c)))
 		return err;
 	return t && top && !entry ? graph_end(g, t) : 0;
 }
