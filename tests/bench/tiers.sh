@@ -172,10 +172,8 @@ for t in $tiers; do
 	bpfgraph $o -G "$F" -- /bin/wl openmiss 1 sleep 300 openmiss 1 >$t.first.txt 2>$t.first.err
 	wait_released
 	progress "$t: start, unrelated work, stop"
-	rm -f go.$t
-	mkfifo go.$t
-	s=$(up)
 	if [ $t = ftnet ]; then
+		s=$(up)
 		# Its COMMAND: one call at once, then asleep; the net is
 		# function_graph's own, whose cost to unrelated work is fg's row.
 		# shellcheck disable=SC2086
@@ -187,8 +185,11 @@ for t in $tiers; do
 		wp=
 	else
 		# The traced task: one call when told, then asleep (exec keeps the pid).
+		rm -f go.$t
+		mkfifo go.$t
 		sh -c "read x <go.$t; exec /bin/wl openmiss 1 sleep 600000" &
 		wp=$!
+		s=$(up)
 		# shellcheck disable=SC2086
 		bpfgraph $o -v -G "$F" -p $wp >$t.ss.txt 2>$t.ss.err &
 		bp=$!
