@@ -196,6 +196,14 @@ oracle_capture() {
 	}
 	wait_released
 	oracle_reset
+	# The trace file merges the CPUs' buffers by timestamp. The default
+	# clock, `local`, is per CPU; where the guest's TSCs drift apart (the
+	# 6.1 guest on the host clock marks them unstable only on some boots),
+	# a call that moved to a CPU whose clock is behind shows its interrupt
+	# before its own entry (seen in CI: `irq_enter_rcu();` as the first
+	# line). `global` orders events across CPUs, as bpfgraph's clock does.
+	_clock=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $T/trace_clock)
+	echo global >$T/trace_clock
 	echo >$T/trace
 	# Big enough for a few thousand lines per CPU without overwrite.
 	echo 4096 >$T/buffer_size_kb
@@ -207,6 +215,7 @@ oracle_capture() {
 		echo "oracle_capture: '$*' did not stop itself (use wl --stop)" >&2
 		kill -KILL $_pid 2>/dev/null
 		wait $_pid
+		echo "$_clock" >$T/trace_clock
 		return 1
 	fi
 	# Pid filter first, so this shell's own writes below are never traced.
@@ -216,6 +225,7 @@ oracle_capture() {
 		kill -KILL $_pid
 		wait $_pid
 		oracle_reset
+		echo "$_clock" >$T/trace_clock
 		return 1
 	}
 	echo "$_depth" >$T/max_graph_depth
@@ -250,4 +260,5 @@ oracle_capture() {
 		esac
 	done
 	oracle_reset
+	[ -z "$_clock" ] || echo "$_clock" >$T/trace_clock
 }
