@@ -383,6 +383,28 @@ static void test_kcode_calls_to(void **state)
 	assert_int_equal(kcode__calls_to(body, sizeof(body), 0x1000, want, 0, s, 4), 0);
 }
 
+/* A call a jump skips: the instruction after it is a join, its exit is not probed there. */
+static void test_kcode_calls_to_join(void **state)
+{
+	const uint8_t body[] = {
+		0x74, 0x05, /* 0: je 7 */
+		0xe8, 0x1e, 0x00, 0x00, 0x00, /* 2: call 0x25 (wanted) */
+		0xe8, 0x19, 0x00, 0x00, 0x00, /* 7: call 0x25 (wanted) */
+		0x90, /* 12: nop */
+		0xc3, /* 13: ret */
+	};
+	const uint64_t want[] = { 0x1025 };
+	struct kcode_csite s[4];
+
+	(void)state;
+	assert_int_equal(kcode__calls_to(body, sizeof(body), 0x1000, want, 1, s, 4), 2);
+	assert_int_equal(s[0].off, 2);
+	assert_true(s[0].join); /* je lands on 7, the first call's return */
+	assert_int_equal(s[1].off, 7);
+	assert_false(s[1].join);
+	assert_true(s[0].plain && s[1].plain);
+}
+
 static void test_deny_list(void **state)
 {
 	assert_non_null(plan__denied("bpf_ringbuf_reserve"));
@@ -871,6 +893,7 @@ int main(void)
 		cmocka_unit_test(test_kcode_sealed_endbr),
 		cmocka_unit_test(test_kcode_hooked_site),
 		cmocka_unit_test(test_kcode_calls_to),
+		cmocka_unit_test(test_kcode_calls_to_join),
 		cmocka_unit_test(test_deny_list),
 		cmocka_unit_test(test_ktext_read_ahead),
 		cmocka_unit_test(test_plan_duplicate_names),

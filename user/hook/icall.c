@@ -95,19 +95,47 @@ static struct bpf_link *kprobe_at(struct bpf_program *prog, uint64_t addr, uint6
  * notrace: f has no fentry site (icall__probe_calls).
  */
 /*
+ * Whether another probe of f's goes at offset off: the entry of a call
+ * site (csites, those kprobed) or an indirect call's (isites, ni of them).
+ */
+static bool probed_at(const struct kcode_csite *cs, int n, const struct kcode_isite *is, int ni,
+		      uint32_t off)
+{
+	for (int i = 0; i < n; i++)
+		if (cs[i].plain && cs[i].off == off)
+			return true;
+	for (int i = 0; i < ni; i++)
+		if (is[i].usable && is[i].probe_off == off)
+			return true;
+	return false;
+}
+
+/*
  * The exit probe of call site cs in f, or NULL with BG_CK_TAIL or
  * BG_CK_LAZY added to *ck: a tail jump's callee returns for f (bg_exit
  * closes both); a site refused after the call (a jump label or a BUG's
  * ud2 there) has its frame closed by the task's next event, as the
- * wrapped functions call nothing traced.
+ * wrapped functions call nothing traced. So has a site whose next
+ * instruction holds another probe of ours (shared: two calls in a row,
+ * `call __rcu_read_lock; call __rcu_read_lock`): the kernel runs the
+ * handlers of one address newest first, so the second call's entry
+ * would come before the first one's exit and nest in it. That entry is
+ * the next event, at the very address of the return. And so has a site
+ * whose next instruction a jump lands on (cs->join: `if (x)
+ * rcu_read_lock();`): a probe there would also run where the call was
+ * skipped, an exit without its entry, or one that closes an outer call.
  */
 static struct bpf_link *site_exit(struct icall *ic, const struct bg_func *f,
-				  const struct kcode_csite *cs, uint64_t *ck)
+				  const struct kcode_csite *cs, bool shared, uint64_t *ck)
 {
 	struct bpf_link *l;
 
 	if (cs->tail) {
 		*ck |= BG_CK_TAIL;
+		return NULL;
+	}
+	if (shared || cs->join) {
+		*ck |= BG_CK_LAZY;
 		return NULL;
 	}
 	l = kprobe_at(ic->wexit, f->addr + cs->off + cs->size, *ck);
@@ -121,7 +149,12 @@ static struct bpf_link *site_exit(struct icall *ic, const struct bg_func *f,
 	return l;
 }
 
-static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len, bool notrace)
+/*
+ * isites: f's indirect calls (ni), probed after this where they are
+ * followed, so that a call site's exit does not share their address.
+ */
+static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len, bool notrace,
+			 const struct kcode_isite *isites, int ni)
 {
 	struct kcode_csite sites[ICALL_MAX_SITES];
 	int n, placed = 0, err;
@@ -148,7 +181,10 @@ static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len, 
 			continue;
 		}
 		/* The exit first: no entry without its exit. */
-		l[1] = site_exit(ic, f, &sites[i], &ck);
+		l[1] = site_exit(ic, f, &sites[i],
+				 probed_at(sites, n < ICALL_MAX_SITES ? n : ICALL_MAX_SITES, isites,
+					   ni < ICALL_MAX_SITES ? ni : ICALL_MAX_SITES,
+					   sites[i].off + sites[i].size), &ck);
 		l[0] = kprobe_at(ic->wentry, at, ck);
 		if (!l[0] && notrace && errno == EINVAL) {
 			/* trace_kprobe's "Could not probe notrace function". */
@@ -207,7 +243,7 @@ int icall__probe_calls(struct icall *ic, const struct bg_func *f)
 
 	if (err)
 		return err;
-	err = probe_wrapped(ic, f, len, true);
+	err = probe_wrapped(ic, f, len, true, NULL, 0);
 	ic->st.attach_s += links__now() - t0;
 	return err;
 }
@@ -236,7 +272,7 @@ int icall__probe(struct icall *ic, uint32_t idx, const struct bg_func *f)
 			len);
 	if (n < 0)
 		return n;
-	err = probe_wrapped(ic, f, len, false);
+	err = probe_wrapped(ic, f, len, false, sites, ic->no_indirect ? 0 : n);
 	if (err < 0 || ic->no_indirect) {
 		ic->st.attach_s += links__now() - t0;
 		return err < 0 ? err : 0;

@@ -566,18 +566,45 @@ int kcode__data_refs(const uint8_t *code, size_t len, uint64_t addr, uint64_t *r
 	return n > INT32_MAX ? -E2BIG : (int)n;
 }
 
+/* The target of a direct jmp or jcc, else false. */
+static bool jump_target(csh h, const cs_insn *in, uint64_t *t)
+{
+	if (!cs_insn_group(h, in, CS_GRP_JUMP) || in->detail->x86.op_count != 1 ||
+	    in->detail->x86.operands[0].type != X86_OP_IMM)
+		return false;
+	*t = (uint64_t)in->detail->x86.operands[0].imm;
+	return true;
+}
+
+/*
+ * Marks the sites (n of them) whose next instruction a jump in the code
+ * lands on (joins: bytes of it, one bit per offset): an exit probe there
+ * would also run on paths that never made the call.
+ */
+static void mark_joins(struct kcode_csite *sites, size_t n, const uint8_t *joins, size_t len)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t at = (size_t)sites[i].off + sites[i].size;
+
+		sites[i].join = at < len && (joins[at / 8] >> (at % 8) & 1);
+	}
+}
+
 int kcode__calls_to(const uint8_t *code, size_t len, uint64_t addr, const uint64_t *want,
 		    size_t nwant, struct kcode_csite *sites, size_t max)
 {
 	const uint8_t *p = code;
 	uint64_t pc = addr;
 	size_t left = len, n = 0;
+	uint8_t *joins = calloc(len / 8 + 1, 1);
 	csh h;
 	cs_insn *insn;
-	int err = decoder_open(&h, &insn);
+	int err = joins ? decoder_open(&h, &insn) : -ENOMEM;
 
-	if (err)
+	if (err) {
+		free(joins);
 		return err;
+	}
 	while (left) {
 		uint64_t t;
 		size_t w;
@@ -586,6 +613,8 @@ int kcode__calls_to(const uint8_t *code, size_t len, uint64_t addr, const uint64
 			p++, left--, pc++;
 			continue;
 		}
+		if (jump_target(h, insn, &t) && t >= addr && t - addr < len)
+			joins[(t - addr) / 8] |= (uint8_t)(1u << ((t - addr) % 8));
 		if (!direct_target(insn, &t))
 			continue;
 		for (w = 0; w < nwant && want[w] != t; w++)
@@ -605,5 +634,7 @@ int kcode__calls_to(const uint8_t *code, size_t len, uint64_t addr, const uint64
 		n++;
 	}
 	decoder_close(&h, insn);
+	mark_joins(sites, n < max ? n : max, joins, len);
+	free(joins);
 	return n > INT32_MAX ? -E2BIG : (int)n;
 }

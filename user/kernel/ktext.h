@@ -138,6 +138,7 @@ struct kcode_csite {
 	uint8_t size; /* instruction length */
 	uint8_t tail; /* a jmp: returns to the caller's caller */
 	uint8_t plain; /* a bare 5-byte call or jmp rel32: safe to kprobe */
+	uint8_t join; /* the instruction after it is also a jump's target in the code */
 };
 
 int kcode__calls_to(const uint8_t *code, size_t len, uint64_t addr, const uint64_t *want,
