@@ -95,13 +95,19 @@ static void test_off_and_ftrace(void **state)
 	assert_non_null(strstr(t.wide_why, "none"));
 }
 
-/* fentry-multi keeps the kprobe.session net: the ftrace net is not taken with it. */
+/*
+ * fentry-multi takes the ftrace net as the others do (its batch is made
+ * once the first call is over), and the kprobe.session net without it.
+ */
 static void test_fentry_multi(void **state)
 {
 	struct tier t;
 
 	(void)state;
 	t = choose(&k73, BG_HOOK_TMULTI, BG_WIDE_FIRST, true);
+	assert_true(t.ftnet);
+	assert_false(t.wide);
+	t = choose(&k73, BG_HOOK_TMULTI, BG_WIDE_FIRST, false);
 	assert_false(t.ftnet);
 	assert_true(t.wide);
 	t = choose(&k61, BG_HOOK_FENTRY, BG_WIDE_FIRST, true);

@@ -19,6 +19,7 @@
 #include "bpfobj.h"
 #include "cli.h"
 #include "discover.h"
+#include "handoff.h"
 #include "kbtf.h"
 #include "kops.h"
 #include "kprobe.h"
@@ -187,6 +188,12 @@ static int run_open(struct run *r, const struct bg_opts *o, struct plan *p, stru
 	return 0;
 }
 
+/*
+ * How long a trace with a net waits for an earlier one's hooks to go: on
+ * 6.1 a few hundred trampolines take tens of seconds under emulation.
+ */
+#define HANDOFF_WAIT_S 60.0
+
 /* The command (stopped until session__go), the hooks and the outputs. */
 static int run_setup(struct run *r, const struct bg_opts *o, struct plan *p,
 		     const struct tracer_sinks *ts, struct kernel *k)
@@ -215,6 +222,9 @@ static int run_setup(struct run *r, const struct bg_opts *o, struct plan *p,
 			fprintf(stderr, "bpfgraph: cannot enable bpf_stats (%s): no program "
 				"run counts\n", strerror(errno));
 	}
+	/* A net sees every hook: an earlier trace's, still being released, first. */
+	if ((k->tier.ftnet || k->tier.wide) && !o->dry_run)
+		handoff__wait_others(HANDOFF_WAIT_S, stderr);
 	err = run__attach_ftnet(r, o, k, p);
 	err = !err ? run__attach(r, k) : err > 0 ? 0 : err;
 	if (!err)

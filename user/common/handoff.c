@@ -9,7 +9,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -17,6 +19,18 @@
 
 #include "handoff.h"
 #include "stop.h"
+
+/*
+ * The name a releasing child takes, by which a later bpfgraph finds it
+ * (handoff__wait_others). A system call that cannot fail on a constant
+ * string: the child's errno, shared with this process, stays untouched.
+ */
+#define HANDOFF_COMM "bpfgraph-free"
+
+static void name_releaser(void)
+{
+	prctl(PR_SET_NAME, (unsigned long)HANDOFF_COMM, 0UL, 0UL, 0UL);
+}
 
 /* Every descriptor above 2 (async-signal-safe: one system call). */
 static void close_above_stdio(void)
@@ -172,6 +186,7 @@ static int releaser_main(void *arg)
 	int null = open("/dev/null", O_RDWR);
 
 	(void)arg;
+	name_releaser();
 	close(rel.wr);
 	/*
 	 * Nothing of it may keep a pipe of the caller's open (a reader
@@ -246,6 +261,7 @@ void handoff__at_exit(void)
 		return;
 	}
 	if (child == 0) {
+		name_releaser();
 		close(p[1]);
 		close(STDIN_FILENO);
 		close(STDOUT_FILENO);
@@ -255,4 +271,59 @@ void handoff__at_exit(void)
 		_exit(0);
 	}
 	close_above_stdio();
+}
+
+/* A process other than this one releasing an earlier trace's hooks: its pid, or 0. */
+static pid_t other_releaser(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t self = getpid(), found = 0;
+
+	while (d && !found && (e = readdir(d))) {
+		pid_t pid = (pid_t)atoi(e->d_name);
+		char path[64], comm[32] = "";
+		ssize_t n;
+		int fd;
+
+		if (pid <= 0 || pid == self)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, comm, sizeof(comm) - 1);
+		close(fd);
+		if (n > 0 && !strncmp(comm, HANDOFF_COMM "\n", sizeof(HANDOFF_COMM)))
+			found = pid;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+double handoff__wait_others(double max_s, FILE *err)
+{
+	struct timespec nap = { 0, 100 * 1000 * 1000L };
+	double t0 = now_s(), t;
+	pid_t pid = other_releaser(), said = 0;
+
+	while (pid && (t = now_s() - t0) < max_s && !stop__signal()) {
+		if (!said && t >= 0.5) {
+			fprintf(err, "bpfgraph: waiting for process %d to release an earlier "
+				"trace's hooks: the first traced call would show their own calls\n",
+				(int)pid);
+			said = pid;
+		}
+		nanosleep(&nap, NULL);
+		pid = other_releaser();
+	}
+	t = now_s() - t0;
+	if (pid && !stop__signal())
+		fprintf(err, "bpfgraph: process %d still releasing an earlier trace's hooks after "
+			"%.0f s: going on; the first traced call may show their calls\n", (int)pid,
+			t);
+	else if (said)
+		fprintf(err, "bpfgraph: they were released after %.1f s\n", t);
+	return t;
 }

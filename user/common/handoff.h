@@ -18,6 +18,7 @@
 #ifndef BG_HANDOFF_H
 #define BG_HANDOFF_H
 
+#include <stdio.h>
 #include <sys/types.h>
 
 /*
@@ -47,5 +48,15 @@ int handoff__release(double wait_s, pid_t *pid, double *spawn_s);
  * Nothing happens if no child could be made.
  */
 void handoff__at_exit(void);
+
+/*
+ * Waits, at most max_s seconds (or until a stop signal), while another
+ * process releases an earlier trace's hooks (a child of either function
+ * above): a net recording the first traced call meanwhile would draw
+ * their own calls (a trampoline's __rcu_read_lock and migrate_disable in
+ * every hooked function). Says so on err after half a second, and when
+ * it gives up. Returns the seconds waited.
+ */
+double handoff__wait_others(double max_s, FILE *err);
 
 #endif

@@ -84,8 +84,7 @@ static int choose_kmulti(struct tier *t, enum bg_hook asked, const struct caps *
  */
 static void choose_wide(struct tier *t, const struct tier_request *r, const struct caps *c)
 {
-	/* fentry-multi keeps the wide net: its batch is not made after the ftrace net. */
-	bool ftnet = r->ftnet_ok && t->hook != BG_HOOK_TMULTI;
+	bool ftnet = r->ftnet_ok;
 
 	t->wide = t->ftnet = false;
 	if (r->wide == BG_WIDE_OFF || r->no_discovery) {
@@ -96,8 +95,8 @@ static void choose_wide(struct tier *t, const struct tier_request *r, const stru
 		t->ftnet = ftnet;
 		t->wide_why = t->ftnet ? "function_graph records the COMMAND's first traced call "
 					 "(--wide=ftrace)" :
-			      "none: the ftrace net (--wide=ftrace) needs a COMMAND, tracefs's "
-			      "top instance free and a tier other than fentry-multi (-v says why)";
+			      "none: the ftrace net (--wide=ftrace) needs a COMMAND and tracefs's "
+			      "top instance free (-v says why)";
 		return;
 	}
 	if (r->wide == BG_WIDE_FIRST && ftnet) {
