@@ -44,31 +44,6 @@ static void test_default_takes_ftnet_for_a_command(void **state)
 	}
 }
 
-/*
- * Behind the ftrace net the plan goes to trampolines in one batch where the
- * kernel has tracing_multi; beside the wide net, to kprobe.session.
- */
-static void test_auto_hook_by_net(void **state)
-{
-	struct tier t;
-
-	(void)state;
-	t = choose(&k73, BG_HOOK_AUTO, BG_WIDE_FIRST, true);
-	assert_int_equal(t.hook, BG_HOOK_TMULTI);
-	assert_true(t.ksession);
-	t = choose(&k73, BG_HOOK_AUTO, BG_WIDE_FIRST, false);
-	assert_int_equal(t.hook, BG_HOOK_KMULTI);
-	t = choose(&k73, BG_HOOK_AUTO, BG_WIDE_SESSION, true);
-	assert_int_equal(t.hook, BG_HOOK_KMULTI);
-	t = choose(&k73, BG_HOOK_AUTO, BG_WIDE_OFF, true);
-	assert_int_equal(t.hook, BG_HOOK_KMULTI);
-	t = choose(&k73, BG_HOOK_KSESSION, BG_WIDE_FIRST, true);
-	assert_int_equal(t.hook, BG_HOOK_KMULTI);
-	assert_true(t.ftnet);
-	t = choose(&k612, BG_HOOK_AUTO, BG_WIDE_FIRST, true);
-	assert_int_equal(t.hook, BG_HOOK_KMULTI);
-}
-
 /* No COMMAND, or tracefs taken: the wide net where the kernel has kprobe.session. */
 static void test_default_without_ftnet(void **state)
 {
@@ -143,7 +118,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_takes_ftnet_for_a_command),
-		cmocka_unit_test(test_auto_hook_by_net),
 		cmocka_unit_test(test_default_without_ftnet),
 		cmocka_unit_test(test_session_asked),
 		cmocka_unit_test(test_off_and_ftrace),

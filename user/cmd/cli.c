@@ -72,8 +72,7 @@ const struct cli_opt cli_opts[] = {
 	  "attached while tracing (cheapest for\nthe rest of the machine; calls through\n"
 	  "pointers are missing)" },
 	{ "hook", K_HOOK, "HOW", G_SELECT, cli_set_hook, 0, 0, 0,
-	  "how functions are hooked: auto (default:\nfentry-multi behind the ftrace net\n"
-	  "(--wide) where the kernel has it, else\nkprobe-session where the kernel has\n"
+	  "how functions are hooked: auto (default:\nkprobe-session where the kernel has\n"
 	  "it, else kprobe-multi, else fentry),\nkprobe-session (one kprobe.session link\n"
 	  "for all; returns hooked only for calls\ninside a graph: 6.10+), kprobe-multi\n"
 	  "(a kprobe.multi and kretprobe.multi\nlink pair for all), fentry-multi (one\n"

@@ -125,37 +125,16 @@ static void choose_wide(struct tier *t, const struct tier_request *r, const stru
 		"call returns (--wide=off: none)";
 }
 
-/* Whether choose_wide() takes the ftrace net for this request. */
-static bool ftnet_taken(const struct tier_request *r)
-{
-	return r->ftnet_ok && !r->no_discovery &&
-	       (r->wide == BG_WIDE_FIRST || r->wide == BG_WIDE_FTRACE);
-}
-
 /*
- * auto takes fentry-multi where the kernel has tracing_multi and the
- * ftrace net records the first call: once it is over the plan gets one
- * batch of trampolines, and a traced call costs 0.78x function_graph's
- * against kprobe.session's 1.32x (7.3, docs/performance.md, "Summary by
- * kernel"). Not beside the wide net: each traced call then
- * pays eight entry hooks on __rcu_read_lock/unlock from the trampoline's
- * helpers ("Hook tiers side by side").
+ * fentry-multi is not auto's choice: beside the wide net each traced call
+ * costs it eight entry hooks on __rcu_read_lock/unlock from the
+ * trampoline's helpers (docs/performance.md, "Hook tiers side by side").
  */
 int tier__choose(struct tier *t, const struct tier_request *r, const struct caps *c)
 {
 	int err = 0;
 
 	*t = (struct tier){ .hook = r->hook };
-	if (r->hook == BG_HOOK_AUTO && c->tracing_multi.have > 0 && ftnet_taken(r)) {
-		err = choose_tmulti(t, c);
-		t->hook = BG_HOOK_TMULTI;
-		t->why = "fentry.multi/fexit.multi, one link pair for all functions once the "
-			 "ftrace net's first call is over, a trampoline per function (the "
-			 "kernel has tracing_multi; --hook=kprobe-session for kprobe.session)";
-		if (!err)
-			choose_wide(t, r, c);
-		return err;
-	}
 	switch (r->hook) {
 	case BG_HOOK_TMULTI:
 		err = choose_tmulti(t, c);
