@@ -91,10 +91,6 @@ static struct bpf_link *kprobe_at(struct bpf_program *prog, uint64_t addr, uint6
 }
 
 /*
- * Kprobes around f's calls to wrapped functions: how many calls or -errno.
- * notrace: f has no fentry site (icall__probe_calls).
- */
-/*
  * Whether another probe of f's goes at offset off: the entry of a call
  * site (csites, those kprobed) or an indirect call's (isites, ni of them).
  */
@@ -150,8 +146,10 @@ static struct bpf_link *site_exit(struct icall *ic, const struct bg_func *f,
 }
 
 /*
- * isites: f's indirect calls (ni), probed after this where they are
- * followed, so that a call site's exit does not share their address.
+ * Kprobes around f's calls to wrapped functions: how many calls or -errno.
+ * notrace: f has no fentry site (icall__probe_calls). isites: f's
+ * indirect calls (ni), probed after this where they are followed: no
+ * call site's exit goes at their address.
  */
 static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len, bool notrace,
 			 const struct kcode_isite *isites, int ni)
