@@ -223,7 +223,7 @@ static int run_setup(struct run *r, const struct bg_opts *o, struct plan *p,
 				"run counts\n", strerror(errno));
 	}
 	/* A net sees every hook: an earlier trace's, still being released, first. */
-	if ((k->tier.ftnet || k->tier.wide) && !o->dry_run)
+	if (k->tier.ftnet || k->tier.wide)
 		handoff__wait_others(HANDOFF_WAIT_S, stderr);
 	err = run__attach_ftnet(r, o, k, p);
 	err = !err ? run__attach(r, k) : err > 0 ? 0 : err;

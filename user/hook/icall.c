@@ -155,7 +155,7 @@ static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len, 
 			 const struct kcode_isite *isites, int ni)
 {
 	struct kcode_csite sites[ICALL_MAX_SITES];
-	int n, placed = 0, err;
+	int n, stored, placed = 0, err;
 
 	if (!ic->nwrap || (f->flags & BG_FN_CALLSITE))
 		return 0;
@@ -164,11 +164,14 @@ static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len, 
 	if (n <= 0)
 		return n;
 	ic->st.csites += n;
+	/* What kcode__calls_to() and kcode__indirect() stored of what they counted. */
+	stored = n < ICALL_MAX_SITES ? n : ICALL_MAX_SITES;
+	ni = ni < ICALL_MAX_SITES ? ni : ICALL_MAX_SITES;
 	if (notrace && ic->notrace_refused) {
 		ic->st.cnotrace += n;
 		return n;
 	}
-	for (int i = 0; i < n && i < ICALL_MAX_SITES; i++) {
+	for (int i = 0; i < stored; i++) {
 		uint64_t at = f->addr + sites[i].off;
 		uint64_t ck = ic->widx[sites[i].which] | BG_CK_CALLSITE;
 		struct bpf_link *l[2];
@@ -180,9 +183,8 @@ static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len, 
 		}
 		/* The exit first: no entry without its exit. */
 		l[1] = site_exit(ic, f, &sites[i],
-				 probed_at(sites, n < ICALL_MAX_SITES ? n : ICALL_MAX_SITES, isites,
-					   ni < ICALL_MAX_SITES ? ni : ICALL_MAX_SITES,
-					   sites[i].off + sites[i].size), &ck);
+				 probed_at(sites, stored, isites, ni, sites[i].off + sites[i].size),
+				 &ck);
 		l[0] = kprobe_at(ic->wentry, at, ck);
 		if (!l[0] && notrace && errno == EINVAL) {
 			/* trace_kprobe's "Could not probe notrace function". */

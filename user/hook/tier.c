@@ -84,22 +84,20 @@ static int choose_kmulti(struct tier *t, enum bg_hook asked, const struct caps *
  */
 static void choose_wide(struct tier *t, const struct tier_request *r, const struct caps *c)
 {
-	bool ftnet = r->ftnet_ok;
-
 	t->wide = t->ftnet = false;
 	if (r->wide == BG_WIDE_OFF || r->no_discovery) {
 		t->wide_why = r->wide == BG_WIDE_OFF ? "off (--wide=off)" : "off (--no-discovery)";
 		return;
 	}
 	if (r->wide == BG_WIDE_FTRACE) {
-		t->ftnet = ftnet;
+		t->ftnet = r->ftnet_ok;
 		t->wide_why = t->ftnet ? "function_graph records the COMMAND's first traced call "
 					 "(--wide=ftrace)" :
 			      "none: the ftrace net (--wide=ftrace) needs a COMMAND and tracefs's "
 			      "top instance free (-v says why)";
 		return;
 	}
-	if (r->wide == BG_WIDE_FIRST && ftnet) {
+	if (r->wide == BG_WIDE_FIRST && r->ftnet_ok) {
 		t->ftnet = true;
 		t->wide_why = "function_graph records the COMMAND's first traced call, "
 			      "tracefs's top instance being free (--wide=session: the "

@@ -10,8 +10,10 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "session.h"
 #include "session_int.h"
 
@@ -270,4 +272,38 @@ void session__resume_if_stopped(struct session *s)
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)s->child);
 	if (stat_state(path) == 'T')
 		kill(s->child, SIGCONT);
+}
+
+/* How long the command gets to end on SIGTERM before SIGKILL. */
+#define CHILD_TERM_S 10
+
+/*
+ * SIGCONT whenever the command is found stopped: a graph under way when
+ * the trace stopped runs on to its end, where the BPF side may stop the
+ * command (a pause asked for, a target found: stop_at_end) after the
+ * trace's own SIGCONT; a stopped task keeps the SIGTERM pending, and
+ * waiting for it would never end.
+ */
+void session__end_child(struct session *s)
+{
+	const struct timespec nap = { 0, 10 * 1000 * 1000L };
+	uint64_t t0 = mono_ns();
+	bool killed = false;
+
+	if (s->child <= 0)
+		return;
+	kill(s->child, SIGTERM);
+	for (;;) {
+		pid_t r = waitpid(s->child, &s->st.cmd_status, WNOHANG);
+
+		if (r == s->child || (r < 0 && errno != EINTR))
+			break;
+		if (!killed && mono_ns() - t0 > CHILD_TERM_S * 1000000000ULL) {
+			kill(s->child, SIGKILL);
+			killed = true;
+		}
+		session__resume_if_stopped(s);
+		nanosleep(&nap, NULL);
+	}
+	s->child = 0;
 }

@@ -320,41 +320,6 @@ static void grow(struct session *s)
 	}
 }
 
-/* How long the command gets to end on SIGTERM before SIGKILL. */
-#define CHILD_TERM_S 10
-
-/*
- * The command ends with the trace: SIGTERM, and SIGCONT whenever it is
- * found stopped. A graph under way when the trace stopped runs on to its
- * end, where the BPF side may stop the command (a pause asked for, a
- * target found: stop_at_end) after the SIGCONT above; a stopped task
- * keeps the SIGTERM pending, and waiting for it would never end. SIGKILL
- * after CHILD_TERM_S.
- */
-static void end_child(struct session *s)
-{
-	const struct timespec nap = { 0, 10 * 1000 * 1000L };
-	uint64_t t0 = mono_ns();
-	bool killed = false;
-
-	if (s->child <= 0)
-		return;
-	kill(s->child, SIGTERM);
-	for (;;) {
-		pid_t r = waitpid(s->child, &s->st.cmd_status, WNOHANG);
-
-		if (r == s->child || (r < 0 && errno != EINTR))
-			break;
-		if (!killed && mono_ns() - t0 > CHILD_TERM_S * 1000000000ULL) {
-			kill(s->child, SIGKILL);
-			killed = true;
-		}
-		session__resume_if_stopped(s);
-		nanosleep(&nap, NULL);
-	}
-	s->child = 0;
-}
-
 /*
  * The loop ended: when, and how much of each step of the last poll (mark)
  * came after the request; no new graph starts; the command is ended.
@@ -385,7 +350,7 @@ static void end_run(struct session *s, const uint64_t *mark)
 	free(s->targets);
 	s->targets = NULL;
 	s->ntargets = s->targets_cap = 0;
-	end_child(s);
+	session__end_child(s);
 }
 
 int session__run(struct session *s)

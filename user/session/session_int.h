@@ -17,5 +17,7 @@ void session__set_paused(struct session *s, bool on);
  * continued when nothing is left to attach.
  */
 void session__resume_if_stopped(struct session *s);
+/* SIGTERM to the command, waited for until it ends; SIGKILL after CHILD_TERM_S. */
+void session__end_child(struct session *s);
 
 #endif
