@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,6 +274,19 @@ void handoff__at_exit(void)
 	close_above_stdio();
 }
 
+/*
+ * Whether a /proc stat line ("pid (comm) S ...") is a releasing child's,
+ * still alive: a zombie holds no hook any more.
+ */
+static bool is_releaser(const char *stat)
+{
+	const char *open = strchr(stat, '('), *close = strrchr(stat, ')');
+
+	return open && close && close - open - 1 == (long)strlen(HANDOFF_COMM) &&
+	       !strncmp(open + 1, HANDOFF_COMM, strlen(HANDOFF_COMM)) && close[1] == ' ' &&
+	       close[2] && close[2] != 'Z' && close[2] != 'X';
+}
+
 /* A process other than this one releasing an earlier trace's hooks: its pid, or 0. */
 static pid_t other_releaser(void)
 {
@@ -282,19 +296,20 @@ static pid_t other_releaser(void)
 
 	while (d && !found && (e = readdir(d))) {
 		pid_t pid = (pid_t)atoi(e->d_name);
-		char path[64], comm[32] = "";
+		char path[64], stat[128];
 		ssize_t n;
 		int fd;
 
 		if (pid <= 0 || pid == self)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		n = read(fd, comm, sizeof(comm) - 1);
+		n = read(fd, stat, sizeof(stat) - 1);
 		close(fd);
-		if (n > 0 && !strncmp(comm, HANDOFF_COMM "\n", sizeof(HANDOFF_COMM)))
+		stat[n > 0 ? n : 0] = 0;
+		if (is_releaser(stat))
 			found = pid;
 	}
 	if (d)
