@@ -370,7 +370,7 @@ int attach__one(struct attach *a, uint32_t idx)
 	if (idx == 0 || idx >= a->funcs->n || (a->funcs->f[idx].flags & BG_FN_KPROBE))
 		return -EINVAL;
 	if (a->multi)
-		return a->mprog[0] >= 0 && tmulti__takes(&a->funcs->f[idx]) ? tmulti__queue(a, idx) :
+		return a->nlanes && tmulti__takes(&a->funcs->f[idx]) ? tmulti__queue(a, idx) :
 									   -EOPNOTSUPP;
 	if (!a->templates)
 		return -EOPNOTSUPP; /* nothing to clone: a kprobe will do */
@@ -422,11 +422,11 @@ static int link_prog_info(int lfd, struct bpf_prog_info *pi)
 
 void attach__count_misses(struct attach *a)
 {
-	for (int k = 0; k < 2 && a->multi; k++) {
+	for (unsigned int k = 0; k < 2 * a->nlanes; k++) {
 		struct bpf_prog_info pi = {};
 		__u32 len = sizeof(pi);
 
-		if (a->mprog[k] >= 0 && !bpf_obj_get_info_by_fd(a->mprog[k], &pi, &len))
+		if (!bpf_obj_get_info_by_fd(a->mprog[k / 2][k % 2], &pi, &len))
 			a->st.recursion_misses += pi.recursion_misses;
 	}
 	for (size_t i = 0; a->links && i < a->links_cap; i++) {
@@ -492,13 +492,13 @@ void attach__print_runs(struct attach *a, int top)
 	}
 	fprintf(a->err, "bpfgraph: runs: program runs by every task while attached, and "
 		"their time (bpf_stats; trampoline and kprobe overhead not included):\n");
-	for (int k = 0; k < 2 && a->multi; k++) {
+	for (unsigned int k = 0; k < 2 * a->nlanes; k++) {
 		struct bpf_prog_info pi = {};
 		__u32 len = sizeof(pi);
 
-		if (a->mprog[k] >= 0 && !bpf_obj_get_info_by_fd(a->mprog[k], &pi, &len)) {
-			cnt[k] += pi.run_cnt;
-			ns[k] += pi.run_time_ns;
+		if (!bpf_obj_get_info_by_fd(a->mprog[k / 2][k % 2], &pi, &len)) {
+			cnt[k % 2] += pi.run_cnt;
+			ns[k % 2] += pi.run_time_ns;
 		}
 	}
 	print_runs_line(a->err, "fentry (all functions)", cnt[0], ns[0]);
@@ -562,11 +562,11 @@ void attach__unlink(struct attach *a)
 	if (a->nmlinks)
 		links__close_all(NULL, a->mlinks, a->nmlinks, unlink_progress, &up);
 	a->nmlinks = 0;
-	for (int k = 0; k < 2; k++) {
-		if (a->mprog[k] >= 0)
-			close(a->mprog[k]);
-		a->mprog[k] = -1;
+	for (unsigned int k = 0; k < 2 * a->nlanes; k++) {
+		close(a->mprog[k / 2][k % 2]);
+		a->mprog[k / 2][k % 2] = -1;
 	}
+	a->nlanes = 0;
 	attach_cost.close_s += links__now() - t;
 	if (up.last > 0)
 		fprintf(a->err, "\n");
@@ -603,7 +603,7 @@ struct attach *attach__new(const struct attach_opts *o)
 	a->progress = o->progress;
 	a->no_fentry = o->no_fentry;
 	a->multi = o->multi;
-	a->mprog[0] = a->mprog[1] = -1;
+	memset(a->mprog, 0xff, sizeof(a->mprog)); /* -1: none loaded */
 	a->err = o->err ? o->err : stderr;
 	return a;
 }

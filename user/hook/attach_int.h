@@ -24,6 +24,8 @@ struct attach_cost {
 };
 extern struct attach_cost attach_cost;
 
+#define BG_TMULTI_LANES_MAX 64
+
 struct attach {
 	struct bpfobj *obj;
 	struct functab *funcs;
@@ -41,7 +43,15 @@ struct attach {
 	double detach_t0; /* when attach__unlink began, 0: not yet */
 	/* The tracing_multi tier (attach_opts.multi). */
 	bool multi;
-	int mprog[2]; /* its entry and exit programs, -1: not loaded */
+	/*
+	 * Its entry and exit programs, -1: not loaded. Several copies
+	 * (lanes), function idx on lane idx % nlanes: a trampoline skips a
+	 * program already running on its CPU (prog->active), and a run
+	 * preempted or interrupted on one lane then blocks only that lane's
+	 * functions (docs/kernels.md, "fentry-multi").
+	 */
+	int mprog[BG_TMULTI_LANES_MAX][2];
+	unsigned int nlanes; /* loaded; 0: none */
 	int *mlinks; /* one per batch and direction */
 	size_t nmlinks, mlinks_cap;
 	uint8_t *mon; /* per function: linked by a batch */

@@ -90,7 +90,7 @@ static int grow_mon(struct attach *a, size_t need)
  * One link pair for functions idx[0..n): 0 or -errno (then nothing of it
  * is left). fexit first, as for the clones (attach_func()).
  */
-static int tmulti_pair(struct attach *a, const uint32_t *idx, size_t n)
+static int tmulti_pair(struct attach *a, unsigned int lane, const uint32_t *idx, size_t n)
 {
 	uint32_t *ids = calloc(n, sizeof(*ids));
 	uint64_t *cks = calloc(n, sizeof(*cks));
@@ -104,9 +104,9 @@ static int tmulti_pair(struct attach *a, const uint32_t *idx, size_t n)
 		ids[i] = a->funcs->f[idx[i]].btf_id;
 		cks[i] = cookie_of(&a->funcs->f[idx[i]], idx[i]);
 	}
-	fd[1] = tmulti_link(a->mprog[1], BG_ATTACH_FEXIT_MULTI, ids, cks, n);
+	fd[1] = tmulti_link(a->mprog[lane][1], BG_ATTACH_FEXIT_MULTI, ids, cks, n);
 	if (fd[1] >= 0)
-		fd[0] = tmulti_link(a->mprog[0], BG_ATTACH_FENTRY_MULTI, ids, cks, n);
+		fd[0] = tmulti_link(a->mprog[lane][0], BG_ATTACH_FENTRY_MULTI, ids, cks, n);
 	err = fd[1] < 0 ? fd[1] : fd[0] < 0 ? fd[0] : 0;
 	if (!err && ((err = push_mlink(a, fd[1])) || (err = push_mlink(a, fd[0])))) {
 		if (a->nmlinks && a->mlinks[a->nmlinks - 1] == fd[1])
@@ -132,19 +132,19 @@ out:
  * refused functions stand alone; they go to refused() (a kprobe may
  * take them). Returns how many were refused.
  */
-static unsigned int tmulti_split(struct attach *a, const uint32_t *idx, size_t n,
-				 void (*refused)(void *ctx, uint32_t idx), void *ctx)
+static unsigned int tmulti_split(struct attach *a, unsigned int lane, const uint32_t *idx,
+				 size_t n, void (*refused)(void *ctx, uint32_t idx), void *ctx)
 {
 	int err;
 
 	if (!n)
 		return 0;
-	err = tmulti_pair(a, idx, n);
+	err = tmulti_pair(a, lane, idx, n);
 	if (!err)
 		return 0;
 	if (n > 1 && err != -EMFILE && err != -ENFILE && err != -ENOMEM)
-		return tmulti_split(a, idx, n / 2, refused, ctx) +
-		       tmulti_split(a, idx + n / 2, n - n / 2, refused, ctx);
+		return tmulti_split(a, lane, idx, n / 2, refused, ctx) +
+		       tmulti_split(a, lane, idx + n / 2, n - n / 2, refused, ctx);
 	for (size_t i = 0; i < n; i++) {
 		a->st.failed++;
 		if (err == -EMFILE || err == -ENFILE)
@@ -178,8 +178,25 @@ unsigned int attach__flush(struct attach *a, void (*refused)(void *ctx, uint32_t
 		a->st.failed += n;
 		for (size_t i = 0; refused && i < a->nqueue; i++)
 			refused(ctx, a->queue[i]);
-	} else {
-		n = tmulti_split(a, a->queue, a->nqueue, refused, ctx);
+		a->nqueue = 0;
+		return n;
+	}
+	/* Each lane's functions to the front of the queue in turn: one batch per lane. */
+	n = 0;
+	for (unsigned int lane = 0; lane < a->nlanes; lane++) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < a->nqueue; i++) {
+			uint32_t v = a->queue[i];
+
+			if (v % a->nlanes == lane) {
+				a->queue[i] = a->queue[k];
+				a->queue[k++] = v;
+			}
+		}
+		n += tmulti_split(a, lane, a->queue, k, refused, ctx);
+		memmove(a->queue, a->queue + k, (a->nqueue - k) * sizeof(*a->queue));
+		a->nqueue -= k;
 	}
 	a->nqueue = 0;
 	return n;
@@ -239,6 +256,58 @@ int attach__multi_supported(void)
 	return lfd == -EINVAL ? 1 : 0;
 }
 
+/*
+ * How many lanes: BPFGRAPH_MULTI_LANES (1 to BG_TMULTI_LANES_MAX) for the
+ * bench, else BG_TMULTI_LANES. Each lane costs two program loads (the
+ * verifier's walk of the template) and a link pair per batch.
+ */
+#define BG_TMULTI_LANES 1
+
+static unsigned int tmulti_lanes(void)
+{
+	const char *s = getenv("BPFGRAPH_MULTI_LANES");
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return BG_TMULTI_LANES;
+	v = strtoul(s, &end, 10);
+	return *end || !v ? BG_TMULTI_LANES : v > BG_TMULTI_LANES_MAX ? BG_TMULTI_LANES_MAX :
+									   (unsigned int)v;
+}
+
+/* n lane pairs of the templates: 0, or -errno with none left loaded. */
+static int tmulti_load_lanes(struct attach *a, unsigned int n)
+{
+	const struct bpf_program *tmpl[2] = { bpfobj__prog(a->obj, BGP_TENTRY),
+					      bpfobj__prog(a->obj, BGP_EXIT) };
+	static const uint32_t type[2] = { BG_ATTACH_FENTRY_MULTI, BG_ATTACH_FEXIT_MULTI };
+	static const char *const name[2] = { "bg_tentry", "bg_texit" };
+
+	for (unsigned int l = 0; l < n; l++) {
+		for (int k = 0; k < 2; k++) {
+			int fd = tmulti_load(tmpl[k], type[k], name[k]);
+
+			if (fd < 0) {
+				if (k)
+					close(a->mprog[l][0]);
+				a->mprog[l][0] = -1;
+				while (a->nlanes) {
+					a->nlanes--;
+					for (int j = 0; j < 2; j++) {
+						close(a->mprog[a->nlanes][j]);
+						a->mprog[a->nlanes][j] = -1;
+					}
+				}
+				return fd;
+			}
+			a->mprog[l][k] = fd;
+		}
+		a->nlanes = l + 1;
+	}
+	return 0;
+}
+
 /* attach__all() of the tracing_multi tier, after the templates are loaded. */
 int tmulti__all(struct attach *a, double t0)
 {
@@ -248,9 +317,7 @@ int tmulti__all(struct attach *a, double t0)
 	a->templates = false; /* attach__one() queues instead of cloning */
 	if (!bpfobj__prog(a->obj, BGP_TENTRY) || bpf_program__fd(bpfobj__prog(a->obj, BGP_TENTRY)) < 0)
 		return 0; /* nothing for fentry.multi in this plan: kprobes take it */
-	a->mprog[0] = tmulti_load(bpfobj__prog(a->obj, BGP_TENTRY), BG_ATTACH_FENTRY_MULTI, "bg_tentry");
-	a->mprog[1] = tmulti_load(bpfobj__prog(a->obj, BGP_EXIT), BG_ATTACH_FEXIT_MULTI, "bg_texit");
-	err = a->mprog[0] < 0 ? a->mprog[0] : a->mprog[1] < 0 ? a->mprog[1] : 0;
+	err = tmulti_load_lanes(a, tmulti_lanes());
 	if (err) {
 		fprintf(a->err, "bpfgraph: cannot load the fentry.multi programs: %s\n",
 			strerror(-err));
@@ -268,8 +335,9 @@ int tmulti__all(struct attach *a, double t0)
 	attach__flush(a, NULL, NULL);
 	a->st.attach_s = links__now() - t0;
 	if (a->verbose)
-		fprintf(a->err, "bpfgraph: fentry.multi: %u of %u functions in %zu link pairs, "
-			"%.3f s\n", a->st.attached, want, a->nmlinks / 2, a->st.attach_s);
+		fprintf(a->err, "bpfgraph: fentry.multi: %u of %u functions in %zu link pairs "
+			"(%u program pairs), %.3f s\n", a->st.attached, want, a->nmlinks / 2,
+			a->nlanes, a->st.attach_s);
 	if (stop__signal())
 		return -EINTR;
 	return !want || a->st.attached ? 0 : -ENOENT;
