@@ -226,15 +226,119 @@ static __always_inline void emit_entry_args(const struct task_state *st, void *c
 }
 
 /*
+ * Closes the n frames from top down that lost their exits, innermost first
+ * (see BG_RF_NOEXIT). Staged without a flush check each (that made the
+ * verifier walk put() BG_UNWIND_MAX times over): room is made first, and
+ * the exit that follows at once flushes as needed.
+ */
+static __always_inline void emit_noexits(struct task_state *st, __u32 top, int n, __u64 now)
+{
+	struct bg_batch *b = batch_get();
+	struct bg_rec r;
+	__u64 dur;
+
+	if (!b) {
+		stat_inc(BG_ST_DROPS, n); /* a preempted program holds the batch */
+		return;
+	}
+	b->writing = 1;
+	if (b->n >= BG_BATCH - BG_UNWIND_MAX)
+		flush(b, BPF_RB_NO_WAKEUP);
+	for (int j = 0; j < BG_UNWIND_MAX; j++) {
+		__u32 k = top - j;
+
+		if (j >= n)
+			break;
+		dur = now - st->calltime[k & BG_DEPTH_MASK];
+		if (bg_thresh_ns && dur < bg_thresh_ns)
+			continue;
+		fill(&r, st, BG_REC_EXIT | BG_RF_NOEXIT, now, 0, dur, st->func[k & BG_DEPTH_MASK], k);
+		stage(b, &r, now);
+	}
+	b->writing = 0;
+}
+
+/*
+ * A task's kernel stack: THREAD_SIZE bytes from task->stack (16 KiB on
+ * x86-64 without KASAN; a larger stack only makes fewer frames compare).
+ * Interrupts and exceptions run on stacks of their own.
+ */
+#define BG_STACK_SIZE (16 << 10)
+
+/*
+ * Frames an entry at stack pointer sp (the address of its return
+ * address: the caller's sp at the call) shows returned although their
+ * exits never came (a missed program run, a return hook the kernel
+ * skipped), innermost first, up to BG_UNWIND_MAX, closed as an exit's
+ * unwinding closes them (docs/kernels.md, "Lost exits"):
+ * - with sp on the task's stack, a frame on another stack (an interrupt
+ *   or exception frame: the task is back on its own stack, so it is over);
+ * - a frame on sp's stack at or above sp. At sp itself a call of another
+ *   function only where the return addresses differ: a function entered
+ *   by a tail jump has its jumper's sp and return address, and
+ *   function_graph nests it in the jumper.
+ * Without this a graph whose root lost its exit never ends and every
+ * later graph nests in it. caller_at/caller: the new call's return
+ * address, as on_entry() has it. False when that closed the graph and
+ * the entry cannot start one.
+ */
+static __always_inline bool close_returned(struct task_state *st, __u64 sp, __u64 ck,
+					   const void *caller_at, __u64 caller)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 lo = (__u64)BPF_CORE_READ(task, stack);
+	__u32 d = st->depth, idx = BG_CK_INDEX(ck);
+	bool on_task = sp - lo < BG_STACK_SIZE;
+	int n = 0;
+
+	for (int j = 0; j < BG_UNWIND_MAX; j++) {
+		__u32 k = d - 1 - j;
+		__u64 o;
+
+		if (j >= d)
+			break;
+		k &= BG_DEPTH_MASK;
+		barrier_var(k);
+		k &= BG_DEPTH_MASK;
+		o = st->sp[k];
+		if (!o)
+			break;
+		if (on_task && o - lo >= BG_STACK_SIZE) {
+			n++;
+			continue;
+		}
+		if (o > sp || (o ^ sp) >= BG_STACK_SIZE)
+			break;
+		if (o == sp && st->func[k] != idx) {
+			if (caller_at && bpf_probe_read_kernel(&caller, sizeof(caller), caller_at))
+				break;
+			if (!caller || caller == st->caller[k] || caller == bg_hooked_ret[0] ||
+			    caller == bg_hooked_ret[1])
+				break;
+		}
+		n++;
+	}
+	if (!n)
+		return true;
+	stat_inc(BG_ST_UNWOUND, n);
+	emit_noexits(st, d - 1, n, bpf_ktime_get_ns());
+	st->depth = d - n;
+	if (st->depth < st->irq)
+		st->irq = 0;
+	return st->depth || (ck & BG_CK_GRAPH);
+}
+
+/*
  * One call entered. frame pairs it with its exit (see task_state);
  * caller_at is where the return address into the caller can be read, or
  * NULL with that address read already (caller: 0 for none); args where
- * its arguments are (funcgraph-args).
+ * its arguments are (funcgraph-args); sp where the return address lies
+ * when caller_at does not say (0: not known).
  * Returns the task's state (created here by an entry function), or NULL.
  */
 static __always_inline struct task_state *on_entry(void *ctx, struct task_state *st, __u64 ck,
 						   __u64 frame, const void *caller_at,
-						   __u64 caller, enum bg_args_from args)
+						   __u64 caller, enum bg_args_from args, __u64 sp)
 {
 	__u32 limit = bg_max_depth ? bg_max_depth : BG_MAX_DEPTH;
 	__u32 d;
@@ -246,8 +350,20 @@ static __always_inline struct task_state *on_entry(void *ctx, struct task_state 
 		st = enter_state(st, ck);
 	if (!st)
 		return NULL;
+	if (caller_at) {
+		/* Its address as a number, through the map: pointers take no '^'. */
+		st->sp[st->depth & BG_DEPTH_MASK] = (__u64)caller_at;
+		sp = *(volatile __u64 *)&st->sp[st->depth & BG_DEPTH_MASK];
+	}
 	/* With caller_at (trampolines) it is read later: no lazy frame there has a range. */
 	close_lazy(st, caller_at ? 0 : caller, BG_CK_INDEX(ck));
+	if (sp && st->depth && !st->skip) {
+		if (!close_returned(st, sp, ck, caller_at, caller))
+			return st;
+		/* Closed the graph: a new one, if this task may start one now. */
+		if (!st->depth && !enter_state(st, ck))
+			return st;
+	}
 	d = st->depth;
 	if (st->skip || (ck & BG_CK_NOTRACE) || d >= limit ||
 	    st->switching == BG_SWITCH_HIDE || (bg_noirqs && in_hardirq_ctx())) {
@@ -280,6 +396,7 @@ static __always_inline struct task_state *on_entry(void *ctx, struct task_state 
 	st->caller[d & BG_DEPTH_MASK] = shown;
 	st->calltime[d & BG_DEPTH_MASK] = now;
 	st->frame[d & BG_DEPTH_MASK] = frame;
+	st->sp[d & BG_DEPTH_MASK] = sp;
 	st->func[d & BG_DEPTH_MASK] = BG_CK_INDEX(ck);
 	st->depth = d + 1;
 	st->opens++;
@@ -330,39 +447,6 @@ static __always_inline bool other_gen_open(struct task_state *st, __u32 top, __u
 			return true;
 	}
 	return false;
-}
-
-/*
- * Closes the n frames from top down that lost their exits, innermost first
- * (see BG_RF_NOEXIT). Staged without a flush check each (that made the
- * verifier walk put() BG_UNWIND_MAX times over): room is made first, and
- * the exit that follows at once flushes as needed.
- */
-static __always_inline void emit_noexits(struct task_state *st, __u32 top, int n, __u64 now)
-{
-	struct bg_batch *b = batch_get();
-	struct bg_rec r;
-	__u64 dur;
-
-	if (!b) {
-		stat_inc(BG_ST_DROPS, n); /* a preempted program holds the batch */
-		return;
-	}
-	b->writing = 1;
-	if (b->n >= BG_BATCH - BG_UNWIND_MAX)
-		flush(b, BPF_RB_NO_WAKEUP);
-	for (int j = 0; j < BG_UNWIND_MAX; j++) {
-		__u32 k = top - j;
-
-		if (j >= n)
-			break;
-		dur = now - st->calltime[k & BG_DEPTH_MASK];
-		if (bg_thresh_ns && dur < bg_thresh_ns)
-			continue;
-		fill(&r, st, BG_REC_EXIT | BG_RF_NOEXIT, now, 0, dur, st->func[k & BG_DEPTH_MASK], k);
-		stage(b, &r, now);
-	}
-	b->writing = 0;
 }
 
 /*

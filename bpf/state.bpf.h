@@ -129,6 +129,8 @@ struct task_state {
 	 * the return-hook substitution of on_entry()).
 	 */
 	__u64 caller[BG_MAX_DEPTH];
+	/* Where each open frame's return address lies (its entry's sp), 0: not known. */
+	__u64 sp[BG_MAX_DEPTH];
 	__u32 func[BG_MAX_DEPTH];
 	__u32 depth; /* recorded frames open */
 	__u32 irq; /* 1 + depth of the open interrupt entry frame, 0: none */
