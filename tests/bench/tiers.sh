@@ -64,6 +64,8 @@ case "$tiers ${TIERS_ONLY:-}" in *wide*" wide-norcu"*) tiers="$tiers wide-norcu"
 case "$tiers ${TIERS_ONLY:-}" in *ftnet*" ftnet-norcu"*) tiers="$tiers ftnet-norcu" ;; esac
 # fentry-multi's batch behind the ftrace net, where the kernel has both.
 case "$tiers ${TIERS_ONLY:-}" in *tmulti*ftnet*" tmulti-ftnet"*) tiers="$tiers tmulti-ftnet" ;; esac
+# kprobe.session behind it (auto's choice there before fentry-multi was).
+case "$tiers ${TIERS_ONLY:-}" in *tmulti*ftnet*" ksession-ftnet"*) tiers="$tiers ksession-ftnet" ;; esac
 # ... and the wide net with the plan on kprobe.multi link pairs, not sessions.
 case "$tiers ${TIERS_ONLY:-}" in *kmulti*wide*" wide-pairs"*) tiers="$tiers wide-pairs" ;; esac
 case "$tiers ${TIERS_ONLY:-}" in *tmulti-wide*tmulti-wide-norcu*) tiers="$tiers tmulti-wide-norcu" ;; esac
@@ -89,6 +91,7 @@ opts_of() {
 	ftnet) echo "--hook=auto --wide=first" ;;
 	ftnet-norcu) echo "--hook=auto --wide=first --no-callsite-probes" ;;
 	tmulti-ftnet) echo "--hook=fentry-multi --wide=first" ;;
+	ksession-ftnet) echo "--hook=kprobe-session --wide=first" ;;
 	wide-pairs) echo "--hook=kprobe-multi --wide=session" ;;
 	esac
 }
@@ -178,7 +181,7 @@ for t in $tiers; do
 	bpfgraph $o -G "$F" -- /bin/wl openmiss 1 sleep 300 openmiss 1 >$t.first.txt 2>$t.first.err
 	wait_released
 	progress "$t: start, unrelated work, stop"
-	if [ "${t%-norcu}" = ftnet ] || [ $t = tmulti-ftnet ]; then
+	if [ "${t%-norcu}" = ftnet ] || [ "${t#*-}" = ftnet ]; then
 		s=$(up)
 		# Its COMMAND: one call at once, then asleep; the net is
 		# function_graph's own, whose cost to unrelated work is fg's row.
