@@ -357,13 +357,10 @@ static __always_inline struct task_state *on_entry(void *ctx, struct task_state 
 	}
 	/* With caller_at (trampolines) it is read later: no lazy frame there has a range. */
 	close_lazy(st, caller_at ? 0 : caller, BG_CK_INDEX(ck));
-	if (sp && st->depth && !st->skip) {
-		if (!close_returned(st, sp, ck, caller_at, caller))
-			return st;
-		/* Closed the graph: a new one, if this task may start one now. */
-		if (!st->depth && !enter_state(st, ck))
-			return st;
-	}
+	/* Closed the graph: a new one, if this task may start one now. */
+	if (sp && st->depth && !st->skip &&
+	    (!close_returned(st, sp, ck, caller_at, caller) || (!st->depth && !enter_state(st, ck))))
+		return st;
 	d = st->depth;
 	if (st->skip || (ck & BG_CK_NOTRACE) || d >= limit ||
 	    st->switching == BG_SWITCH_HIDE || (bg_noirqs && in_hardirq_ctx())) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -221,14 +222,10 @@ int tmulti__queue(struct attach *a, uint32_t idx)
 static int tmulti_load(const struct bpf_program *tmpl, uint32_t type, const char *name)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = (enum bpf_attach_type)type);
-	double t0 = links__now();
 	int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, name, "GPL", bpf_program__insns(tmpl),
 			       bpf_program__insn_cnt(tmpl), &opts);
-	int err = -errno;
 
-	attach_cost.load_s += links__now() - t0;
-	attach_cost.loads++;
-	return fd < 0 ? err : fd;
+	return fd < 0 ? -errno : fd;
 }
 
 int attach__multi_supported(void)
@@ -259,9 +256,13 @@ int attach__multi_supported(void)
 /*
  * How many lanes: BPFGRAPH_MULTI_LANES (1 to BG_TMULTI_LANES_MAX) for the
  * bench, else BG_TMULTI_LANES. Each lane costs two program loads (the
- * verifier's walk of the template) and a link pair per batch.
+ * verifier's walk of the template) and a link pair per batch. With one,
+ * a kernel that preempts kernel code (7.3) lost more than half of a busy
+ * loop's calls: a task switched out inside the program (bpfgraph's own
+ * reader, say) held every hook of that CPU (docs/kernels.md).
  */
-#define BG_TMULTI_LANES 1
+#define BG_TMULTI_LANES 8
+#define TMULTI_LOAD_THREADS 8
 
 static unsigned int tmulti_lanes(void)
 {
@@ -276,35 +277,63 @@ static unsigned int tmulti_lanes(void)
 									   (unsigned int)v;
 }
 
+/*
+ * Loading the lanes: the kernel verifies programs of a privileged loader
+ * side by side, so up to one thread per CPU takes the next program.
+ */
+struct lane_loads {
+	const struct bpf_program *tmpl[2];
+	int (*fd)[2];
+	unsigned int n; /* programs: 2 per lane */
+	unsigned int next; /* the next one a thread takes (atomic) */
+};
+
+static void *lane_loader(void *arg)
+{
+	static const uint32_t type[2] = { BG_ATTACH_FENTRY_MULTI, BG_ATTACH_FEXIT_MULTI };
+	static const char *const name[2] = { "bg_tentry", "bg_texit" };
+	struct lane_loads *ll = arg;
+	unsigned int i;
+
+	while ((i = __atomic_fetch_add(&ll->next, 1, __ATOMIC_RELAXED)) < ll->n)
+		ll->fd[i / 2][i % 2] = stop__signal() ? -EINTR :
+				       tmulti_load(ll->tmpl[i % 2], type[i % 2], name[i % 2]);
+	return NULL;
+}
+
 /* n lane pairs of the templates: 0, or -errno with none left loaded. */
 static int tmulti_load_lanes(struct attach *a, unsigned int n)
 {
-	const struct bpf_program *tmpl[2] = { bpfobj__prog(a->obj, BGP_TENTRY),
-					      bpfobj__prog(a->obj, BGP_EXIT) };
-	static const uint32_t type[2] = { BG_ATTACH_FENTRY_MULTI, BG_ATTACH_FEXIT_MULTI };
-	static const char *const name[2] = { "bg_tentry", "bg_texit" };
+	struct lane_loads ll = { .tmpl = { bpfobj__prog(a->obj, BGP_TENTRY),
+					   bpfobj__prog(a->obj, BGP_EXIT) },
+				 .fd = a->mprog, .n = 2 * n };
+	pthread_t t[TMULTI_LOAD_THREADS];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int nt = 0, want = ll.n < TMULTI_LOAD_THREADS ? ll.n : TMULTI_LOAD_THREADS;
+	double t0 = links__now();
+	int err = 0;
 
-	for (unsigned int l = 0; l < n; l++) {
-		for (int k = 0; k < 2; k++) {
-			int fd = tmulti_load(tmpl[k], type[k], name[k]);
-
-			if (fd < 0) {
-				if (k)
-					close(a->mprog[l][0]);
-				a->mprog[l][0] = -1;
-				while (a->nlanes) {
-					a->nlanes--;
-					for (int j = 0; j < 2; j++) {
-						close(a->mprog[a->nlanes][j]);
-						a->mprog[a->nlanes][j] = -1;
-					}
-				}
-				return fd;
-			}
-			a->mprog[l][k] = fd;
+	if (cpus > 0 && (unsigned long)cpus < want)
+		want = (unsigned int)cpus;
+	while (nt + 1 < want && !pthread_create(&t[nt], NULL, lane_loader, &ll))
+		nt++;
+	lane_loader(&ll);
+	for (unsigned int k = 0; k < nt; k++)
+		pthread_join(t[k], NULL);
+	attach_cost.load_s += links__now() - t0;
+	attach_cost.loads += ll.n;
+	for (unsigned int i = 0; i < ll.n; i++)
+		if (a->mprog[i / 2][i % 2] < 0 && !err)
+			err = a->mprog[i / 2][i % 2];
+	if (err) {
+		for (unsigned int i = 0; i < ll.n; i++) {
+			if (a->mprog[i / 2][i % 2] >= 0)
+				close(a->mprog[i / 2][i % 2]);
+			a->mprog[i / 2][i % 2] = -1;
 		}
-		a->nlanes = l + 1;
+		return err;
 	}
+	a->nlanes = n;
 	return 0;
 }
 
