@@ -48,7 +48,7 @@ struct attach {
 	 * (lanes), function idx on lane idx % nlanes: a trampoline skips a
 	 * program already running on its CPU (prog->active), and a run
 	 * preempted or interrupted on one lane then blocks only that lane's
-	 * functions (docs/kernels.md, "fentry-multi").
+	 * functions (docs/kernels.md, "tracing_multi").
 	 */
 	int mprog[BG_TMULTI_LANES_MAX][2];
 	unsigned int nlanes; /* loaded; 0: none */

@@ -257,7 +257,7 @@ int attach__multi_supported(void)
  * How many lanes: BPFGRAPH_MULTI_LANES (1 to BG_TMULTI_LANES_MAX) for the
  * bench, else BG_TMULTI_LANES. Each lane costs two program loads (the
  * verifier's walk of the template) and a link pair per batch. With one,
- * a kernel that preempts kernel code (7.3) lost more than half of a busy
+ * a kernel that preempts kernel code (7.3) lost up to half of a busy
  * loop's calls: a task switched out inside the program (bpfgraph's own
  * reader, say) held every hook of that CPU (docs/kernels.md).
  */
