@@ -200,6 +200,13 @@ BG_VM_KERNEL_ONLY=${BG_VM_KERNEL_ONLY-7.3:trace_args 6.12:steady 7.3:steady}
 # about 20-25 s of guest time each, which CI's hour has no room for on
 # all three (BG_VM_KERNEL_ALSO="6.12:tracecmd_dat" runs it there).
 BG_VM_KERNEL_ALSO=${BG_VM_KERNEL_ALSO-6.12:stop_bounds 6.12:stop_outputs 7.3:tracecmd_dat}
+# Scenarios of a kernel's host clock that boot apart from the others,
+# KERNEL:SCENARIO: 6.1's host clock boot took 3 074 s in a CI run, against
+# the 3 300 s one boot may take (BG_VM_TIMEOUT). Its slowest three (each
+# fentry link is released on its own there, after a grace period) in a
+# second boot keep both far from that limit; the second boot is a job like
+# the others, so the total stays the same.
+BG_VM_SECOND_BOOT=${BG_VM_SECOND_BOOT-6.1:stop_bounds 6.1:soak 6.1:no_leftovers}
 # The newer kernels and their scenarios, those that must pass on every
 # kernel: the fidelity suite is the comparison with each kernel's own
 # function_graph (on the instruction clock); dry_run_errors covers the
@@ -267,14 +274,15 @@ scenario_clock() {
 # every scenario but those of BG_VM_KERNEL_ONLY, each newer kernel of
 # BG_VM_KERNELS those of BG_VM_KERNEL_SCENARIOS, and each kernel its own
 # BG_VM_KERNEL_ONLY and BG_VM_KERNEL_ALSO ones; one boot per kernel and
-# clock. The longest first, as measured in CI: 6.1's (fentry trampolines
-# are attached and released one by one), then the newer kernels'
-# instruction clock (fidelity), then their host clock.
+# clock, and one more for BG_VM_SECOND_BOOT's (clock "real2"). The
+# longest first, as measured in CI: 6.1's (fentry trampolines are
+# attached and released one by one), then the newer kernels' instruction
+# clock (fidelity), then their host clock.
 vm_jobs() {
 	local k
-	vm_jobs_of 6.1 real icount
+	vm_jobs_of 6.1 real icount real2
 	for k in $BG_VM_KERNELS; do vm_jobs_of "$k" icount; done
-	for k in $BG_VM_KERNELS; do vm_jobs_of "$k" real; done
+	for k in $BG_VM_KERNELS; do vm_jobs_of "$k" real real2; done
 }
 vm_jobs_of() { # KERNEL CLOCK...
 	local k=$1 c s names extra pick
@@ -289,14 +297,26 @@ vm_jobs_of() { # KERNEL CLOCK...
 	for c in "$@"; do
 		pick=()
 		for s in "${names[@]}"; do
-			[ -n "$s" ] && [ "$(scenario_clock "$s")" = "$c" ] && pick+=("$s")
+			[ -n "$s" ] && [ "$(scenario_clock "$s")" = "${c%2}" ] || continue
+			# real2: the host clock's second boot (BG_VM_SECOND_BOOT)
+			if [[ " $BG_VM_SECOND_BOOT " == *" $k:$s "* ]]; then
+				[ "$c" = real2 ] && pick+=("$s")
+			else
+				[ "$c" != real2 ] && pick+=("$s")
+			fi
 		done
 		[ ${#pick[@]} -eq 0 ] || echo "$k $c ${pick[*]}"
 	done
 }
 
 # tests/vm/run.sh's label of a clock's boots: their results files apart.
-vm_label() { [ "$1" = icount ] && echo icount || echo bench; }
+vm_label() {
+	case $1 in
+	icount) echo icount ;;
+	real2) echo bench2 ;;
+	*) echo bench ;;
+	esac
+}
 
 # One job: a kernel's scenarios of one clock, in one boot (and the boots
 # after a guest that died).
@@ -304,7 +324,7 @@ run_vm_job() { # KERNEL CLOCK SCENARIO...
 	local k=$1 c=$2 label tag=$1 t0=$SECONDS rc=
 	shift 2
 	label=$(vm_label "$c")
-	[ "$c" = icount ] && tag="$k icount"
+	[ "$c" = real ] || tag="$k $c"
 	rm -f "$(vm_dir "$k")/$label.results"
 	# Timed whatever its scenarios' verdicts (set -e would end a failed one here).
 	BG_VM_KERNEL=$k BG_VM_JOBS=1 BG_VM_TIMEOUT=${BG_VM_TIMEOUT:-3300} \
