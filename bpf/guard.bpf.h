@@ -223,7 +223,10 @@ static __always_inline bool end_run(struct task_state *ran, bool was, __u32 open
  * one of our programs (see task_state.busy). graph: the fentry
  * program of -G functions, the only one that starts graphs; the others
  * leave its filters and task-state creation out, which the verifier then
- * need not walk for every clone.
+ * need not walk for every clone. The stack-pointer close (on_entry()'s
+ * unwind) only on fentry-multi (BG_RUN_TENTRY), where lost exits come
+ * from: the kprobe programs' frames keep no sp (BG_FRAME_HAS_SP), and a
+ * close stops at them (docs/kernels.md, "Lost exits").
  */
 static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 {
@@ -263,14 +266,14 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 			ran = on_entry(ctx, st, ck, (ck & BG_CK_TAIL)   ? BG_FRAME_TAIL :
 					       (ck & BG_CK_LAZY) ? BG_FRAME_LAZY :
 								   BG_FRAME_KPROBE, NULL, 0, BG_ARGS_REGS_AT,
-				       PT_REGS_SP(regs) - ((ck & BG_CK_TAIL) ? 0 : 8), true);
+				       0, false);
 			break;
 		}
 		/* At the function's first instruction: sp points at the return address. */
 		if (hide_own_call(regs, st, ck, &ret))
 			break;
 		ran = on_entry(ctx, st, ck, BG_FRAME_KPROBE, NULL, ret, BG_ARGS_REGS_AT,
-			       PT_REGS_SP(regs), true);
+			       0, false);
 		break;
 	case BG_RUN_KEXIT:
 		if (st)
@@ -283,11 +286,11 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 		/* No return hook (wide__narrow()): closed at the task's next event. */
 		if (ck & BG_CK_LAZY) {
 			ran = on_entry(ctx, st, ck, BG_FRAME_LAZY, NULL, ret, BG_ARGS_REGS_AT,
-				       PT_REGS_SP(regs), true);
+				       0, false);
 			break;
 		}
 		ran = on_entry(ctx, st, ck, BG_FRAME_MULTI(BG_CK_GEN(ck)), NULL, ret,
-			       BG_ARGS_REGS_AT, PT_REGS_SP(regs), true);
+			       BG_ARGS_REGS_AT, 0, false);
 		break;
 	case BG_RUN_MEXIT:
 		if (st)

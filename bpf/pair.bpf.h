@@ -215,10 +215,9 @@ static __always_inline void emit_entry_args(const struct task_state *st, void *c
 	}
 	if (bg_detail_on) {
 		__u32 idx = BG_CK_INDEX(ck);
-		struct bg_detail_plan *p = bpf_map_lookup_elem(&bg_detail, &idx);
 
-		if (p) {
-			put_entry_detail(st, r, n, p, now);
+		if (bpf_map_lookup_elem(&bg_detail, &idx)) {
+			put_entry_detail(st, r, n, idx, now);
 			return;
 		}
 	}
@@ -301,7 +300,7 @@ static __always_inline bool close_returned(struct task_state *st, __u64 sp, __u6
 		barrier_var(k);
 		k &= BG_DEPTH_MASK;
 		o = st->sp[k];
-		if (!o)
+		if (!o || !BG_FRAME_HAS_SP(st->frame[k]))
 			break;
 		if (on_task && o - lo >= BG_STACK_SIZE) {
 			n++;
@@ -334,9 +333,8 @@ static __always_inline bool close_returned(struct task_state *st, __u64 sp, __u6
  * NULL with that address read already (caller: 0 for none); args where
  * its arguments are (funcgraph-args); sp where the return address lies
  * when caller_at does not say (0: not known). unwind: close the frames
- * the entry's sp shows returned (close_returned()); a constant, false for
- * the per-function fentry clones, each verified on its own: with it 6.1's
- * bench loads took about twice as long.
+ * the entry's sp shows returned (close_returned()); a constant, true on
+ * fentry-multi only (guarded() says why).
  * Returns the task's state (created here by an entry function), or NULL.
  */
 static __always_inline struct task_state *on_entry(void *ctx, struct task_state *st, __u64 ck,
@@ -397,7 +395,8 @@ static __always_inline struct task_state *on_entry(void *ctx, struct task_state 
 	st->caller[d & BG_DEPTH_MASK] = shown;
 	st->calltime[d & BG_DEPTH_MASK] = now;
 	st->frame[d & BG_DEPTH_MASK] = frame;
-	st->sp[d & BG_DEPTH_MASK] = sp;
+	if (caller_at) /* trampolines only: see task_state.sp */
+		st->sp[d & BG_DEPTH_MASK] = sp;
 	st->func[d & BG_DEPTH_MASK] = BG_CK_INDEX(ck);
 	st->depth = d + 1;
 	st->opens++;

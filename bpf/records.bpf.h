@@ -186,9 +186,9 @@ static __always_inline void put_entry_args(const struct task_state *st, struct b
 }
 
 /* Register reg (0..5) of the entry's ARGS records r[1] and r[2]. */
-static __always_inline __u64 entry_reg(const struct bg_rec *r, __u32 reg)
+static __always_inline __u64 entry_reg(const struct bg_rec *r1, const struct bg_rec *r2, __u32 reg)
 {
-	const struct bg_rec *a = reg < BG_ARGS_PER_REC ? &r[1] : &r[2];
+	const struct bg_rec *a = reg < BG_ARGS_PER_REC ? r1 : r2;
 
 	switch (reg % BG_ARGS_PER_REC) {
 	case 0:
@@ -200,11 +200,11 @@ static __always_inline __u64 entry_reg(const struct bg_rec *r, __u32 reg)
 	}
 }
 
-/* A detail record of the entry r[0]: part of register arg, 24 data bytes from d. */
+/* A detail record of the entry r: part of register arg, 24 data bytes from d. */
 static __always_inline void stage_part(struct bg_batch *b, const struct bg_rec *r, __u8 flags,
 				       __u32 arg, __u32 part, const __u64 *d, __u64 now)
 {
-	struct bg_rec x = r[0];
+	struct bg_rec x = *r;
 
 	x.type = BG_REC_DETAIL | flags;
 	x.depth = (arg & 0x0f) | (part << 4);
@@ -286,13 +286,57 @@ static __always_inline void stage_fields(struct bg_batch *b, const struct bg_rec
 }
 
 /*
- * put_entry_args() for a function with a bg_detail plan p: what the plan
+ * What function idx's bg_detail plan reads through the argument registers
+ * of the entry staged last in this CPU's batch (its n records, ENTRY then
+ * ARGS), staged after it. The caller holds the batch (writing) and made
+ * room for BG_DETAIL_OPS * BG_DETAIL_PARTS records.
+ * A function of its own, global: the verifier checks it once, not on every
+ * path of each program that records arguments (inline, its loops took
+ * 7.3's kprobe programs past the verifier's million instructions).
+ * Programs loaded without BTF (the fentry clones) verify it as a static
+ * function, as they did inline.
+ */
+__noinline int bg_stage_detail(__u32 idx, __u32 n, __u64 now)
+{
+	__u32 zero = 0, at;
+	struct bg_batch *b = bpf_map_lookup_elem(&bg_batch, &zero);
+	struct bg_detail_plan *p = bpf_map_lookup_elem(&bg_detail, &idx);
+	const struct bg_rec *r0, *r1, *r2;
+
+	if (!b || !p || n < 2 || n > 3)
+		return 0;
+	at = b->n - n;
+	r0 = &b->rec[at & (BG_BATCH - 1)];
+	r1 = &b->rec[(at + 1) & (BG_BATCH - 1)];
+	r2 = &b->rec[(at + 2) & (BG_BATCH - 1)];
+	for (__u32 i = 0; i < BG_DETAIL_OPS; i++) {
+		const struct bg_detail_op *op = &p->op[i];
+		__u32 arg = op->arg;
+		__u64 ptr;
+
+		if (i >= p->nops)
+			break;
+		if (arg >= BG_ARGS_REGS || (n < 3 && arg >= BG_ARGS_PER_REC))
+			continue;
+		ptr = entry_reg(r1, r2, arg);
+		if (!ptr)
+			continue;
+		if (op->kind == BG_DK_FIELDS)
+			stage_fields(b, r0, op, ptr, now);
+		else
+			stage_str(b, r0, op, ptr, now);
+	}
+	return 0;
+}
+
+/*
+ * put_entry_args() for a function with a bg_detail plan: what the plan
  * reads through the entry's argument registers follows its ARGS records,
  * in the same piece. A busy batch (a preempted writer) leaves the details
  * out, counted.
  */
 static __always_inline void put_entry_detail(const struct task_state *st, struct bg_rec *r,
-					     int n, const struct bg_detail_plan *p, __u64 now)
+					     int n, __u32 idx, __u64 now)
 {
 	struct bg_batch *b = batch_get();
 
@@ -308,23 +352,7 @@ static __always_inline void put_entry_detail(const struct task_state *st, struct
 	stage(b, &r[1], now);
 	if (n == 3)
 		stage(b, &r[2], now);
-	for (__u32 i = 0; i < BG_DETAIL_OPS; i++) {
-		const struct bg_detail_op *op = &p->op[i];
-		__u32 arg = op->arg;
-		__u64 ptr;
-
-		if (i >= p->nops)
-			break;
-		if (arg >= BG_ARGS_REGS || (n < 3 && arg >= BG_ARGS_PER_REC))
-			continue;
-		ptr = entry_reg(r, arg);
-		if (!ptr)
-			continue;
-		if (op->kind == BG_DK_FIELDS)
-			stage_fields(b, r, op, ptr, now);
-		else
-			stage_str(b, r, op, ptr, now);
-	}
+	bg_stage_detail(idx, n, now);
 	if (st->switching || b->n >= BG_BATCH || now - b->first_ts >= BG_BATCH_AGE_NS)
 		flush(b, BPF_RB_NO_WAKEUP);
 	b->writing = 0;

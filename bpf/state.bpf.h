@@ -129,8 +129,6 @@ struct task_state {
 	 * the return-hook substitution of on_entry()).
 	 */
 	__u64 caller[BG_MAX_DEPTH];
-	/* Where each open frame's return address lies (its entry's sp), 0: not known. */
-	__u64 sp[BG_MAX_DEPTH];
 	__u32 func[BG_MAX_DEPTH];
 	__u32 depth; /* recorded frames open */
 	__u32 irq; /* 1 + depth of the open interrupt entry frame, 0: none */
@@ -166,6 +164,13 @@ struct task_state {
 	 * when the graph ends (see on_icall()).
 	 */
 	__u32 stop_at_end;
+	/*
+	 * Where each open trampoline frame's return address lies (its
+	 * entry's sp), 0: not known. Written by trampoline entries only: a
+	 * kprobe frame's slot holds what an earlier frame left
+	 * (BG_FRAME_HAS_SP).
+	 */
+	__u64 sp[BG_MAX_DEPTH];
 };
 
 /* Values of task_state.switching. */
@@ -188,6 +193,8 @@ struct task_state {
 /* A kprobe.multi frame of link generation g (BG_CK_GEN): paired by index and generation. */
 #define BG_FRAME_MULTI(g) (0x100 | (__u64)(g))
 #define BG_FRAME_IS_MULTI(f) (((f) & ~0xffULL) == 0x100)
+/* A trampoline frame (its ctx, a kernel address): task_state.sp is its own. */
+#define BG_FRAME_HAS_SP(f) ((f) >= 0x200)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);

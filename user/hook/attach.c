@@ -44,20 +44,33 @@ static int module_btf_fd(const char *module)
 	return -ENOENT;
 }
 
+int attach_load_copy(const struct prog_src *prog, enum bpf_attach_type type, const char *name,
+		     uint32_t btf_id, int btf_obj_fd)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type, .attach_btf_id = btf_id,
+		    .attach_btf_obj_fd = btf_obj_fd);
+	int fd;
+
+	if (prog->nfi) {
+		opts.prog_btf_fd = prog->btf_fd;
+		opts.func_info = prog->fi;
+		opts.func_info_cnt = prog->nfi;
+		opts.func_info_rec_size = sizeof(prog->fi[0]);
+	}
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, name, "GPL", prog->insns, prog->cnt, &opts);
+	return fd < 0 ? -errno : fd;
+}
+
 int attach_load_clone(const struct clone_src *src, const struct bg_func *f, int btf_obj_fd)
 {
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = src->type,
-		    .attach_btf_id = f->btf_id, .attach_btf_obj_fd = btf_obj_fd);
 	double t0 = links__now();
-	int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, src->name, "GPL", src->insns,
-			       src->cnt, &opts);
-	int err = -errno;
+	int fd = attach_load_copy(src->prog, src->type, src->name, f->btf_id, btf_obj_fd);
 
 	pthread_mutex_lock(&cost_lock);
 	attach_cost.load_s += links__now() - t0;
 	attach_cost.loads++;
 	pthread_mutex_unlock(&cost_lock);
-	return fd < 0 ? err : fd;
+	return fd;
 }
 
 static int link_one(int prog_fd, enum bpf_attach_type type, uint64_t cookie)
@@ -216,18 +229,18 @@ static int grow_links(struct attach *a, size_t need)
 	return 0;
 }
 
-/* The loaded templates' final instructions, for cloning: entry, exit, graph entry. */
-static void template_srcs(const struct attach *a, struct clone_src src[3])
+/* The loaded templates, for cloning: entry, exit, graph entry. */
+static void template_srcs(struct attach *a, struct clone_src src[3])
 {
-	src[0] = (struct clone_src){ bpf_program__insns(bpfobj__prog(a->obj, BGP_ENTRY)),
-				     bpf_program__insn_cnt(bpfobj__prog(a->obj, BGP_ENTRY)),
-				     BPF_TRACE_FENTRY, "bg_entry" };
-	src[1] = (struct clone_src){ bpf_program__insns(bpfobj__prog(a->obj, BGP_EXIT)),
-				     bpf_program__insn_cnt(bpfobj__prog(a->obj, BGP_EXIT)),
-				     BPF_TRACE_FEXIT, "bg_exit" };
-	src[2] = (struct clone_src){ bpf_program__insns(bpfobj__prog(a->obj, BGP_ENTRY_GRAPH)),
-				     bpf_program__insn_cnt(bpfobj__prog(a->obj, BGP_ENTRY_GRAPH)),
-				     BPF_TRACE_FENTRY, "bg_entry_graph" };
+	static const enum bpfobj_prog p[3] = { BGP_ENTRY, BGP_EXIT, BGP_ENTRY_GRAPH };
+	static const char *const name[3] = { "bg_entry", "bg_exit", "bg_entry_graph" };
+
+	for (int k = 0; k < 3; k++) {
+		if (!a->tsrc[k].insns)
+			bpfobj__prog_src(a->obj, p[k], &a->tsrc[k]);
+		src[k] = (struct clone_src){ &a->tsrc[k], k == 1 ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY,
+					     name[k] };
+	}
 }
 
 /* attach_func() with the counting; a failure leaves no link behind. */

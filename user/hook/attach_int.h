@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 
 #include "attach.h"
+#include "bpfobj.h"
 #include "bpfgraph.h"
 #include "functab.h"
 
@@ -28,6 +29,7 @@ extern struct attach_cost attach_cost;
 
 struct attach {
 	struct bpfobj *obj;
+	struct prog_src tsrc[3]; /* the clones' templates: entry, exit, graph entry */
 	struct functab *funcs;
 	int *links; /* 2 per function (entry, exit); -1 when absent */
 	size_t links_cap; /* entries allocated in links */
@@ -68,11 +70,13 @@ static inline uint64_t cookie_of(const struct bg_func *f, uint32_t idx)
 
 /* A template's final instructions, for cloning: entry, exit, graph entry. */
 struct clone_src {
-	const struct bpf_insn *insns;
-	size_t cnt;
+	const struct prog_src *prog; /* the template's instructions and BTF records */
 	enum bpf_attach_type type;
 	const char *name;
 };
+/* A program loaded from prog's instructions: its fd, or -errno. */
+int attach_load_copy(const struct prog_src *prog, enum bpf_attach_type type, const char *name,
+		     uint32_t btf_id, int btf_obj_fd);
 
 /* The BTF object of the previous function's module (attach_btf_obj_fd). */
 struct modcache {

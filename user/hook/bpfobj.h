@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <bpf/bpf.h>
+
 #include "bpfgraph.h"
 
 struct bpf_program;
@@ -109,6 +111,25 @@ struct bpf_program *bpfobj__prog(const struct bpfobj *o, enum bpfobj_prog p);
 /* -1 before loading or for a program left out. */
 int bpfobj__prog_fd(const struct bpfobj *o, enum bpfobj_prog p);
 int bpfobj__map_fd(const struct bpfobj *o, enum bpfobj_map m);
+/*
+ * A loaded program's final instructions, for loading copies of it with
+ * bpf_prog_load() (the fentry clones, fentry-multi's lanes), and with
+ * --args-detail its functions' BTF records: with them a copy's global
+ * functions stay global, checked once by the verifier rather than on
+ * every path that calls them. nfi 0 (btf_fd -1): none, a program of one
+ * function, or records the kernel did not give back as expected; a copy
+ * then goes without.
+ */
+#define BPFOBJ_FUNCS_MAX 8
+struct prog_src {
+	const struct bpf_insn *insns;
+	size_t cnt;
+	int btf_fd; /* the object's BTF in the kernel */
+	uint32_t nfi;
+	struct bpf_func_info fi[BPFOBJ_FUNCS_MAX];
+};
+/* 0, or -ENOENT for a program not loaded. */
+int bpfobj__prog_src(const struct bpfobj *o, enum bpfobj_prog p, struct prog_src *s);
 /* NULL until loaded. */
 const struct bpfobj_vars *bpfobj__vars(const struct bpfobj *o);
 /* Adds a task to BGM_PIDS: 0 or -errno. */

@@ -218,15 +218,6 @@ int tmulti__queue(struct attach *a, uint32_t idx)
 	return 0;
 }
 
-/* The loaded template's instructions again, as a tracing_multi program. */
-static int tmulti_load(const struct bpf_program *tmpl, uint32_t type, const char *name)
-{
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = (enum bpf_attach_type)type);
-	int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, name, "GPL", bpf_program__insns(tmpl),
-			       bpf_program__insn_cnt(tmpl), &opts);
-
-	return fd < 0 ? -errno : fd;
-}
 
 int attach__multi_supported(void)
 {
@@ -282,7 +273,7 @@ static unsigned int tmulti_lanes(void)
  * side by side, so up to one thread per CPU takes the next program.
  */
 struct lane_loads {
-	const struct bpf_program *tmpl[2];
+	struct prog_src tmpl[2];
 	int (*fd)[2];
 	unsigned int n; /* programs: 2 per lane */
 	unsigned int next; /* the next one a thread takes (atomic) */
@@ -290,29 +281,33 @@ struct lane_loads {
 
 static void *lane_loader(void *arg)
 {
-	static const uint32_t type[2] = { BG_ATTACH_FENTRY_MULTI, BG_ATTACH_FEXIT_MULTI };
+	static const enum bpf_attach_type type[2] = {
+		(enum bpf_attach_type)BG_ATTACH_FENTRY_MULTI,
+		(enum bpf_attach_type)BG_ATTACH_FEXIT_MULTI,
+	};
 	static const char *const name[2] = { "bg_tentry", "bg_texit" };
 	struct lane_loads *ll = arg;
 	unsigned int i;
 
 	while ((i = __atomic_fetch_add(&ll->next, 1, __ATOMIC_RELAXED)) < ll->n)
 		ll->fd[i / 2][i % 2] = stop__signal() ? -EINTR :
-				       tmulti_load(ll->tmpl[i % 2], type[i % 2], name[i % 2]);
+				       attach_load_copy(&ll->tmpl[i % 2], type[i % 2], name[i % 2], 0, 0);
 	return NULL;
 }
 
 /* n lane pairs of the templates: 0, or -errno with none left loaded. */
 static int tmulti_load_lanes(struct attach *a, unsigned int n)
 {
-	struct lane_loads ll = { .tmpl = { bpfobj__prog(a->obj, BGP_TENTRY),
-					   bpfobj__prog(a->obj, BGP_EXIT) },
-				 .fd = a->mprog, .n = 2 * n };
+	struct lane_loads ll = { .fd = a->mprog, .n = 2 * n };
 	pthread_t t[TMULTI_LOAD_THREADS];
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned int nt = 0, want = ll.n < TMULTI_LOAD_THREADS ? ll.n : TMULTI_LOAD_THREADS;
 	double t0 = links__now();
 	int err = 0;
 
+	if (bpfobj__prog_src(a->obj, BGP_TENTRY, &ll.tmpl[0]) ||
+	    bpfobj__prog_src(a->obj, BGP_EXIT, &ll.tmpl[1]))
+		return -ENOENT;
 	if (cpus > 0 && (unsigned long)cpus < want)
 		want = (unsigned int)cpus;
 	while (nt + 1 < want && !pthread_create(&t[nt], NULL, lane_loader, &ll))
