@@ -292,9 +292,9 @@ static __always_inline void stage_fields(struct bg_batch *b, const struct bg_rec
  * room for BG_DETAIL_OPS * BG_DETAIL_PARTS records.
  * A function of its own, global: the verifier checks it once, not on every
  * path of each program that records arguments (inline, its loops took
- * 7.3's kprobe programs past the verifier's million instructions).
- * Programs loaded without BTF (the fentry clones) verify it as a static
- * function, as they did inline.
+ * 7.3's kprobe programs past the verifier's million instructions). The
+ * copies of the fentry programs keep it global with the template's BTF
+ * records (bpfobj__prog_src()).
  */
 __noinline int bg_stage_detail(__u32 idx, __u32 n, __u64 now)
 {
