@@ -314,13 +314,8 @@ int bpfobj__prog_fd(const struct bpfobj *o, enum bpfobj_prog p)
 	return prog ? bpf_program__fd(prog) : -1;
 }
 
-/*
- * The starts of insns' functions, sorted: 0 and each bpf-to-bpf call's
- * target (libbpf appends the subprograms a program calls). 0 when there
- * are more than max or a call leads outside.
- */
-static uint32_t func_starts(const struct bpf_insn *insns, size_t cnt, uint32_t *at,
-			    uint32_t max)
+uint32_t bpfobj__func_starts(const struct bpf_insn *insns, size_t cnt, uint32_t *at,
+			     uint32_t max)
 {
 	uint32_t n = 1, k;
 
@@ -366,7 +361,7 @@ int bpfobj__prog_src(const struct bpfobj *o, enum bpfobj_prog p, struct prog_src
 	 */
 	if (!o->skel->rodata->bg_detail_on)
 		return 0;
-	n = func_starts(s->insns, s->cnt, at, BPFOBJ_FUNCS_MAX);
+	n = bpfobj__func_starts(s->insns, s->cnt, at, BPFOBJ_FUNCS_MAX);
 	if (n < 2)
 		return 0;
 	/* The kernel keeps the records' types in function order. */

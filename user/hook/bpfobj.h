@@ -130,6 +130,13 @@ struct prog_src {
 };
 /* 0, or -ENOENT for a program not loaded. */
 int bpfobj__prog_src(const struct bpfobj *o, enum bpfobj_prog p, struct prog_src *s);
+/*
+ * The starts of insns' functions in at[], sorted, and how many: 0 and each
+ * bpf-to-bpf call's target (libbpf appends the subprograms a program
+ * calls). 0 when there are more than max (>= 1) or a call leads outside.
+ */
+uint32_t bpfobj__func_starts(const struct bpf_insn *insns, size_t cnt, uint32_t *at,
+			     uint32_t max);
 /* NULL until loaded. */
 const struct bpfobj_vars *bpfobj__vars(const struct bpfobj *o);
 /* Adds a task to BGM_PIDS: 0 or -errno. */
