@@ -249,7 +249,7 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 	case BG_RUN_ENTRY:
 	case BG_RUN_TENTRY:
 		ran = on_entry(ctx, st, ck, (__u64)ctx, tramp_caller_at(ctx, ck), 0, BG_ARGS_TRAMP,
-			       0, what == BG_RUN_TENTRY);
+			       what == BG_RUN_TENTRY);
 		break;
 	case BG_RUN_EXIT:
 		bpf_get_func_ret(ctx, &ret);
@@ -266,14 +266,13 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 			ran = on_entry(ctx, st, ck, (ck & BG_CK_TAIL)   ? BG_FRAME_TAIL :
 					       (ck & BG_CK_LAZY) ? BG_FRAME_LAZY :
 								   BG_FRAME_KPROBE, NULL, 0, BG_ARGS_REGS_AT,
-				       0, false);
+				       false);
 			break;
 		}
 		/* At the function's first instruction: sp points at the return address. */
 		if (hide_own_call(regs, st, ck, &ret))
 			break;
-		ran = on_entry(ctx, st, ck, BG_FRAME_KPROBE, NULL, ret, BG_ARGS_REGS_AT,
-			       0, false);
+		ran = on_entry(ctx, st, ck, BG_FRAME_KPROBE, NULL, ret, BG_ARGS_REGS_AT, false);
 		break;
 	case BG_RUN_KEXIT:
 		if (st)
@@ -286,11 +285,11 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 		/* No return hook (wide__narrow()): closed at the task's next event. */
 		if (ck & BG_CK_LAZY) {
 			ran = on_entry(ctx, st, ck, BG_FRAME_LAZY, NULL, ret, BG_ARGS_REGS_AT,
-				       0, false);
+				       false);
 			break;
 		}
 		ran = on_entry(ctx, st, ck, BG_FRAME_MULTI(BG_CK_GEN(ck)), NULL, ret,
-			       BG_ARGS_REGS_AT, 0, false);
+			       BG_ARGS_REGS_AT, false);
 		break;
 	case BG_RUN_MEXIT:
 		if (st)

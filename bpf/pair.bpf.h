@@ -331,20 +331,20 @@ static __always_inline bool close_returned(struct task_state *st, __u64 sp, __u6
  * One call entered. frame pairs it with its exit (see task_state);
  * caller_at is where the return address into the caller can be read, or
  * NULL with that address read already (caller: 0 for none); args where
- * its arguments are (funcgraph-args); sp where the return address lies
- * when caller_at does not say (0: not known). unwind: close the frames
- * the entry's sp shows returned (close_returned()); a constant, true on
- * fentry-multi only (guarded() says why).
+ * its arguments are (funcgraph-args). unwind: close the frames the
+ * entry's sp (caller_at, the address of its return address) shows
+ * returned (close_returned()); a constant, true on fentry-multi only
+ * (guarded() says why).
  * Returns the task's state (created here by an entry function), or NULL.
  */
 static __always_inline struct task_state *on_entry(void *ctx, struct task_state *st, __u64 ck,
 						   __u64 frame, const void *caller_at,
-						   __u64 caller, enum bg_args_from args, __u64 sp,
+						   __u64 caller, enum bg_args_from args,
 						   bool unwind)
 {
 	__u32 limit = bg_max_depth ? bg_max_depth : BG_MAX_DEPTH;
 	__u32 d;
-	__u64 now, shown;
+	__u64 now, shown, sp = 0;
 	__u8 flags = 0;
 
 	/* Not in a graph: an entry function's program, which may start one. */
