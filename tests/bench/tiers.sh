@@ -165,6 +165,7 @@ for t in $tiers; do
 	# Its reading and writing of records over the whole trace (attaching
 	# what they showed left out), and the calls made (warm-up included).
 	res "$t read_cpu $(sed -n "s/^bpfgraph: own CPU from ready .* reading and writing records \([0-9.]*\) s of it.*/\1/p" $t.call.err | head -n 1)"
+	res "$t read_sys $(sed -n "s/^bpfgraph: own CPU from ready .* reading and writing records [0-9.]* s of it (system \([0-9.]*\) s.*/\1/p" $t.call.err | head -n 1)"
 	res "$t calls $(sed -n 's/.* calls=\([0-9]*\).*/\1/p' $t.call | head -n 1)"
 	# For a diagnosis: the wait for an idle machine before the loop, and
 	# the reader's CPU at its start and end (bwl's line, whole).

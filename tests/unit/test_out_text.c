@@ -576,6 +576,67 @@ static void test_unknown_function(void **state)
 	fx->buf = NULL;
 }
 
+/*
+ * Lines are formatted in place within a bound (out_text.c): lines of
+ * every length, from deep indentation and a name longer than what the
+ * stream keeps free, up to lines larger than the stream's buffer, come
+ * out whole and in order, streamed or not.
+ */
+static void check_long_lines(struct fx *fx, bool stream)
+{
+	static const uint32_t depths[] = { 0, 31, 32, 33, 1000, 40000, 3 };
+	struct out_text_opts o = {
+		.funcs = &fx->ft, .flags = BG_O_DEFAULTS, .dialect = BG_DIALECT_6_1,
+		.nr_cpu_ids = 2, .stream = stream,
+	};
+	char name[3001], *want = NULL;
+	size_t want_len = 0;
+	FILE *exp = open_memstream(&want, &want_len);
+	struct out_text *w;
+	int f;
+
+	memset(name, 'n', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	f = functab__add(&fx->ft, name, NULL, 0xffffffff82000000ULL, 0x40);
+	assert_true(f > 0 && exp);
+	fx->mem = open_memstream(&fx->buf, &fx->len);
+	assert_non_null(fx->mem);
+	o.out = fx->mem;
+	w = out_text__new(&o);
+	assert_non_null(w);
+	for (int round = 0; round < 40; round++) {
+		for (size_t i = 0; i < sizeof(depths) / sizeof(depths[0]); i++) {
+			bool leaf = (round + i) % 2;
+			uint32_t fn = (round + i) % 3 ? (uint32_t)f : F_COND_RESCHED;
+			struct gev ev = { .type = leaf ? GEV_LEAF : GEV_ENTER, .func = fn,
+					  .depth = depths[i], .dur = 1 };
+
+			out_text__emit(w, &ev);
+			fprintf(exp, " 0) %s|  %*s%s%s\n", leaf ? "  0.001 us    " : "              ",
+				(int)depths[i] * 2, "", fn == F_COND_RESCHED ? "__cond_resched" : name,
+				leaf ? "();" : "() {");
+		}
+	}
+	out_text__free(w);
+	assert_int_equal(fclose(fx->mem), 0);
+	assert_int_equal(fclose(exp), 0);
+	assert_int_equal(fx->len, want_len);
+	assert_memory_equal(fx->buf, want, want_len);
+	free(want);
+	free(fx->buf);
+	fx->buf = NULL;
+}
+
+static void test_long_lines(void **state)
+{
+	check_long_lines(*state, true);
+}
+
+static void test_long_lines_unstreamed(void **state)
+{
+	check_long_lines(*state, false);
+}
+
 static void test_new_errors(void **state)
 {
 	struct out_text_opts o = { 0 };
@@ -606,6 +667,8 @@ int main(void)
 		FX_TEST(test_comm_fallback),
 		FX_TEST(test_unknown_function),
 		cmocka_unit_test(test_new_errors),
+		FX_TEST(test_long_lines),
+		FX_TEST(test_long_lines_unstreamed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -107,10 +107,11 @@ static void print_summary(const struct plan *p, const struct run *r, int verbosi
 
 		fprintf(stderr, "bpfgraph: own CPU from ready to the last record: %.3f s (user "
 			"%.3f s, system %.3f s), %.0f ns per record; the reading thread's since it "
-			"started: %.6f s, reading and writing records %.6f s of it (%.0f ns per "
-			"record)\n", cpu, r->cpu_traced[0], r->cpu_traced[1],
+			"started: %.6f s, reading and writing records %.6f s of it (system %.3f s, "
+			"%llu page faults; %.0f ns per record)\n", cpu, r->cpu_traced[0], r->cpu_traced[1],
 			s->st.records ? cpu * 1e9 / (double)s->st.records : 0.0, r->reader_cpu,
-			s->read_cpu_ns / 1e9,
+			s->read_cpu_ns / 1e9, s->read_sys_ns / 1e9,
+			(unsigned long long)s->read_minflt,
 			s->st.records ? (double)s->read_cpu_ns / (double)s->st.records : 0.0);
 		print_reading(&s->fetch_st);
 	}

@@ -57,6 +57,7 @@ int functab__add(struct functab *t, const char *name, const char *module,
 		free(f->display);
 		return -ENOMEM;
 	}
+	f->display_len = strlen(f->display);
 	f->addr = addr;
 	f->size = size;
 	return (int)t->n++;

@@ -40,6 +40,7 @@ struct bg_func {
 	char *name; /* kallsyms name, e.g. "getname_flags.part.0" */
 	char *module; /* NULL for vmlinux */
 	char *display; /* what function_graph prints: "name" or "name [mod]" */
+	size_t display_len; /* strlen(display) */
 	uint64_t addr;
 	uint32_t size;
 	uint32_t btf_id; /* 0: no BTF */

@@ -85,6 +85,26 @@ static inline void linebuf__char(struct linebuf *l, char c)
 
 void linebuf__spaces(struct linebuf *l, int n);
 
+/*
+ * Where up to need bytes can be written in place, the buffer written out
+ * first if less is left; NULL when it holds less than need in all.
+ * linebuf__commit() then says where the bytes written end.
+ */
+static inline char *linebuf__reserve(struct linebuf *l, size_t need)
+{
+	if (need > l->cap - l->n) {
+		if (need > l->cap)
+			return NULL;
+		linebuf__flush(l);
+	}
+	return l->b + l->n;
+}
+
+static inline void linebuf__commit(struct linebuf *l, const char *end)
+{
+	l->n = (size_t)(end - l->b);
+}
+
 /* Decimal digits of v, right-aligned before end; returns where they start. */
 static inline char *linebuf__digits(char *end, uint64_t v)
 {

@@ -55,6 +55,10 @@ struct out_text {
 	 */
 	struct prefix_col proc, abs, cpu;
 	char proc_comm[PROC_COMM_LEN + 1];
+	/* A line longer than the stream holds (or every line, with no stream) */
+	char *big;
+	size_t big_cap;
+	bool big_failed; /* said once */
 };
 
 static bool has(const struct out_text *w, uint32_t flag)
@@ -125,6 +129,7 @@ void out_text__free(struct out_text *w)
 		return;
 	out_text__sync(w);
 	args_fmt__free(w->af);
+	free(w->big);
 	free(w->stream_buf);
 	free(w);
 }
@@ -161,6 +166,65 @@ void out_text__begin(struct out_text *w)
 
 /* --- columns ("Line layout") --------------------------------------------- */
 
+/*
+ * A line is formatted in place, in the stream's buffer (or w->big, for a
+ * line longer than it holds): each piece below writes through a cursor
+ * with no check of its own, within a bound set before the line begins,
+ * its variable parts (indentation, name, arguments, return address) and
+ * LINE_FIXED for the rest. Pieces of a known greatest size (a cached
+ * column's 32 bytes, 64 spaces, 8 of padding) are copied whole and the
+ * cursor moves by their length: what lies past it is written over by
+ * the next piece or never written out. LINE_FIXED holds the fixed parts
+ * with every column on (under 170 bytes) and such an overrun (64).
+ */
+#define LINE_FIXED 256
+/* A pid banner: two rules, a CPU column and two comm-pid columns. */
+#define BANNER_BOUND 320
+#define SPACES 64
+
+static char *put_bytes(char *o, const void *s, size_t n)
+{
+	memcpy(o, s, n);
+	return o + n;
+}
+
+static char *put_spaces(char *o, size_t n)
+{
+	static const char spaces[SPACES] =
+		"                                                                ";
+
+	if (n > SPACES) {
+		memset(o, ' ', n);
+		return o + n;
+	}
+	memcpy(o, spaces, SPACES);
+	return o + n;
+}
+
+/* A cached column: all of its text copied, the cursor moved by its length. */
+static char *put_col(char *o, const struct prefix_col *c)
+{
+	memcpy(o, c->text, sizeof(c->text));
+	return o + c->len;
+}
+
+static int ndigits(uint64_t v)
+{
+	int n = 1;
+
+	for (; v >= 10; v /= 10)
+		n++;
+	return n;
+}
+
+/* The n last decimal digits of v at o (n: ndigits(v), or more for zeros before). */
+static char *put_digits(char *o, uint64_t v, int n)
+{
+	for (char *p = o + n; p > o; v /= 10)
+		*--p = (char)('0' + v % 10);
+	return o + n;
+}
+
 /* trace_find_mark(): strict '>' from the largest threshold down. */
 static char overhead_mark(uint64_t ns)
 {
@@ -179,18 +243,19 @@ static char overhead_mark(uint64_t ns)
 }
 
 /*
- * The duration field into buf (26 bytes at most: a 17-digit integer part
- * leaves no room for decimals); returns its length.
+ * The duration field into buf (32 bytes of room: the field is 26 at most,
+ * a 17-digit integer part leaving no room for decimals, and the padding
+ * is copied 8 bytes at a time); returns its length.
  */
 static size_t fmt_duration(char *buf, uint64_t ns, bool overhead)
 {
-	char tmp[24], *p = linebuf__digits(tmp + sizeof(tmp), ns / 1000), *o = buf;
-	int n = (int)(tmp + sizeof(tmp) - p);
+	uint64_t us = ns / 1000;
+	int n = ndigits(us);
+	char *o = buf;
 
 	*o++ = overhead ? overhead_mark(ns) : ' ';
 	*o++ = ' ';
-	memcpy(o, p, (size_t)n);
-	o += n;
+	o = put_digits(o, us, n);
 	/* At most 7 digits in all: the decimals give way to the integer part. */
 	if (n < 7) {
 		unsigned int rem = (unsigned int)(ns % 1000);
@@ -206,8 +271,10 @@ static size_t fmt_duration(char *buf, uint64_t ns, bool overhead)
 	}
 	memcpy(o, " us ", 4);
 	o += 4;
-	for (; n < 8; n++)
-		*o++ = ' ';
+	if (n < 8) {
+		memcpy(o, "        ", 8);
+		o += 8 - n;
+	}
 	memcpy(o, "|  ", 3);
 	return (size_t)(o + 3 - buf);
 }
@@ -257,27 +324,19 @@ static size_t fmt_proc(char *buf, const char *comm, uint32_t pid)
 	return (size_t)(o + (pad - pad / 2) - buf);
 }
 
-static void put_proc(struct linebuf *l, const char *comm, uint32_t pid)
-{
-	char buf[32];
-
-	linebuf__put(l, buf, fmt_proc(buf, comm, pid));
-}
-
-/* put_proc() of a line's prefix, formatted again only when it changes. */
-static void put_proc_cached(struct out_text *w, struct linebuf *l, const char *comm,
-			    uint32_t pid)
+/* The "comm-pid" column of a line's prefix, formatted again only when it changes. */
+static char *put_proc_cached(struct out_text *w, char *o, const char *comm, uint32_t pid)
 {
 	if (!col_holds(&w->proc, pid) || strncmp(w->proc_comm, comm, PROC_COMM_LEN)) {
 		strncpy(w->proc_comm, comm, PROC_COMM_LEN);
 		w->proc_comm[PROC_COMM_LEN] = '\0';
 		w->proc.len = fmt_proc(w->proc.text, comm, pid);
 	}
-	linebuf__put(l, w->proc.text, w->proc.len);
+	return put_col(o, &w->proc);
 }
 
 /* funcgraph-abstime's "%5lu.%06lu |  ", the seconds formatted again only when they change. */
-static void put_abstime(struct out_text *w, struct linebuf *l, uint64_t ts)
+static char *put_abstime(struct out_text *w, char *o, uint64_t ts)
 {
 	uint64_t sec = ts / NSEC_PER_SEC;
 
@@ -289,9 +348,9 @@ static void put_abstime(struct out_text *w, struct linebuf *l, uint64_t ts)
 		w->abs.len = (size_t)(end + 1 - p);
 		memcpy(w->abs.text, p, w->abs.len);
 	}
-	linebuf__put(l, w->abs.text, w->abs.len);
-	linebuf__u64(l, ts % NSEC_PER_SEC / 1000, 6, '0');
-	linebuf__put(l, " |  ", 4);
+	o = put_col(o, &w->abs);
+	o = put_digits(o, ts % NSEC_PER_SEC / 1000, 6);
+	return put_bytes(o, " |  ", 4);
 }
 
 static const char *comm_of(const struct out_text *w, const char *comm, uint32_t pid)
@@ -302,7 +361,7 @@ static const char *comm_of(const struct out_text *w, const char *comm, uint32_t 
 }
 
 /* " N) ", N right-aligned in the CPU column, formatted again only when it changes. */
-static void put_cpu(struct out_text *w, struct linebuf *l, uint32_t cpu)
+static char *put_cpu(struct out_text *w, char *o, uint32_t cpu)
 {
 	if (!col_holds(&w->cpu, cpu)) {
 		char tmp[32], *end = tmp + sizeof(tmp) - 2;
@@ -313,37 +372,35 @@ static void put_cpu(struct out_text *w, struct linebuf *l, uint32_t cpu)
 		w->cpu.len = (size_t)(end + 2 - p);
 		memcpy(w->cpu.text, p, w->cpu.len);
 	}
-	linebuf__put(l, w->cpu.text, w->cpu.len);
+	return put_col(o, &w->cpu);
 }
 
 /* print_graph_prologue() without the pid check, which the builder did. */
-static void put_prefix(struct out_text *w, struct linebuf *l, const struct gev *ev)
+static char *put_prefix(struct out_text *w, char *o, const struct gev *ev)
 {
 	if (!has(w, BG_O_CONTEXT_INFO))
-		return;
+		return o;
 	if (has(w, BG_O_ABSTIME))
-		put_abstime(w, l, ev->ts);
+		o = put_abstime(w, o, ev->ts);
 	if (has(w, BG_O_CPU))
-		put_cpu(w, l, ev->cpu);
+		o = put_cpu(w, o, ev->cpu);
 	if (has(w, BG_O_PROC)) {
-		put_proc_cached(w, l, comm_of(w, ev->comm, ev->pid), ev->pid);
-		linebuf__put(l, " | ", 3);
+		o = put_proc_cached(w, o, comm_of(w, ev->comm, ev->pid), ev->pid);
+		o = put_bytes(o, " | ", 3);
 	}
+	return o;
 }
 
 /* Duration column (FLAGS_FILL_FULL for an entry), then the indentation. */
-static void put_duration_indent(const struct out_text *w, struct linebuf *l,
-				const struct gev *ev)
+static char *put_duration_indent(const struct out_text *w, char *o, const struct gev *ev)
 {
-	char buf[32];
-
 	if (has(w, BG_O_DURATION) && has(w, BG_O_CONTEXT_INFO)) {
 		if (ev->type == GEV_ENTER)
-			linebuf__put(l, "              |  ", 17);
+			o = put_bytes(o, "              |  ", 17);
 		else
-			linebuf__put(l, buf, fmt_duration(buf, ev->dur, has(w, BG_O_OVERHEAD)));
+			o += fmt_duration(o, ev->dur, has(w, BG_O_OVERHEAD));
 	}
-	linebuf__spaces(l, (int)ev->depth * 2);
+	return put_spaces(o, (size_t)ev->depth * 2);
 }
 
 /* --- return values ("Return values") ------------------------------------- */
@@ -383,8 +440,9 @@ static size_t fmt_retval(char *buf, uint64_t ret, const struct bg_func *f, bool 
 	static const char xdigits[] = "0123456789abcdef";
 	unsigned int kind = f ? f->ret_kind : BG_RET_UNKNOWN;
 	unsigned int bytes = 8;
-	char tmp[24], *end = tmp + sizeof(tmp), *p = end;
+	char *o = buf;
 	int64_t s;
+	int n;
 
 	if (kind == BG_RET_VOID)
 		return 0;
@@ -393,18 +451,15 @@ static size_t fmt_retval(char *buf, uint64_t ret, const struct bg_func *f, bool 
 	ret = low_bits(ret, bytes);
 	s = signed_view(ret, kind, bytes);
 	if (ret && !hex && s < 0 && s >= -MAX_ERRNO) {
-		p = linebuf__digits(end, (uint64_t)-s);
-		*--p = '-';
-	} else {
-		do {
-			*--p = xdigits[ret & 0xf];
-			ret >>= 4;
-		} while (ret);
-		*--p = 'x';
-		*--p = '0';
+		*o++ = '-';
+		return (size_t)(put_digits(o, (uint64_t)-s, ndigits((uint64_t)-s)) - buf);
 	}
-	memcpy(buf, p, (size_t)(end - p));
-	return (size_t)(end - p);
+	*o++ = '0';
+	*o++ = 'x';
+	n = ret ? (67 - __builtin_clzll(ret)) / 4 : 1;
+	for (char *p = o + n; p > o; ret >>= 4)
+		*--p = xdigits[ret & 0xf];
+	return (size_t)(o + n - buf);
 }
 
 bool out_text__fmt_retval(char *buf, size_t len, uint64_t ret, const struct bg_func *f,
@@ -426,143 +481,171 @@ static const struct bg_func *func_of(const struct out_text *w, uint32_t func)
 	return NULL;
 }
 
-/* %ps: the display name; no symbol gives the bare address like the kernel. */
-static const char *name_of(struct out_text *w, uint32_t func)
-{
-	const struct bg_func *f = func_of(w, func);
+/*
+ * What a line of a function shows besides its columns, known before it
+ * is formatted: its size bounds the line.
+ */
+struct line_parts {
+	const struct bg_func *f;
+	const char *name; /* %ps: the display name; no symbol gives the bare address */
+	size_t nlen;
+	bool retval; /* a return value is printed */
+	size_t nargs, nra;
+	char args[ARGS_TEXT_MAX]; /* what goes between the parentheses */
+	char ra[ARGS_TEXT_MAX]; /* "<-caller+0x3b/0x160" (funcgraph-retaddr) */
+};
 
-	if (f && f->display)
-		return f->display;
-	if (f)
-		snprintf(w->name_buf, sizeof(w->name_buf), "0x%" PRIx64, f->addr);
+static void name_part(struct out_text *w, struct line_parts *lp, uint32_t func)
+{
+	lp->f = func_of(w, func);
+	if (lp->f && lp->f->display) {
+		lp->name = lp->f->display;
+		lp->nlen = lp->f->display_len;
+		return;
+	}
+	if (lp->f)
+		snprintf(w->name_buf, sizeof(w->name_buf), "0x%" PRIx64, lp->f->addr);
 	else
 		snprintf(w->name_buf, sizeof(w->name_buf), "func#%u", func);
-	return w->name_buf;
+	lp->name = w->name_buf;
+	lp->nlen = strlen(w->name_buf);
 }
 
-/* The formatted return value into buf (24 bytes); 0 when none is printed. */
-static size_t retval_of(const struct out_text *w, const struct gev *ev, char *buf)
+/* A formatter's length into an ARGS_TEXT_MAX buffer: 0 for none, cut to what it holds. */
+static size_t text_len(int n)
 {
-	if (w->o.dialect < BG_DIALECT_6_5 || !has(w, BG_O_RETVAL) || ev->noret)
+	if (n <= 0)
 		return 0;
-	return fmt_retval(buf, ev->ret, func_of(w, ev->func), has(w, BG_O_RETVAL_HEX));
+	return (size_t)n < ARGS_TEXT_MAX ? (size_t)n : ARGS_TEXT_MAX - 1;
+}
+
+/* The parts of an ENTER, LEAF or EXIT line (print_graph_entry_nested() and the rest). */
+static void line_parts(struct out_text *w, const struct gev *ev, struct line_parts *lp)
+{
+	name_part(w, lp, ev->func);
+	lp->retval = ev->type != GEV_ENTER && w->o.dialect >= BG_DIALECT_6_5 &&
+		     has(w, BG_O_RETVAL) && !ev->noret &&
+		     (!lp->f || lp->f->ret_kind != BG_RET_VOID);
+	lp->nargs = lp->nra = 0;
+	if (!w->af || ev->type == GEV_EXIT)
+		return;
+	lp->nargs = text_len(args_fmt__args(w->af, ev, w->o.dialect, w->o.flags, lp->args,
+					    sizeof(lp->args)));
+	lp->nra = text_len(args_fmt__retaddr(w->af, ev, w->o.dialect, w->o.flags, lp->ra,
+					     sizeof(lp->ra)));
 }
 
 /* "= VAL * /" or "ret=VAL * /" and the end of the line. */
-static void put_retval(const struct out_text *w, struct linebuf *l, const char *rv, size_t n)
+static char *put_retval(const struct out_text *w, char *o, const struct gev *ev,
+			const struct line_parts *lp)
 {
 	if (w->o.dialect >= BG_DIALECT_6_13)
-		linebuf__put(l, "ret=", 4);
+		o = put_bytes(o, "ret=", 4);
 	else
-		linebuf__put(l, "= ", 2);
-	linebuf__put(l, rv, n);
-	linebuf__put(l, " */\n", 4);
+		o = put_bytes(o, "= ", 2);
+	o += fmt_retval(o, ev->ret, lp->f, has(w, BG_O_RETVAL_HEX));
+	return put_bytes(o, " */\n", 4);
 }
 
-/* "(ARGS)" of an entry line: "()" unless funcgraph-args shows some. */
-static void put_args(struct out_text *w, struct linebuf *l, const struct gev *ev)
+/* "func(ARGS)": "()" unless funcgraph-args shows some. */
+static char *put_call(char *o, const struct line_parts *lp)
 {
-	char buf[ARGS_TEXT_MAX];
-	int n = w->af ? args_fmt__args(w->af, ev, w->o.dialect, w->o.flags, buf, sizeof(buf)) : 0;
-
-	linebuf__put(l, "(", 1);
-	if (n > 0)
-		linebuf__put(l, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
-	linebuf__put(l, ")", 1);
-}
-
-/* "<-caller+0x3b/0x160" into buf when funcgraph-retaddr shows it; its length or 0. */
-static size_t retaddr_of(struct out_text *w, const struct gev *ev, char *buf, size_t size)
-{
-	int n = w->af ? args_fmt__retaddr(w->af, ev, w->o.dialect, w->o.flags, buf, size) : 0;
-
-	if (n <= 0)
-		return 0;
-	return (size_t)n < size ? (size_t)n : size - 1;
+	o = put_bytes(o, lp->name, lp->nlen);
+	*o++ = '(';
+	o = put_bytes(o, lp->args, lp->nargs);
+	*o++ = ')';
+	return o;
 }
 
 /* "func(ARGS) {", then " / * <-caller * /" (print_graph_entry_nested()). */
-static void put_enter(struct out_text *w, struct linebuf *l, const struct gev *ev)
+static char *put_enter(char *o, const struct line_parts *lp)
 {
-	char ra[ARGS_TEXT_MAX];
-	size_t n = retaddr_of(w, ev, ra, sizeof(ra));
-
-	linebuf__str(l, name_of(w, ev->func));
-	put_args(w, l, ev);
-	if (!n) {
-		linebuf__put(l, " {\n", 3);
-		return;
-	}
-	linebuf__put(l, " { /* ", 6);
-	linebuf__put(l, ra, n);
-	linebuf__put(l, " */\n", 4);
+	o = put_call(o, lp);
+	if (!lp->nra)
+		return put_bytes(o, " {\n", 3);
+	o = put_bytes(o, " { /* ", 6);
+	o = put_bytes(o, lp->ra, lp->nra);
+	return put_bytes(o, " */\n", 4);
 }
 
 /* "func(ARGS);", then " / *", " <-caller", " ret=V", " * /" as each is on. */
-static void put_leaf(struct out_text *w, struct linebuf *l, const struct gev *ev)
+static char *put_leaf(const struct out_text *w, char *o, const struct gev *ev,
+		      const struct line_parts *lp)
 {
-	char rv[24], ra[ARGS_TEXT_MAX];
-	size_t n = retval_of(w, ev, rv);
-	size_t m = retaddr_of(w, ev, ra, sizeof(ra));
-
-	linebuf__str(l, name_of(w, ev->func));
-	put_args(w, l, ev);
-	if (!n && !m) {
-		linebuf__put(l, ";\n", 2);
-		return;
+	o = put_call(o, lp);
+	if (!lp->retval && !lp->nra)
+		return put_bytes(o, ";\n", 2);
+	o = put_bytes(o, "; /*", 4);
+	if (lp->nra) {
+		*o++ = ' ';
+		o = put_bytes(o, lp->ra, lp->nra);
 	}
-	linebuf__put(l, "; /*", 4);
-	if (m) {
-		linebuf__put(l, " ", 1);
-		linebuf__put(l, ra, m);
-	}
-	if (!n) {
-		linebuf__put(l, " */\n", 4);
-		return;
-	}
-	linebuf__put(l, " ", 1);
-	put_retval(w, l, rv, n);
+	if (!lp->retval)
+		return put_bytes(o, " */\n", 4);
+	*o++ = ' ';
+	return put_retval(w, o, ev, lp);
 }
 
 /* With a return value printed, every closing line names its function. */
-static void put_exit(struct out_text *w, struct linebuf *l, const struct gev *ev)
+static char *put_exit(const struct out_text *w, char *o, const struct gev *ev,
+		      const struct line_parts *lp)
 {
-	char rv[24];
-	size_t n = retval_of(w, ev, rv);
-
-	if (!n && !ev->tail && !has(w, BG_O_TAIL)) {
-		linebuf__put(l, "}\n", 2);
-		return;
-	}
-	linebuf__put(l, "} /* ", 5);
-	linebuf__str(l, name_of(w, ev->func));
-	if (n) {
-		linebuf__put(l, " ", 1);
-		put_retval(w, l, rv, n);
-	} else {
-		linebuf__put(l, " */\n", 4);
-	}
+	if (!lp->retval && !ev->tail && !has(w, BG_O_TAIL))
+		return put_bytes(o, "}\n", 2);
+	o = put_bytes(o, "} /* ", 5);
+	o = put_bytes(o, lp->name, lp->nlen);
+	if (!lp->retval)
+		return put_bytes(o, " */\n", 4);
+	*o++ = ' ';
+	return put_retval(w, o, ev, lp);
 }
 
 /* verif_pid(): printed whatever the context-info and cpu options say. */
-static void put_banner(struct out_text *w, struct linebuf *l, const struct gev *ev)
+static char *put_banner(struct out_text *w, char *o, const struct gev *ev)
 {
 	static const char rule[] = " ------------------------------------------\n";
 
-	linebuf__put(l, rule, sizeof(rule) - 1);
-	put_cpu(w, l, ev->cpu);
-	put_proc(l, comm_of(w, ev->prev_comm, ev->prev_pid), ev->prev_pid);
-	linebuf__put(l, " => ", 4);
-	put_proc(l, comm_of(w, ev->comm, ev->pid), ev->pid);
-	linebuf__put(l, "\n", 1);
-	linebuf__put(l, rule, sizeof(rule) - 1);
-	linebuf__put(l, "\n", 1);
+	o = put_bytes(o, rule, sizeof(rule) - 1);
+	o = put_cpu(w, o, ev->cpu);
+	o += fmt_proc(o, comm_of(w, ev->prev_comm, ev->prev_pid), ev->prev_pid);
+	o = put_bytes(o, " => ", 4);
+	o += fmt_proc(o, comm_of(w, ev->comm, ev->pid), ev->pid);
+	*o++ = '\n';
+	o = put_bytes(o, rule, sizeof(rule) - 1);
+	*o++ = '\n';
+	return o;
+}
+
+/* Room for a line of up to bound bytes: in l, else in w->big; NULL if none. */
+static char *line_room(struct out_text *w, struct linebuf *l, size_t bound)
+{
+	char *o = linebuf__reserve(l, bound);
+	char *big;
+
+	if (o)
+		return o;
+	if (bound > w->big_cap) {
+		big = realloc(w->big, bound);
+		if (!big) {
+			if (!w->big_failed)
+				fprintf(stderr, "bpfgraph: out of memory for a line of %zu bytes: "
+					"such lines are left out\n", bound);
+			w->big_failed = true;
+			return NULL;
+		}
+		w->big = big;
+		w->big_cap = bound;
+	}
+	return w->big;
 }
 
 void out_text__emit(void *ctx, const struct gev *ev)
 {
 	struct out_text *w = ctx;
 	struct linebuf line, *l = &w->stream;
+	struct line_parts lp;
+	size_t bound = BANNER_BOUND;
+	char *start, *o;
 
 	if (!w->stream_buf) {
 		linebuf__init(&line, w->o.out);
@@ -577,25 +660,34 @@ void out_text__emit(void *ctx, const struct gev *ev)
 			fprintf(w->o.out, "CPU:%u [LOST EVENTS]\n", ev->cpu);
 		return;
 	case GEV_BANNER:
-		put_banner(w, l, ev);
 		break;
 	case GEV_ENTER:
-		put_prefix(w, l, ev);
-		put_duration_indent(w, l, ev);
-		put_enter(w, l, ev);
-		break;
 	case GEV_LEAF:
-		put_prefix(w, l, ev);
-		put_duration_indent(w, l, ev);
-		put_leaf(w, l, ev);
-		break;
 	case GEV_EXIT:
-		put_prefix(w, l, ev);
-		put_duration_indent(w, l, ev);
-		put_exit(w, l, ev);
+		line_parts(w, ev, &lp);
+		bound = LINE_FIXED + (size_t)ev->depth * 2 + lp.nlen + lp.nargs + lp.nra;
 		break;
 	default:
 		return;
 	}
+	start = o = line_room(w, l, bound);
+	if (!o)
+		return;
+	if (ev->type == GEV_BANNER) {
+		o = put_banner(w, o, ev);
+	} else {
+		o = put_prefix(w, o, ev);
+		o = put_duration_indent(w, o, ev);
+		if (ev->type == GEV_ENTER)
+			o = put_enter(o, &lp);
+		else if (ev->type == GEV_LEAF)
+			o = put_leaf(w, o, ev, &lp);
+		else
+			o = put_exit(w, o, ev, &lp);
+	}
+	if (start == w->big)
+		linebuf__put(l, start, (size_t)(o - start));
+	else
+		linebuf__commit(l, o);
 	linebuf__line_end(l);
 }

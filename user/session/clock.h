@@ -4,6 +4,7 @@
 #define BG_SESSION_CLOCK_H
 
 #include <stdint.h>
+#include <sys/resource.h>
 #include <time.h>
 
 /* CLOCK_MONOTONIC in ns: the clock of the records' timestamps. */
@@ -23,6 +24,24 @@ static inline uint64_t thread_cpu_ns(void)
 	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The calling thread's CPU time in ns, all of it and the kernel's part
+ * (getrusage()'s split of it, by the ticks that fell in each), and its
+ * minor page faults; 0 for what cannot be read.
+ */
+static inline void thread_cpu_split(uint64_t *all, uint64_t *sys, uint64_t *minflt)
+{
+	struct rusage ru;
+
+	*all = thread_cpu_ns();
+	if (getrusage(RUSAGE_THREAD, &ru)) {
+		*sys = *minflt = 0;
+		return;
+	}
+	*sys = (uint64_t)ru.ru_stime.tv_sec * 1000000000ULL + (uint64_t)ru.ru_stime.tv_usec * 1000ULL;
+	*minflt = (uint64_t)ru.ru_minflt;
 }
 
 #endif

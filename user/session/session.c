@@ -300,6 +300,30 @@ int session__start(struct session *s)
 	return 0;
 }
 
+/* The thread's CPU at a point, all of it and the kernel's part (clock.h). */
+struct cpu_mark {
+	uint64_t all, sys, minflt;
+};
+
+static struct cpu_mark cpu_mark(void)
+{
+	struct cpu_mark m;
+
+	thread_cpu_split(&m.all, &m.sys, &m.minflt);
+	return m;
+}
+
+/* The thread's CPU since from was reading records and writing them out. */
+static void read_cpu(struct session *s, const struct cpu_mark *from)
+{
+	struct cpu_mark now = cpu_mark();
+
+	s->read_cpu_ns += now.all - from->all;
+	if (now.sys > from->sys)
+		s->read_sys_ns += now.sys - from->sys;
+	s->read_minflt += now.minflt - from->minflt;
+}
+
 /* After a poll's records are formatted: what it found is hooked, by the pause's rules. */
 static void grow(struct session *s)
 {
@@ -326,7 +350,7 @@ static void grow(struct session *s)
  */
 static void end_run(struct session *s, const uint64_t *mark)
 {
-	uint64_t c0;
+	struct cpu_mark c0;
 
 	s->polling = false;
 	stop__after_ms(0);
@@ -342,10 +366,10 @@ static void end_run(struct session *s, const uint64_t *mark)
 	if (s->enabled)
 		*s->enabled = 0;
 	/* Keep what waits in memory from growing meanwhile (the rest: finish). */
-	c0 = thread_cpu_ns();
+	c0 = cpu_mark();
 	for (int i = 0; i < 16 && read_batch(s, READ_HELD) >= BATCH_MAX; i++)
 		;
-	s->read_cpu_ns += thread_cpu_ns() - c0;
+	read_cpu(s, &c0);
 	session__set_paused(s, false);
 	free(s->targets);
 	s->targets = NULL;
@@ -368,18 +392,18 @@ int session__run(struct session *s)
 		 * for its read, unless the last take stopped at a full batch
 		 * and more is waiting.
 		 */
-		uint64_t c[3], taken;
+		struct cpu_mark c;
+		uint64_t taken;
 		int n;
 
 		mark[0] = mono_ns();
 		n = full ? 0 : read_batch(s, POLL_MS);
 		/* From the wake-up: the wait itself takes no CPU. */
-		c[0] = thread_cpu_ns();
+		c = cpu_mark();
 		if (n >= 0 && !stop__signal())
 			n = read_batch(s, READ_HELD);
 		full = n >= BATCH_MAX;
-		c[1] = thread_cpu_ns();
-		s->read_cpu_ns += c[1] - c[0];
+		read_cpu(s, &c);
 		if (n < 0 && n != -EINTR) {
 			err = n;
 			break;
@@ -395,14 +419,13 @@ int session__run(struct session *s)
 		if (s->on_poll)
 			s->on_poll(s->caller_ctx, s->graphs_done);
 		mark[2] = mono_ns();
-		c[1] = thread_cpu_ns();
+		c = cpu_mark();
 		/* Complete up to the reading thread's latest read taken whole. */
 		taken = fetch__taken_ns(s->fetch);
 		if (taken > REORDER_NS)
 			s->sink.drain(s->sink.ctx, taken - REORDER_NS);
 		mark[3] = mono_ns();
-		c[2] = thread_cpu_ns();
-		s->read_cpu_ns += c[2] - c[1];
+		read_cpu(s, &c);
 		grow(s);
 		mark[4] = mono_ns();
 		if (stop__signal() || (s->end_due_ns && mono_ns() >= s->end_due_ns))
@@ -453,7 +476,8 @@ static void take_leftovers(struct session *s)
 
 void session__finish(struct session *s)
 {
-	uint64_t t_end = mono_ns() + FINISH_WAIT_MS * 1000000ULL, c0 = thread_cpu_ns();
+	uint64_t t_end = mono_ns() + FINISH_WAIT_MS * 1000000ULL;
+	struct cpu_mark c0 = cpu_mark();
 
 	while (s->fetch && s->active && *s->active > 0 && mono_ns() < t_end)
 		if (read_batch(s, 10) < 0)
@@ -464,10 +488,10 @@ void session__finish(struct session *s)
 		*s->stopped = 1;
 		nanosleep(&grace, NULL);
 		/* Releasing hooks is not reading: left out of read_cpu_ns. */
-		s->read_cpu_ns += thread_cpu_ns() - c0;
+		read_cpu(s, &c0);
 		if (s->on_stopped)
 			s->on_stopped(s->caller_ctx);
-		c0 = thread_cpu_ns();
+		c0 = cpu_mark();
 	}
 	if (s->fetch) {
 		bool whole;
@@ -482,10 +506,12 @@ void session__finish(struct session *s)
 		s->fetch = NULL;
 		/* All that thread did was reading. */
 		s->read_cpu_ns += s->fetch_st.cpu_ns;
+		s->read_sys_ns += s->fetch_st.sys_ns;
+		s->read_minflt += s->fetch_st.minflt;
 	}
 	take_leftovers(s);
 	s->sink.flush(s->sink.ctx);
-	s->read_cpu_ns += thread_cpu_ns() - c0;
+	read_cpu(s, &c0);
 }
 
 /* A per-CPU counter's values, kept once (the first read that has any). */

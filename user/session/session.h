@@ -124,6 +124,8 @@ struct session {
 	 * or attaching what they showed.
 	 */
 	uint64_t read_cpu_ns;
+	uint64_t read_sys_ns; /* the kernel's part of it (getrusage()'s split) */
+	uint64_t read_minflt; /* the page faults it took */
 	/* What the reading thread did, from session__finish on. */
 	struct fetch_stats fetch_st;
 	bool polling; /* in session__run's loop */
