@@ -116,8 +116,17 @@ static void link_met_now(struct live *l, const char *when, double since, bool ne
 	unsigned int failed;
 	int err;
 
+	/*
+	 * A trace asked to end records nothing more: each link below can
+	 * take seconds while the net records (stop_bounds' 'dur' on 6.12
+	 * waited 5.8 s for them after -d's end).
+	 */
+	if (stop__signal())
+		return;
 	link_met(l, net_closed);
-	failed = hooks__flush(&l->hooks);
+	failed = stop__signal() ? 0 : hooks__flush(&l->hooks);
+	if (stop__signal())
+		return;
 	err = wide__narrow(l->w, l->wmap,
 			   plan__calls(l->p, "__rcu_read_lock") || plan__calls(l->p, "__rcu_read_unlock"),
 			   bpfobj__prog_fd(l->obj, BGP_MENTRY));
