@@ -300,7 +300,7 @@ int session__start(struct session *s)
 	return 0;
 }
 
-/* The thread's CPU at a point, all of it and the kernel's part (clock.h). */
+/* The thread's CPU at a point: all of it, the kernel's part, its page faults (clock.h). */
 struct cpu_mark {
 	uint64_t all, sys, minflt;
 };
