@@ -10,7 +10,8 @@
  * programs' per-CPU batches arrive: discover__feed() and
  * discover__expand(), then the render sink (graph__feed(), graph__drain()
  * after each poll's worth, graph__flush() at the end) into the writer of
- * each mode, writing to /dev/null. Two shapes: getpid (4
+ * each mode, writing to /dev/null; "record" hands them to the record file
+ * writer instead (discovery kept, no graph), as bpfgraph record does. Two shapes: getpid (4
  * functions, depth 0-2, 8 records a call) and a deeper, wider graph (30
  * functions, depth up to 8). Prints the best of REPEATS runs in process
  * CPU ns per record. -o DIR also writes each mode's output to
@@ -35,6 +36,7 @@
 #include "functab.h"
 #include "graph.h"
 #include "out_text.h"
+#include "record.h"
 #include "render.h"
 #include "session.h"
 
@@ -225,7 +227,7 @@ static int make_deep(struct shape *s, size_t nrec)
 
 /* --- the measured path ---------------------------------------------------- */
 
-enum mode { M_DISCOVER, M_GRAPH, M_TEXT, M_TEXT_PROC, M_JSON, M_NR };
+enum mode { M_DISCOVER, M_GRAPH, M_TEXT, M_TEXT_PROC, M_JSON, M_RECORD, M_NR };
 
 static const char *const mode_names[M_NR] = {
 	[M_DISCOVER] = "discover",
@@ -233,6 +235,7 @@ static const char *const mode_names[M_NR] = {
 	[M_TEXT] = "text",
 	[M_TEXT_PROC] = "text-proc-abstime",
 	[M_JSON] = "json",
+	[M_RECORD] = "record",
 };
 
 static const char *const mode_help[M_NR] = {
@@ -241,6 +244,7 @@ static const char *const mode_help[M_NR] = {
 	[M_TEXT] = "+ text writer, default options",
 	[M_TEXT_PROC] = "+ funcgraph-proc, funcgraph-abstime",
 	[M_JSON] = "+ JSON lines writer",
+	[M_RECORD] = "discovery + record file writer, no graph",
 };
 
 /* Discovery alone: records go nowhere after it. */
@@ -307,7 +311,7 @@ static struct rec_sink null_graph(struct shape *s, struct graph **g)
 }
 
 /* One run of mode over shape; CPU ns spent, or 0 on failure. */
-static uint64_t run_once(struct shape *s, enum mode m, FILE *out)
+static uint64_t run_once(struct shape *s, enum mode m, FILE *out, const char *path)
 {
 	struct render_opts ro = { .out = out, .funcs = &s->ft, .flags = BG_O_DEFAULTS,
 				  .dialect = BG_DIALECT_6_5, .nr_cpu_ids = NR_CPU_IDS,
@@ -315,6 +319,7 @@ static uint64_t run_once(struct shape *s, enum mode m, FILE *out)
 	struct run rn = { .s = { .ringbuf_fd = -1, .batch_fd = -1, .stats_fd = -1 } };
 	struct graph *g = NULL;
 	struct render *r = NULL;
+	struct record_writer *rec = NULL;
 	struct bg_rec comm = { .type = BG_REC_COMM, .pid = PID, .cpu = CPU };
 	uint64_t t0, t1;
 	int err = 0;
@@ -328,7 +333,15 @@ static uint64_t run_once(struct shape *s, enum mode m, FILE *out)
 	if (m == M_JSON)
 		ro.format = BG_FMT_JSON;
 	t0 = cpu_ns();
-	if (m == M_GRAPH) {
+	if (m == M_RECORD) {
+		rec = record__create(path,
+				     &(struct record_meta){ .flags = BG_O_DEFAULTS,
+							    .dialect = BG_DIALECT_6_5,
+							    .nr_cpu_ids = NR_CPU_IDS, .header = true },
+				     &s->ft, stderr);
+		if (rec)
+			rn.s.sink = record__sink(rec);
+	} else if (m == M_GRAPH) {
 		rn.s.sink = null_graph(s, &g);
 	} else if (m != M_DISCOVER) {
 		r = render__new(&ro);
@@ -345,6 +358,11 @@ static uint64_t run_once(struct shape *s, enum mode m, FILE *out)
 	err = err ?: feed_all(&rn, s);
 	if (!err && r)
 		err = render__finish(r);
+	if (rec) {
+		int cerr = record__close(rec);
+
+		err = err ?: cerr;
+	}
 out:
 	render__free(r);
 	graph__free(g);
@@ -358,14 +376,14 @@ out:
 	return t1 - t0 ? t1 - t0 : 1;
 }
 
-static FILE *open_out(const char *dir, const struct shape *s, enum mode m)
+/* Where mode m's output goes: DIR/SHAPE-MODE.out, or /dev/null. */
+static const char *out_path(char *buf, size_t size, const char *dir, const struct shape *s,
+			    enum mode m)
 {
-	char path[4096];
-
 	if (!dir)
-		return fopen("/dev/null", "we");
-	snprintf(path, sizeof(path), "%s/%s-%s.out", dir, s->name, mode_names[m]);
-	return fopen(path, "we");
+		return "/dev/null";
+	snprintf(buf, size, "%s/%s-%s.out", dir, s->name, mode_names[m]);
+	return buf;
 }
 
 static int bench(struct shape *s, int reps, const char *dir, const char *only)
@@ -377,17 +395,21 @@ static int bench(struct shape *s, int reps, const char *dir, const char *only)
 			continue;
 
 		for (int i = 0; i < reps; i++) {
-			FILE *out = open_out(i ? NULL : dir, s, m);
+			char buf[4096];
+			const char *path = out_path(buf, sizeof(buf), i ? NULL : dir, s, m);
+			/* The record writer opens its file itself. */
+			FILE *out = m == M_RECORD ? NULL : fopen(path, "we");
 			uint64_t ns;
 
-			if (!out) {
+			if (!out && m != M_RECORD) {
 				int err = -errno;
 
 				perror("reader: cannot open output");
 				return err;
 			}
-			ns = run_once(s, m, out);
-			fclose(out);
+			ns = run_once(s, m, out, path);
+			if (out)
+				fclose(out);
 			if (!ns)
 				return -EIO;
 			if (ns < best)

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include <bpf/btf.h>
 
@@ -414,19 +415,65 @@ static void test_hostile(void **state)
 	tmp_clean(&t);
 }
 
-/* A valid block holding whatever payload the test wants. */
-static size_t craft_block(char *out, uint32_t type, const void *raw, size_t len)
+/* Room for a crafted block of len payload bytes, either compression. */
+static size_t block_bound(size_t len)
+{
+	return 16 + (compressBound(len) > ZSTD_compressBound(len) ? compressBound(len) :
+								      ZSTD_compressBound(len));
+}
+
+/* A valid block holding whatever payload the test wants: zstd, or zlib (version 4 and before). */
+static size_t craft_block_as(char *out, uint32_t type, const void *raw, size_t len, bool zlib)
 {
 	uLongf zlen = compressBound(len);
 	uint32_t crc;
 
-	assert_int_equal(compress2((Bytef *)out + 16, &zlen, raw, len, 1), Z_OK);
+	if (zlib) {
+		assert_int_equal(compress2((Bytef *)out + 16, &zlen, raw, len, 1), Z_OK);
+	} else {
+		zlen = ZSTD_compress(out + 16, ZSTD_compressBound(len), raw, len, 1);
+		assert_false(ZSTD_isError(zlen));
+	}
 	put_le32(out, type);
 	put_le32(out + 4, (uint32_t)len);
 	put_le32(out + 8, (uint32_t)zlen);
 	crc = (uint32_t)crc32(crc32(0, (Bytef *)out, 12), (Bytef *)out + 16, zlen);
 	put_le32(out + 12, crc);
 	return 16 + zlen;
+}
+
+static size_t craft_block(char *out, uint32_t type, const void *raw, size_t len)
+{
+	return craft_block_as(out, type, raw, len, false);
+}
+
+/*
+ * The file at path as an older bpfgraph wrote it: every block's payload
+ * compressed with zlib again, and the header saying version.
+ */
+static void rewrite_as_zlib(const char *path, uint16_t version)
+{
+	size_t len, at = 16, olen = 16;
+	char *data = slurp_file(path, &len), *out = malloc(len * 4 + (1 << 20));
+	uint8_t *raw = malloc(RECORD_MAX_RAW);
+
+	assert_non_null(out);
+	assert_non_null(raw);
+	memcpy(out, data, 16);
+	out[8] = (char)version;
+	out[9] = 0;
+	while (at < len) {
+		uint32_t raw_len = get_le32(data + at + 4), zlen = get_le32(data + at + 8);
+		size_t n = ZSTD_decompress(raw, RECORD_MAX_RAW, data + at + 16, zlen);
+
+		assert_int_equal(n, raw_len);
+		olen += craft_block_as(out + olen, get_le32(data + at), raw, raw_len, true);
+		at += 16 + zlen;
+	}
+	write_bytes(path, out, olen);
+	free(raw);
+	free(out);
+	free(data);
 }
 
 /* Valid CRCs, lying contents: counts and strings must be checked too. */
@@ -550,7 +597,7 @@ static void test_hostile_functab(void **state)
 	flen = 16 + 16 + get_le32(data + 24);
 	file = malloc(flen);
 	raw = calloc(1, raw_len);
-	blk = malloc(16 + compressBound(raw_len));
+	blk = malloc(block_bound(raw_len));
 	assert_non_null(file);
 	assert_non_null(raw);
 	assert_non_null(blk);
@@ -1068,11 +1115,12 @@ static void test_report_detail(void **state)
 			 &rlen);
 	assert_null(strstr(rep, "bpfgraph-wl"));
 	free(rep);
-	/* without the flag the writer makes version 3, which has no such records */
+	/* version 3 (funcgraph-args without the detail) has no such records */
 	m.flags &= ~BG_O_DETAIL;
 	btf = openat2_btf();
 	src.btf = btf;
 	record_recs(t.path, &m, &ft, &src, recs, sizeof(recs) / sizeof(recs[0]));
+	rewrite_as_zlib(t.path, RECORD_VERSION_ENUMS);
 	{
 		char *argv[] = { "report", "-i", t.path, "-o", out };
 
@@ -1163,7 +1211,11 @@ static void test_args_module_btf(void **state)
 	functab__free(&ft);
 }
 
-/* A recording without those options stays version 1, readable by older bpfgraph. */
+/*
+ * Every recording is version 5 (zstd blocks), which older bpfgraph
+ * refuses by its version; the zlib files of versions 1 to 4 are still
+ * read, record for record as their zstd twin.
+ */
 static void test_record_version(void **state)
 {
 	struct record_meta m = { .flags = BG_O_DEFAULTS, .dialect = BG_DIALECT_6_5 };
@@ -1175,27 +1227,59 @@ static void test_record_version(void **state)
 
 	(void)state;
 	functab__init(&ft);
-	tmp_make(&t, "v1.bgr");
-	rw = record__create(t.path, &m, &ft, stderr);
-	assert_non_null(rw);
-	assert_int_equal(record__close(rw), 0);
-	f = fopen(t.path, "rb");
-	assert_non_null(f);
-	assert_int_equal(fread(h, 1, sizeof(h), f), sizeof(h));
-	fclose(f);
-	assert_int_equal(h[8], 1);
-	m.flags |= BG_O_ARGS;
-	rw = record__create(t.path, &m, &ft, stderr);
-	assert_non_null(rw);
-	assert_int_equal(record__close(rw), 0);
-	f = fopen(t.path, "rb");
-	assert_non_null(f);
-	assert_int_equal(fread(h, 1, sizeof(h), f), sizeof(h));
-	fclose(f);
-	/* version 3: with enumerators (version 2 files are still read) */
-	assert_int_equal(h[8], 3);
+	tmp_make(&t, "v5.bgr");
+	for (int args = 0; args < 2; args++) {
+		m.flags = BG_O_DEFAULTS | (args ? BG_O_ARGS : 0);
+		rw = record__create(t.path, &m, &ft, stderr);
+		assert_non_null(rw);
+		assert_int_equal(record__close(rw), 0);
+		f = fopen(t.path, "rb");
+		assert_non_null(f);
+		assert_int_equal(fread(h, 1, sizeof(h), f), sizeof(h));
+		fclose(f);
+		assert_int_equal(h[8] | h[9] << 8, RECORD_VERSION_ZSTD);
+	}
 	tmp_clean(&t);
 	functab__free(&ft);
+}
+
+static void test_read_zlib_versions(void **state)
+{
+	const size_t nrec = 3000;
+	struct functab ft;
+	struct tmp t;
+	size_t n4;
+
+	(void)state;
+	for (uint16_t v = 1; v <= RECORD_VERSION_DETAIL; v++) {
+		struct log l = {};
+		struct rec_sink s = log_sink(&l);
+		const struct record_info *in;
+		struct record_reader *r;
+
+		tmp_make(&t, "old.bgr");
+		write_sample(t.path, nrec, true, &ft);
+		rewrite_as_zlib(t.path, v);
+		r = record__open(t.path, stderr);
+		assert_non_null(r);
+		assert_int_equal(record__replay(r, &s), 0);
+		in = record__info(r);
+		check_funcs(&ft, &in->funcs);
+		assert_int_equal(l.n, nrec);
+		for (size_t i = 0; i < nrec; i++) {
+			struct bg_rec e = sample_rec(i, i >= nrec / 2 ? 20 : 10);
+
+			assert_memory_equal(&l.r[i], &e, sizeof(e));
+		}
+		assert_true(in->has_trailer);
+		assert_memory_equal(&in->trailer, &sample_trailer, sizeof(sample_trailer));
+		n4 = in->records;
+		record__close_reader(r);
+		functab__free(&ft);
+		free(l.r);
+		tmp_clean(&t);
+		assert_int_equal(n4, nrec);
+	}
 }
 
 /* report's usage errors: exit 2; an unreadable file: exit 1. */
@@ -1229,6 +1313,7 @@ int main(void)
 		cmocka_unit_test(test_report_detail),
 		cmocka_unit_test(test_args_module_btf),
 		cmocka_unit_test(test_record_version),
+		cmocka_unit_test(test_read_zlib_versions),
 		cmocka_unit_test(test_report_errors),
 	};
 

@@ -69,9 +69,15 @@ static int r_block(struct record_reader *r, uint32_t *type, size_t *len)
 		return ferror(r->f) ? -EIO : 2;
 	if ((uint32_t)crc32(crc32(0, h, 12), r->z, zlen) != crc)
 		return r_bad(r, "block CRC mismatch (corrupted file)");
-	out = raw_len;
-	if (uncompress(r->raw, &out, r->z, zlen) != Z_OK || out != raw_len)
-		return r_bad(r, "block does not decompress to its %u bytes", raw_len);
+	if (r->version >= RECORD_VERSION_ZSTD) {
+		n = ZSTD_decompressDCtx(r->zd, r->raw, raw_len, r->z, zlen);
+		if (ZSTD_isError(n) || n != raw_len)
+			return r_bad(r, "block does not decompress to its %u bytes", raw_len);
+	} else {
+		out = raw_len;
+		if (uncompress(r->raw, &out, r->z, zlen) != Z_OK || out != raw_len)
+			return r_bad(r, "block does not decompress to its %u bytes", raw_len);
+	}
 	r->off += BLK_HDR_SIZE + zlen;
 	*len = raw_len;
 	return 0;
@@ -323,13 +329,15 @@ struct record_reader *record__open(const char *path, FILE *err)
 		return NULL;
 	r->err = err;
 	functab__init(&r->info.funcs);
-	r->zcap = compressBound(RECORD_MAX_RAW);
+	r->zcap = compressBound(RECORD_MAX_RAW) > ZSTD_compressBound(RECORD_MAX_RAW) ?
+			  compressBound(RECORD_MAX_RAW) : ZSTD_compressBound(RECORD_MAX_RAW);
 	r->raw = malloc(RECORD_MAX_RAW);
 	r->z = malloc(r->zcap);
+	r->zd = ZSTD_createDCtx();
 	r->path = strdup(path);
 	/* Made now: writers hold the pointer from before the ARGS blocks. */
 	r->btf = btf__new_empty();
-	if (!r->raw || !r->z || !r->path || !r->btf) {
+	if (!r->raw || !r->z || !r->zd || !r->path || !r->btf) {
 		fprintf(err, "bpfgraph: out of memory\n");
 		e = -ENOMEM;
 		goto fail;
@@ -380,6 +388,7 @@ void record__close_reader(struct record_reader *r)
 	free(r->syms);
 	free(r->raw);
 	free(r->z);
+	ZSTD_freeDCtx(r->zd);
 	free(r->path);
 	free(r);
 }

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <zstd.h>
+
 #include "args_src.h"
 #include "record.h"
 
@@ -30,6 +32,7 @@ struct record_reader {
 	uint8_t *raw;
 	uint8_t *z;
 	size_t zcap;
+	ZSTD_DCtx *zd; /* version 5 on */
 	size_t func_str; /* bytes of the function table's strings so far */
 	bool seen_trailer;
 	uint16_t version;

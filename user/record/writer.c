@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <zlib.h>
+#include <zstd.h>
 
 #include <bpf/btf.h>
 
@@ -26,7 +27,7 @@
 #define BLOCK_RAW (64U << 10)
 /* A block waits at most this long (in record time) for more records. */
 #define BLOCK_MAX_AGE_NS 1000000000ULL
-#define ZLEVEL 1
+#define ZSTD_LEVEL 1
 
 struct record_writer {
 	FILE *f;
@@ -38,6 +39,7 @@ struct record_writer {
 	size_t raw_len;
 	uint8_t *z;
 	size_t zcap;
+	ZSTD_CCtx *zc;
 	uint64_t off;
 	uint64_t drain_upto;
 	bool drain_pending;
@@ -67,14 +69,15 @@ static int w_fail(struct record_writer *w, int err)
 
 static int w_block(struct record_writer *w, uint32_t type, const uint8_t *raw, size_t len)
 {
-	uLongf zlen = w->zcap;
+	size_t zlen;
 	struct bbuf h = {};
 	uint32_t crc;
 	int err = 0;
 
 	if (w->error)
 		return w->error;
-	if (compress2(w->z, &zlen, raw, len, ZLEVEL) != Z_OK)
+	zlen = ZSTD_compress2(w->zc, w->z, w->zcap, raw, len);
+	if (ZSTD_isError(zlen))
 		return w_fail(w, -ENOMEM);
 	b_le(&h, type, 4);
 	b_le(&h, len, 4);
@@ -431,13 +434,13 @@ struct record_writer *record__create(const char *path, const struct record_meta 
 		return NULL;
 	w->err = err;
 	w->funcs = funcs;
-	/* Older readers refuse what they do not know: above 1 only when needed. */
-	w->version = m->flags & BG_O_DETAIL ? RECORD_VERSION_DETAIL :
-		     m->flags & (BG_O_ARGS | BG_O_RETADDR) ? RECORD_VERSION_ENUMS : 1;
-	w->zcap = compressBound(BLOCK_RAW > RECORD_MAX_RAW ? BLOCK_RAW : RECORD_MAX_RAW);
+	w->version = RECORD_VERSION;
+	w->zcap = ZSTD_compressBound(BLOCK_RAW > RECORD_MAX_RAW ? BLOCK_RAW : RECORD_MAX_RAW);
 	w->z = malloc(w->zcap);
+	w->zc = ZSTD_createCCtx();
 	w->path = strdup(path);
-	if (!w->z || !w->path) {
+	if (!w->z || !w->path || !w->zc ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, ZSTD_LEVEL))) {
 		e = -ENOMEM;
 		fprintf(err, "bpfgraph: out of memory\n");
 		goto fail;
@@ -458,6 +461,7 @@ struct record_writer *record__create(const char *path, const struct record_meta 
 fail:
 	if (w->f)
 		fclose(w->f);
+	ZSTD_freeCCtx(w->zc);
 	free(w->z);
 	free(w->path);
 	free(w);
@@ -507,6 +511,7 @@ int record__close(struct record_writer *w)
 	args_fmt__free(w->af);
 	free(w->callers);
 	free(w->fresh);
+	ZSTD_freeCCtx(w->zc);
 	free(w->z);
 	free(w->path);
 	free(w);
