@@ -1115,12 +1115,15 @@ static void test_report_detail(void **state)
 			 &rlen);
 	assert_null(strstr(rep, "bpfgraph-wl"));
 	free(rep);
-	/* version 3 (funcgraph-args without the detail) has no such records */
-	m.flags &= ~BG_O_DETAIL;
+	/*
+	 * Versions before 4 have no such records: one of version 2 (argument
+	 * registers, no prototypes written) that holds them is refused.
+	 */
+	m.flags &= ~(BG_O_DETAIL | BG_O_ARGS);
 	btf = openat2_btf();
 	src.btf = btf;
 	record_recs(t.path, &m, &ft, &src, recs, sizeof(recs) / sizeof(recs[0]));
-	rewrite_as_zlib(t.path, RECORD_VERSION_ENUMS);
+	rewrite_as_zlib(t.path, RECORD_VERSION_ARGS);
 	{
 		char *argv[] = { "report", "-i", t.path, "-o", out };
 
@@ -1211,14 +1214,31 @@ static void test_args_module_btf(void **state)
 	functab__free(&ft);
 }
 
+/* Whether the file at path has a block of type. */
+static bool has_block(const char *path, uint32_t type)
+{
+	size_t len, at = 16;
+	char *data = slurp_file(path, &len);
+	bool found = false;
+
+	while (at + 16 <= len && !found) {
+		found = get_le32(data + at) == type;
+		at += 16 + get_le32(data + at + 8);
+	}
+	free(data);
+	return found;
+}
+
 /*
  * Every recording is version 5 (zstd blocks), which older bpfgraph
- * refuses by its version; the zlib files of versions 1 to 4 are still
+ * refuses by its version; prototypes and symbols go in only with the
+ * options that print them. The zlib files of versions 1 to 4 are still
  * read, record for record as their zstd twin.
  */
 static void test_record_version(void **state)
 {
 	struct record_meta m = { .flags = BG_O_DEFAULTS, .dialect = BG_DIALECT_6_5 };
+	struct args_src src = { .btf = openat2_btf() };
 	struct record_writer *rw;
 	struct functab ft;
 	unsigned char h[16];
@@ -1227,19 +1247,23 @@ static void test_record_version(void **state)
 
 	(void)state;
 	functab__init(&ft);
+	assert_int_equal(functab__add(&ft, "do_sys_openat2", NULL, 0xffffffff81300000ULL, 0x100), 0);
 	tmp_make(&t, "v5.bgr");
 	for (int args = 0; args < 2; args++) {
 		m.flags = BG_O_DEFAULTS | (args ? BG_O_ARGS : 0);
 		rw = record__create(t.path, &m, &ft, stderr);
 		assert_non_null(rw);
+		assert_int_equal(record__set_args(rw, &src), 0);
 		assert_int_equal(record__close(rw), 0);
 		f = fopen(t.path, "rb");
 		assert_non_null(f);
 		assert_int_equal(fread(h, 1, sizeof(h), f), sizeof(h));
 		fclose(f);
 		assert_int_equal(h[8] | h[9] << 8, RECORD_VERSION_ZSTD);
+		assert_int_equal(has_block(t.path, RECORD_BLK_ARGS), args);
 	}
 	tmp_clean(&t);
+	btf__free(src.btf);
 	functab__free(&ft);
 }
 

@@ -3,6 +3,7 @@
  * The record file's byte level (codec.h): little-endian integers and
  * strings into a buffer and out of a cursor, and the 32-byte record.
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,24 +84,22 @@ char *c_str(struct cur *c, int *err)
 }
 
 /*
- * The record's fields at their fixed offsets, byte by byte: compilers make
- * each a single load or store on a little-endian machine, and a record is
- * written for every one the session takes (b_le() per field cost ten times
- * as much).
+ * The record's fields at their fixed offsets, each one little-endian load
+ * or store: a record is written for every one the session takes (b_le()
+ * per field cost ten times as much).
  */
 static void st_le(uint8_t *p, uint64_t v, unsigned int bytes)
 {
-	for (unsigned int i = 0; i < bytes; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
+	v = htole64(v);
+	memcpy(p, &v, bytes);
 }
 
 static uint64_t ld_le(const uint8_t *p, unsigned int bytes)
 {
 	uint64_t v = 0;
 
-	for (unsigned int i = 0; i < bytes; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
+	memcpy(&v, p, bytes);
+	return le64toh(v);
 }
 
 void put_rec(uint8_t *p, const struct bg_rec *r)

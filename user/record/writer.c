@@ -46,7 +46,13 @@ struct record_writer {
 	bool block_aging;
 	uint64_t block_born;
 	int error; /* first write error, sticky */
-	uint16_t version;
+	uint16_t version; /* of the file: RECORD_VERSION */
+	/*
+	 * What the options need, as the version that brought it: prototypes
+	 * and symbols (RECORD_VERSION_ARGS and up) only with funcgraph-args
+	 * or -retaddr, struct members only with --args-detail.
+	 */
+	uint16_t needs;
 	/* funcgraph-args, -retaddr (record__set_args()) */
 	struct args_fmt *af;
 	struct args_src src;
@@ -167,8 +173,11 @@ static int w_args(struct record_writer *w, size_t first, size_t end)
 			b_str(&b, p.type);
 			if (p.kind == BTF_KIND_ENUM)
 				put_enumerators(&b, w->af, (uint32_t)i, (unsigned int)k);
-			if (p.kind == BTF_KIND_PTR && w->version >= RECORD_VERSION_DETAIL)
+			/* The count is in every file since version 4; members with --args-detail. */
+			if (p.kind == BTF_KIND_PTR && w->needs >= RECORD_VERSION_DETAIL)
 				put_members(&b, w->af, (uint32_t)i, (unsigned int)k);
+			else if (p.kind == BTF_KIND_PTR)
+				b_le(&b, 0, 1);
 		}
 	}
 	err = b.nomem ? w_fail(w, -ENOMEM) : w_block(w, RECORD_BLK_ARGS, b.p, b.len);
@@ -253,7 +262,7 @@ static int w_syms(struct record_writer *w)
 
 int record__set_args(struct record_writer *w, const struct args_src *src)
 {
-	if (w->version < RECORD_VERSION_ARGS)
+	if (w->needs < RECORD_VERSION_ARGS)
 		return 0;
 	w->src = *src;
 	w->af = args_fmt__new(&w->src, w->funcs);
@@ -435,6 +444,8 @@ struct record_writer *record__create(const char *path, const struct record_meta 
 	w->err = err;
 	w->funcs = funcs;
 	w->version = RECORD_VERSION;
+	w->needs = m->flags & BG_O_DETAIL ? RECORD_VERSION_DETAIL :
+		   m->flags & (BG_O_ARGS | BG_O_RETADDR) ? RECORD_VERSION_ENUMS : 1;
 	w->zcap = ZSTD_compressBound(BLOCK_RAW > RECORD_MAX_RAW ? BLOCK_RAW : RECORD_MAX_RAW);
 	w->z = malloc(w->zcap);
 	w->zc = ZSTD_createCCtx();
