@@ -1238,7 +1238,8 @@ static bool has_block(const char *path, uint32_t type)
 static void test_record_version(void **state)
 {
 	struct record_meta m = { .flags = BG_O_DEFAULTS, .dialect = BG_DIALECT_6_5 };
-	struct args_src src = { .btf = openat2_btf() };
+	struct btf *btf = openat2_btf();
+	struct args_src src = { .btf = btf };
 	struct record_writer *rw;
 	struct functab ft;
 	unsigned char h[16];
@@ -1263,7 +1264,7 @@ static void test_record_version(void **state)
 		assert_int_equal(has_block(t.path, RECORD_BLK_ARGS), args);
 	}
 	tmp_clean(&t);
-	btf__free(src.btf);
+	btf__free(btf);
 	functab__free(&ft);
 }
 
