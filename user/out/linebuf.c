@@ -4,8 +4,6 @@
 
 #include "linebuf.h"
 
-#define NSPACES 64
-
 void linebuf__flush(struct linebuf *l)
 {
 	if (l->n)
@@ -35,13 +33,4 @@ void linebuf__put_long(struct linebuf *l, const char *s, size_t len)
 	}
 	memcpy(l->b, s, len);
 	l->n = len;
-}
-
-void linebuf__spaces(struct linebuf *l, int n)
-{
-	static const char spaces[NSPACES + 1] =
-		"                                                                ";
-
-	for (; n > 0; n -= NSPACES)
-		linebuf__put(l, spaces, n < NSPACES ? (size_t)n : NSPACES);
 }

@@ -12,9 +12,10 @@
  *     LINEBUF_LINE_ROOM is left (or after each line, for a FILE that is
  *     line buffered: a terminal sees every line as it comes), and
  *     linebuf__flush() before anything else writes to the FILE.
- * What does not fit (deep indentation from a text report, very long
- * names) goes out in pieces; nothing is allocated, nothing fails here
- * that would not fail in stdio.
+ * What linebuf__put() cannot fit goes out in pieces; nothing is
+ * allocated, nothing fails here that would not fail in stdio. A writer
+ * that knows a line's greatest length formats it in place instead
+ * (linebuf__reserve()).
  */
 #ifndef BG_LINEBUF_H
 #define BG_LINEBUF_H
@@ -82,8 +83,6 @@ static inline void linebuf__char(struct linebuf *l, char c)
 		linebuf__flush(l);
 	l->b[l->n++] = c;
 }
-
-void linebuf__spaces(struct linebuf *l, int n);
 
 /*
  * Where up to need bytes can be written in place, the buffer written out

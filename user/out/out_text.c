@@ -208,6 +208,7 @@ static char *put_col(char *o, const struct prefix_col *c)
 	return o + c->len;
 }
 
+/* Decimal digits of v: where linebuf__digits() that ends at o + ndigits(v) starts. */
 static int ndigits(uint64_t v)
 {
 	int n = 1;
@@ -215,14 +216,6 @@ static int ndigits(uint64_t v)
 	for (; v >= 10; v /= 10)
 		n++;
 	return n;
-}
-
-/* The n last decimal digits of v at o (n: ndigits(v), or more for zeros before). */
-static char *put_digits(char *o, uint64_t v, int n)
-{
-	for (char *p = o + n; p > o; v /= 10)
-		*--p = (char)('0' + v % 10);
-	return o + n;
 }
 
 /* trace_find_mark(): strict '>' from the largest threshold down. */
@@ -255,7 +248,8 @@ static size_t fmt_duration(char *buf, uint64_t ns, bool overhead)
 
 	*o++ = overhead ? overhead_mark(ns) : ' ';
 	*o++ = ' ';
-	o = put_digits(o, us, n);
+	o += n;
+	linebuf__digits(o, us);
 	/* At most 7 digits in all: the decimals give way to the integer part. */
 	if (n < 7) {
 		unsigned int rem = (unsigned int)(ns % 1000);
@@ -349,7 +343,8 @@ static char *put_abstime(struct out_text *w, char *o, uint64_t ts)
 		memcpy(w->abs.text, p, w->abs.len);
 	}
 	o = put_col(o, &w->abs);
-	o = put_digits(o, ts % NSEC_PER_SEC / 1000, 6);
+	o += 6;
+	linebuf__padded(o, ts % NSEC_PER_SEC / 1000, 6, '0');
 	return put_bytes(o, " |  ", 4);
 }
 
@@ -452,7 +447,9 @@ static size_t fmt_retval(char *buf, uint64_t ret, const struct bg_func *f, bool 
 	s = signed_view(ret, kind, bytes);
 	if (ret && !hex && s < 0 && s >= -MAX_ERRNO) {
 		*o++ = '-';
-		return (size_t)(put_digits(o, (uint64_t)-s, ndigits((uint64_t)-s)) - buf);
+		o += ndigits((uint64_t)-s);
+		linebuf__digits(o, (uint64_t)-s);
+		return (size_t)(o - buf);
 	}
 	*o++ = '0';
 	*o++ = 'x';
