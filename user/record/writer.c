@@ -46,7 +46,6 @@ struct record_writer {
 	bool block_aging;
 	uint64_t block_born;
 	int error; /* first write error, sticky */
-	uint16_t version; /* of the file: RECORD_VERSION */
 	/*
 	 * What the options need, as the version that brought it: prototypes
 	 * and symbols (RECORD_VERSION_ARGS and up) only with funcgraph-args
@@ -419,7 +418,7 @@ static int w_file_header(struct record_writer *w)
 	int err = 0;
 
 	b_put(&b, RECORD_MAGIC, 8);
-	b_le(&b, w->version, 2);
+	b_le(&b, RECORD_VERSION, 2);
 	b_le(&b, FILE_HDR_SIZE, 2);
 	b_le(&b, 0, 4);
 	if (b.nomem)
@@ -443,7 +442,6 @@ struct record_writer *record__create(const char *path, const struct record_meta 
 		return NULL;
 	w->err = err;
 	w->funcs = funcs;
-	w->version = RECORD_VERSION;
 	w->needs = m->flags & BG_O_DETAIL ? RECORD_VERSION_DETAIL :
 		   m->flags & (BG_O_ARGS | BG_O_RETADDR) ? RECORD_VERSION_ENUMS : 1;
 	w->zcap = ZSTD_compressBound(BLOCK_RAW > RECORD_MAX_RAW ? BLOCK_RAW : RECORD_MAX_RAW);
