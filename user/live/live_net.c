@@ -124,7 +124,9 @@ static void link_met_now(struct live *l, const char *when, double since, bool ne
 	if (stop__signal())
 		return;
 	link_met(l, net_closed);
-	failed = stop__signal() ? 0 : hooks__flush(&l->hooks);
+	if (stop__signal())
+		return;
+	failed = hooks__flush(&l->hooks);
 	if (stop__signal())
 		return;
 	err = wide__narrow(l->w, l->wmap,
