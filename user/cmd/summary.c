@@ -51,7 +51,7 @@ static void print_reading(const struct fetch_stats *fs)
 	fprintf(stderr, "bpfgraph: the ring buffer's reading thread: %.2f s of CPU; at most "
 		"%.1f MiB waited in memory for the formatting%s; its reads at most %.2f s "
 		"apart (until %.6f), the longest %.2f s (%.1f MiB in %.2f s of CPU)\n",
-		fs->cpu_ns / 1e9, fs->peak_bytes / 1048576.0,
+		fs->cpu.all / 1e9, fs->peak_bytes / 1048576.0,
 		fs->full_waits ? " (the limit: the ring was left to fill meanwhile)" : "",
 		fs->max_gap_ns / 1e9, fs->max_gap_end_ns / 1e9, fs->max_consume_ns / 1e9,
 		fs->max_consume_bytes / 1048576.0, fs->max_consume_cpu_ns / 1e9);

@@ -345,7 +345,7 @@ static int run_close(struct run *r, const struct plan *p, const struct tracer_si
 		/* This thread's and the ring buffer's reading thread's (ended by now). */
 		if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now))
 			r->reader_cpu = (double)now.tv_sec + now.tv_nsec / 1e9 +
-					s->fetch_st.cpu_ns / 1e9;
+					s->fetch_st.cpu.all / 1e9;
 		run__cpu(r->cpu_traced);
 		r->cpu_traced[0] -= r->cpu_ready[0];
 		r->cpu_traced[1] -= r->cpu_ready[1];

@@ -31,17 +31,20 @@ static inline uint64_t thread_cpu_ns(void)
  * (getrusage()'s split of it, by the ticks that fell in each), and its
  * minor page faults; 0 for what cannot be read.
  */
-static inline void thread_cpu_split(uint64_t *all, uint64_t *sys, uint64_t *minflt)
+struct cpu_mark {
+	uint64_t all, sys, minflt;
+};
+
+static inline struct cpu_mark cpu_mark(void)
 {
+	struct cpu_mark m = { .all = thread_cpu_ns() };
 	struct rusage ru;
 
-	*all = thread_cpu_ns();
-	if (getrusage(RUSAGE_THREAD, &ru)) {
-		*sys = *minflt = 0;
-		return;
-	}
-	*sys = (uint64_t)ru.ru_stime.tv_sec * 1000000000ULL + (uint64_t)ru.ru_stime.tv_usec * 1000ULL;
-	*minflt = (uint64_t)ru.ru_minflt;
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return m;
+	m.sys = (uint64_t)ru.ru_stime.tv_sec * 1000000000ULL + (uint64_t)ru.ru_stime.tv_usec * 1000ULL;
+	m.minflt = (uint64_t)ru.ru_minflt;
+	return m;
 }
 
 #endif

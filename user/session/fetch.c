@@ -380,7 +380,7 @@ static void *run(void *arg)
 	pthread_mutex_lock(&f->lock);
 	f->quit = true;
 	f->err = err;
-	thread_cpu_split(&f->st.cpu_ns, &f->st.sys_ns, &f->st.minflt);
+	f->st.cpu = cpu_mark();
 	/* Nobody waits for a sync that will never come. */
 	f->sync_done = f->sync_req;
 	f->sync_whole = true;

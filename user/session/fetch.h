@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clock.h"
+
 struct fetch;
 
 struct fetch_stats {
@@ -27,8 +29,7 @@ struct fetch_stats {
 	uint64_t max_gap_end_ns; /* when it ended (CLOCK_MONOTONIC, the records' clock) */
 	uint64_t max_consume_ns; /* the longest read */
 	uint64_t max_consume_bytes, max_consume_cpu_ns; /* what it read, its CPU */
-	/* The thread's CPU time, its kernel part, its page faults (fetch__stop). */
-	uint64_t cpu_ns, sys_ns, minflt;
+	struct cpu_mark cpu; /* the thread's CPU time, its kernel part, its page faults (fetch__stop) */
 };
 
 /*

@@ -300,19 +300,6 @@ int session__start(struct session *s)
 	return 0;
 }
 
-/* The thread's CPU at a point: all of it, the kernel's part, its page faults (clock.h). */
-struct cpu_mark {
-	uint64_t all, sys, minflt;
-};
-
-static struct cpu_mark cpu_mark(void)
-{
-	struct cpu_mark m;
-
-	thread_cpu_split(&m.all, &m.sys, &m.minflt);
-	return m;
-}
-
 /* The thread's CPU since from was reading records and writing them out. */
 static void read_cpu(struct session *s, const struct cpu_mark *from)
 {
@@ -505,9 +492,9 @@ void session__finish(struct session *s)
 		fetch__stop(s->fetch, &s->fetch_st);
 		s->fetch = NULL;
 		/* All that thread did was reading. */
-		s->read_cpu_ns += s->fetch_st.cpu_ns;
-		s->read_sys_ns += s->fetch_st.sys_ns;
-		s->read_minflt += s->fetch_st.minflt;
+		s->read_cpu_ns += s->fetch_st.cpu.all;
+		s->read_sys_ns += s->fetch_st.cpu.sys;
+		s->read_minflt += s->fetch_st.cpu.minflt;
 	}
 	take_leftovers(s);
 	s->sink.flush(s->sink.ctx);
