@@ -1,8 +1,9 @@
 #!/bin/sh
 # bpfgraph's filters and output options on do_sys_openat2, one run each:
 #   depth    -D 2                      (--callee-depth=2: depth 2 exists)
-#   c61      --compat=6.1
-#   tail     --compat=6.1 -O funcgraph-tail (--callee-depth=2)
+#   c61      --compat=6.1 (--wide=off)
+#   tail     --compat=6.1 -O funcgraph-tail (--callee-depth=2 --wide=off
+#            --no-discovery)
 #   abstime  -O funcgraph-abstime      (uptime before/after in abstime.window)
 #   nocpu    -O nofuncgraph-cpu
 #   c613     --compat=6.13             (also the reference for thresh)
@@ -54,8 +55,12 @@ loop_args() {
 
 : >times.txt
 run depth $DEEP $RET $G -D 2
-run c61 $CHEAP $G --compat=6.1
-run tail $DEEP $G --compat=6.1 -O funcgraph-tail
+# Without a return value asked for, 6.1's ftrace net would record the
+# first call and the functions it met (over 200) be linked, then released
+# for minutes: --wide=off keeps these two to their plan, and
+# --no-discovery the second (its depth-2 plan's callers came to 238).
+run c61 $CHEAP --wide=off $G --compat=6.1
+run tail $DEEP --wide=off --no-discovery $G --compat=6.1 -O funcgraph-tail
 before=$(up)
 run abstime $CHEAP $RET $G -O funcgraph-abstime
 echo "$before $(up)" >abstime.window
