@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The performance bench (issue #6) in one command:
-#   tests/bench/run.sh [--short | --tiers | --start | --mem]
+#   tests/bench/run.sh [--short | --tiers | --start | --mem | --profile]
 # Builds bpfgraph, the bench's workload timer (bwl) and baseline loop
 # (ldlink) into $OUTPUT (default build), boots the QEMU bench once
 # (tests/vm/run.sh) with tests/bench/perf.sh as the scenario and prints
@@ -12,6 +12,10 @@
 # (tests/bench/start.sh and start.check; START_FUNC, START_RUNS).
 # --mem: what a trace takes from the machine's memory, one boot per CPU
 # count in MEM_SMP (default "1 16"; tests/bench/mem.sh and mem.check).
+# --profile: where the steady state of a traced loop spends its time, by
+# function, from perf sampling every CPU of the guest (the host's perf,
+# Debian's linux-perf, copied in; tests/bench/profile.sh and
+# profile.check; PROF_FUNC, PROF_OP, PROF_NCALL, PROF_SECS, PROF_OPTS).
 # Environment: OUTPUT, BENCH_SKIP="unrel-bg sub-args sub-kprobes sub-work"
 # (steps to leave out: bpfgraph on the unrelated workload; the in-subtree
 # runs with -O funcgraph-args, with --kprobes, the per-work trampolines),
@@ -30,8 +34,16 @@ case "${1:-}" in
 --tiers) script=tiers ;;
 --start) script=start ;;
 --mem) script=mem ;;
+--profile)
+	script=profile
+	command -v perf >/dev/null || {
+		echo "tests/bench/run.sh --profile: no perf on this host (apt-get install linux-perf)" >&2
+		exit 2
+	}
+	export BG_VM_TOOLS="${BG_VM_TOOLS:-} perf"
+	;;
 "") ;;
-*) echo "usage: tests/bench/run.sh [--short | --tiers | --start | --mem]" >&2; exit 2 ;;
+*) echo "usage: tests/bench/run.sh [--short | --tiers | --start | --mem | --profile]" >&2; exit 2 ;;
 esac
 
 make -s OUTPUT="$OUTPUT" "$OUTPUT/bpfgraph" "$OUTPUT/vm/wl"
@@ -49,6 +61,8 @@ tar -C "$b" -czf "$b/payload.tgz" bwl ldlink
 	echo "BENCH_SHORT=$short BENCH_SKIP='${BENCH_SKIP:-}' BENCH_ONLY='${BENCH_ONLY:-}'"
 	echo "TIERS_ONLY='${TIERS_ONLY:-}' TIERS_NCALL=${TIERS_NCALL:-200} TIERS_NPIPE=${TIERS_NPIPE:-20000}"
 	echo "START_FUNC='${START_FUNC:-do_sys_openat2}' START_RUNS=${START_RUNS:-2}"
+	echo "PROF_FUNC='${PROF_FUNC:-do_sys_openat2}' PROF_OP='${PROF_OP:-openmiss}'" \
+		"PROF_NCALL=${PROF_NCALL:-6000} PROF_SECS=${PROF_SECS:-2} PROF_OPTS='${PROF_OPTS:-}'"
 	echo 'mkdir -p /tmp/bb && base64 -d <<"BENCH_PAYLOAD" | gunzip | tar -x -f - -C /tmp/bb'
 	base64 "$b/payload.tgz"
 	echo 'BENCH_PAYLOAD'
