@@ -33,9 +33,15 @@ struct output {
 	int werr;
 };
 
+/*
+ * Called for every record fed: ferror() would take the stream's lock
+ * (bpfgraph has threads), which cost the reader about as much as
+ * formatting the lines' durations (perf in the guest). Only this thread
+ * writes the stream.
+ */
 static void check_written(struct output *out)
 {
-	if (!out->werr && out->f && ferror(out->f))
+	if (!out->werr && out->f && ferror_unlocked(out->f))
 		out->werr = errno ? -errno : -EIO;
 }
 
