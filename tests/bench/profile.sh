@@ -3,11 +3,12 @@
 # side, on the instruction clock: perf samples every CPU while a
 # COMMAND's loop of PROF_NCALL calls (wl PROF_OP) is traced with
 # -G PROF_FUNC (PROF_OPTS: more options) to a file, from the moment its
-# output has grown past 4 MB (the first call's linking and the warm-up
-# over) for PROF_SECS guest seconds. Needs perf in the guest
-# (tests/bench/run.sh --profile copies the host's). Results for
-# tests/bench/profile.check: results.txt, and perf's report by command,
-# object and symbol in report.txt.
+# output has grown past PROF_SKIP bytes (the first call's linking and what
+# discovery found in the first calls over) for PROF_SECS guest seconds.
+# Needs perf in the guest (tests/bench/run.sh --profile copies the
+# host's). Results for
+# tests/bench/profile.check: results.txt, perf's report by command,
+# object and symbol in report.txt, by object and source line in lines.txt.
 # bench-clock: icount
 # bench-timeout: 1500
 set -u
@@ -16,13 +17,14 @@ R=$OUT/results.txt
 : >"$R"
 F=${PROF_FUNC:-do_sys_openat2}
 OP=${PROF_OP:-openmiss}
-N=${PROF_NCALL:-6000}
+N=${PROF_NCALL:-8000}
 S=${PROF_SECS:-2}
+SKIP=${PROF_SKIP:-20000000}
 res() { echo "$*" >>"$R"; }
 size() { stat -c %s "$1" 2>/dev/null || echo 0; }
 
 res "kernel $(uname -r)"
-res "func $F op $OP ncall $N secs $S opts ${PROF_OPTS:-}"
+res "func $F op $OP ncall $N secs $S skip $SKIP opts ${PROF_OPTS:-}"
 command -v perf >/dev/null || { res "error no perf in the guest"; exit 1; }
 progress "warm-up: bpfgraph -G $F -- wl $OP 20"
 # shellcheck disable=SC2086
@@ -35,7 +37,7 @@ bpfgraph ${PROF_OPTS:-} -v -o /tmp/trace.txt -G "$F" -- wl "$OP" 20 sleep 1000 "
 	2>trace.err &
 bp=$!
 i=0
-while [ "$(size /tmp/trace.txt)" -lt 4000000 ] && [ $i -lt 1200 ] && kill -0 $bp 2>/dev/null; do
+while [ "$(size /tmp/trace.txt)" -lt "$SKIP" ] && [ $i -lt 1200 ] && kill -0 $bp 2>/dev/null; do
 	usleep 100000
 	i=$((i + 1))
 done
@@ -48,6 +50,10 @@ rm -f /tmp/trace.txt
 progress "perf report"
 perf report -i /tmp/perf.data --stdio --no-children --sort comm,dso,sym -g none \
 	>report.txt 2>report.err
+# The BPF programs' samples by source line (their line info, which perf
+# keeps with each program it saw loaded).
+perf report -i /tmp/perf.data --stdio --no-children --sort dso,srcline -g none \
+	>lines.txt 2>lines.err
 rm -f /tmp/perf.data
 wait_released
 res done

@@ -15,7 +15,8 @@
 # --profile: where the steady state of a traced loop spends its time, by
 # function, from perf sampling every CPU of the guest (the host's perf,
 # Debian's linux-perf, copied in; tests/bench/profile.sh and
-# profile.check; PROF_FUNC, PROF_OP, PROF_NCALL, PROF_SECS, PROF_OPTS).
+# profile.check; PROF_FUNC, PROF_OP, PROF_NCALL, PROF_SECS, PROF_SKIP,
+# PROF_OPTS).
 # Environment: OUTPUT, BENCH_SKIP="unrel-bg sub-args sub-kprobes sub-work"
 # (steps to leave out: bpfgraph on the unrelated workload; the in-subtree
 # runs with -O funcgraph-args, with --kprobes, the per-work trampolines),
@@ -62,7 +63,8 @@ tar -C "$b" -czf "$b/payload.tgz" bwl ldlink
 	echo "TIERS_ONLY='${TIERS_ONLY:-}' TIERS_NCALL=${TIERS_NCALL:-200} TIERS_NPIPE=${TIERS_NPIPE:-20000}"
 	echo "START_FUNC='${START_FUNC:-do_sys_openat2}' START_RUNS=${START_RUNS:-2}"
 	echo "PROF_FUNC='${PROF_FUNC:-do_sys_openat2}' PROF_OP='${PROF_OP:-openmiss}'" \
-		"PROF_NCALL=${PROF_NCALL:-6000} PROF_SECS=${PROF_SECS:-2} PROF_OPTS='${PROF_OPTS:-}'"
+		"PROF_NCALL=${PROF_NCALL:-8000} PROF_SECS=${PROF_SECS:-2} PROF_SKIP=${PROF_SKIP:-20000000}" \
+		"PROF_OPTS='${PROF_OPTS:-}'"
 	echo 'mkdir -p /tmp/bb && base64 -d <<"BENCH_PAYLOAD" | gunzip | tar -x -f - -C /tmp/bb'
 	base64 "$b/payload.tgz"
 	echo 'BENCH_PAYLOAD'
