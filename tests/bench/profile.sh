@@ -62,4 +62,4 @@ perf report -i /tmp/perf.data --time "$t1,$t2" --stdio --no-children --sort comm
 	>report.txt 2>report.err
 rm -f /tmp/perf.data
 wait_released
-res done
+res "done"
