@@ -562,6 +562,8 @@ main() {
 		esac
 	done
 	boot=0 guest_ok=0 t_end=$(($(date +%s) + ${BG_VM_TIMEOUT:-900}))
+	# The instruction clock's boots (see start_qemu()).
+	local icount_opts=${BG_VM_ICOUNT:-shift=0,sleep=off}
 	if [ ${#real[@]} -gt 0 ] && [ ${#icount[@]} -gt 0 ] &&
 		[ "${BG_VM_JOBS:-$(nproc)}" -ge 2 ]; then
 		# Side by side, one host CPU each (TCG runs a guest on one
@@ -575,7 +577,7 @@ main() {
 			ir=$vmdir/$label.initramfs.d
 			log_tag=' icount'
 			boot=0
-			BG_VM_SMP=1 BG_VM_ICOUNT=${BG_VM_ICOUNT:-shift=0,sleep=off} run_boots "${icount[@]}"
+			BG_VM_SMP=1 BG_VM_ICOUNT=$icount_opts run_boots "${icount[@]}"
 			exit "$guest_ok"
 		) &
 		ic_pid=$!
@@ -584,7 +586,7 @@ main() {
 	else
 		[ ${#real[@]} -eq 0 ] || BG_VM_ICOUNT='' run_boots "${real[@]}"
 		[ ${#icount[@]} -eq 0 ] || [ "$(date +%s)" -ge "$t_end" ] ||
-			BG_VM_SMP=1 BG_VM_ICOUNT=${BG_VM_ICOUNT:-shift=0,sleep=off} run_boots "${icount[@]}"
+			BG_VM_SMP=1 BG_VM_ICOUNT=$icount_opts run_boots "${icount[@]}"
 	fi
 	if [ $do_check -eq 0 ]; then
 		return $guest_ok

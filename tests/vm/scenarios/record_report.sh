@@ -30,8 +30,7 @@ run_cmd override bpfgraph report -i t.bgr -O funcgraph-proc,funcgraph-abstime --
 run_cmd json bpfgraph report -i t.bgr --format=json
 # do_sys_openat2's return type as this kernel's BTF names it (long int on
 # 6.x, int on 7.x): what the JSON's ret_type must say.
-bpftool btf dump file /sys/kernel/btf/vmlinux >/tmp/btf.txt 2>/dev/null
-awk '/^\[/ {
+bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | awk '/^\[/ {
 	id = $1; gsub(/[][]/, "", id)
 	# A name may hold spaces (long int): the text between the quotes.
 	n = ""
@@ -42,8 +41,7 @@ awk '/^\[/ {
 		if ($i ~ /^ret_type_id=/) r[id] = substr($i, 13)
 	}
 	if ($2 == "FUNC" && n == "do_sys_openat2") f = id
-} END { if (f != "") print name[r[t[f]]] }' /tmp/btf.txt >ret_type.txt
-rm -f /tmp/btf.txt
+} END { if (f != "") print name[r[t[f]]] }' >ret_type.txt
 run_cmd chrome bpfgraph report -i t.bgr --format=chrome -o t.chrome.json
 run_cmd folded bpfgraph report -i t.bgr --format=folded
 run_cmd count bpfgraph report -i t.bgr --format=folded --folded-weight=count
