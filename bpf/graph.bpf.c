@@ -144,7 +144,7 @@ int bg_mexit(struct pt_regs *regs)
 static __always_inline int session_run(struct pt_regs *regs, enum bg_run entry)
 {
 	if (PT_REGS_IP(regs) - bpf_get_func_ip(regs) >= BG_FENTRY_SITE_END) {
-		guarded(regs, BG_RUN_MEXIT, false);
+		guarded(regs, BG_RUN_SEXIT, false);
 		return 0;
 	}
 	return guarded(regs, entry, false) ? 0 : 1;

@@ -117,8 +117,9 @@ static __always_inline bool graph_func_ip(void *ctx)
 enum bg_run {
 	BG_RUN_ENTRY, BG_RUN_EXIT, BG_RUN_KENTRY, BG_RUN_KEXIT, BG_RUN_ICALL,
 	BG_RUN_MENTRY, BG_RUN_MEXIT, /* kprobe.multi: as KENTRY/KEXIT, with generations */
-	BG_RUN_WENTRY, /* the wide net's entry (bg_wide); its return runs as MEXIT */
+	BG_RUN_WENTRY, /* the wide net's entry (bg_wide); its return runs as SEXIT */
 	BG_RUN_TENTRY, /* fentry.multi (bg_tentry): as ENTRY, graph functions by cookie */
+	BG_RUN_SEXIT, /* a kprobe.session's return: as MEXIT, the cookie left to on_exit() */
 };
 
 /*
@@ -139,6 +140,16 @@ static __always_inline bool run_wanted(void *ctx, enum bg_run what, bool graph, 
 
 	if (bg_stopped || (!graph && !kentry && !bg_active))
 		return false;
+	/*
+	 * A session's return runs only where its entry was taken: what the
+	 * cookie decides below was decided there (a BG_CK_NET function's
+	 * entry is taken only once the net is off, which it stays).
+	 */
+	if (what == BG_RUN_SEXIT) {
+		*ck = 0;
+		*start = false;
+		return true;
+	}
 	/*
 	 * The net starts no graph (no BG_CK_GRAPH in its cookies): outside
 	 * one, and once narrowed, it returns before the cookie, which on
@@ -254,7 +265,7 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 	case BG_RUN_EXIT:
 		bpf_get_func_ret(ctx, &ret);
 		if (st)
-			on_exit(st, ck, (__u64)ctx, ret, false, true);
+			on_exit(st, ck, (__u64)ctx, ret, false, true, NULL);
 		break;
 	case BG_RUN_KENTRY:
 		/*
@@ -276,7 +287,7 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 		break;
 	case BG_RUN_KEXIT:
 		if (st)
-			on_exit(st, ck, BG_FRAME_KPROBE, PT_REGS_RC(regs), false, false);
+			on_exit(st, ck, BG_FRAME_KPROBE, PT_REGS_RC(regs), false, false, NULL);
 		break;
 	case BG_RUN_MENTRY:
 	case BG_RUN_WENTRY:
@@ -293,7 +304,12 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 		break;
 	case BG_RUN_MEXIT:
 		if (st)
-			on_exit(st, ck, BG_FRAME_MULTI(BG_CK_GEN(ck)), PT_REGS_RC(regs), true, false);
+			on_exit(st, ck, BG_FRAME_MULTI(BG_CK_GEN(ck)), PT_REGS_RC(regs), true, false,
+				NULL);
+		break;
+	case BG_RUN_SEXIT:
+		if (st)
+			on_exit(st, 0, 0, PT_REGS_RC(regs), true, false, ctx);
 		break;
 	case BG_RUN_ICALL:
 		if (st)
