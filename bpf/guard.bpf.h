@@ -303,13 +303,10 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 			       BG_ARGS_REGS_AT, false);
 		break;
 	case BG_RUN_MEXIT:
+	case BG_RUN_SEXIT: /* ck 0: on_exit() takes it from the frame or the link */
 		if (st)
 			on_exit(st, ck, BG_FRAME_MULTI(BG_CK_GEN(ck)), PT_REGS_RC(regs), true, false,
-				NULL);
-		break;
-	case BG_RUN_SEXIT:
-		if (st)
-			on_exit(st, 0, 0, PT_REGS_RC(regs), true, false, ctx);
+				what == BG_RUN_SEXIT ? ctx : NULL);
 		break;
 	case BG_RUN_ICALL:
 		if (st)
@@ -317,8 +314,7 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 		break;
 	}
 	/* st if it existed; else the state an entry function created (busy). */
-	if (st)
-		ran = st;
+	ran = st ? st : ran;
 	if (!ran)
 		return false;
 	return end_run(ran, was, opens);

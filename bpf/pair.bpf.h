@@ -450,29 +450,38 @@ static __always_inline bool other_gen_open(struct task_state *st, __u32 top, __u
 }
 
 /*
- * Does the frame at top belong to the kprobe.multi hook of the function at
- * ip (the hooked function's start)? Its code range says, by the function
- * index the frame was opened with.
+ * A kprobe.session return's function index and frame (sctx: its
+ * context): the top frame's when that frame is the kprobe.multi hook's of
+ * the function at the hooked address (its code range says, by the index
+ * the frame was opened with), else the link cookie's. A session's return
+ * runs only for a call whose entry opened a frame (or a hidden one), the
+ * innermost open one unless an exit was lost; the cookie of a
+ * kprobe.multi link is a binary search among its addresses.
  */
-static __always_inline bool top_is_multi_at(struct task_state *st, __u32 top, __u64 ip)
+static __always_inline void session_frame(struct task_state *st, __u32 top, void *sctx,
+					  __u32 *idx, __u64 *frame)
 {
-	__u32 idx = st->func[top & BG_DEPTH_MASK];
-	struct bg_frange *r = bpf_map_lookup_elem(&bg_franges, &idx);
+	__u32 f = st->func[top & BG_DEPTH_MASK];
+	struct bg_frange *r = bpf_map_lookup_elem(&bg_franges, &f);
+	__u64 ck;
 
-	return r && ip - r->lo < BG_FENTRY_SITE_END &&
-	       BG_FRAME_IS_MULTI(st->frame[top & BG_DEPTH_MASK]);
+	if (r && bpf_get_func_ip(sctx) - r->lo < BG_FENTRY_SITE_END &&
+	    BG_FRAME_IS_MULTI(st->frame[top & BG_DEPTH_MASK])) {
+		*idx = f;
+		*frame = st->frame[top & BG_DEPTH_MASK];
+		return;
+	}
+	ck = bpf_get_attach_cookie(sctx);
+	*idx = BG_CK_INDEX(ck);
+	*frame = BG_FRAME_MULTI(BG_CK_GEN(ck));
 }
 
 /*
  * The call of frame returned ret; st: the task's state, inside a graph.
  * multi: a kprobe.multi exit (frame is BG_FRAME_MULTI); tramp: a fexit
  * (frame is the ctx pointer, which the verifier lets no arithmetic touch).
- * sctx: a kprobe.session return's context, whose cookie (ck, frame) is
- * looked up here only when the top frame is not its function's: a
- * session's return runs only for a call whose entry opened a frame (or a
- * hidden one), which is the innermost open one unless an exit was lost,
- * and the cookie of a kprobe.multi link is a binary search among its
- * addresses.
+ * sctx: a kprobe.session return's context, ck and frame then found by
+ * session_frame().
  */
 static __always_inline void on_exit(struct task_state *st, __u64 ck, __u64 frame, __u64 ret,
 				    bool multi, bool tramp, void *sctx)
@@ -513,16 +522,8 @@ static __always_inline void on_exit(struct task_state *st, __u64 ck, __u64 frame
 	 */
 	barrier_var(top);
 	top &= BG_DEPTH_MASK;
-	if (sctx) {
-		if (top_is_multi_at(st, top, bpf_get_func_ip(sctx))) {
-			idx = st->func[top];
-			frame = st->frame[top];
-		} else {
-			ck = bpf_get_attach_cookie(sctx);
-			idx = BG_CK_INDEX(ck);
-			frame = BG_FRAME_MULTI(BG_CK_GEN(ck));
-		}
-	}
+	if (sctx)
+		session_frame(st, top, sctx, &idx, &frame);
 	if (!frame_is(st, top, idx, frame)) {
 		/*
 		 * While two kprobe.multi generations are attached, a return can
