@@ -289,8 +289,8 @@ vm_jobs() {
 # Seconds each boot took in a CI run on two CPUs, KERNEL:CLOCK:SECONDS
 # ("tiers" for the hook-tier bench), to start the longest first: the two
 # slots then end close together. A job not listed counts as short.
-BG_VM_JOB_SECONDS=${BG_VM_JOB_SECONDS-6.1:icount:1680 6.1:real:850 7.3:icount:1020 \
-6.1:real2:960 6.12:real:910 6.12:icount:360 tiers:tiers:350 7.3:real:250}
+BG_VM_JOB_SECONDS=${BG_VM_JOB_SECONDS-6.1:icount:1530 7.3:icount:990 6.12:real:880 \
+6.1:real2:850 6.1:real:840 6.12:icount:350 tiers:tiers:320 7.3:real:130}
 job_seconds() { # KERNEL CLOCK
 	local e
 	for e in $BG_VM_JOB_SECONDS; do
@@ -300,8 +300,7 @@ job_seconds() { # KERNEL CLOCK
 }
 # vm_jobs and the hook-tier bench ("tiers tiers") longest first.
 vm_jobs_ordered() {
-	local j
-	local k c
+	local j k c
 	{
 		while read -r j; do
 			read -r k c _ <<<"$j"
