@@ -298,14 +298,15 @@ job_seconds() { # KERNEL CLOCK
 	done
 	echo 0
 }
-# vm_jobs and the hook-tier bench ("tiers tiers") longest first.
+# The jobs on stdin (vm_jobs') and the hook-tier bench ("tiers tiers"),
+# longest first.
 vm_jobs_ordered() {
 	local j k c
 	{
 		while read -r j; do
 			read -r k c _ <<<"$j"
 			echo "$(job_seconds "$k" "$c") $j"
-		done < <(vm_jobs)
+		done
 		[ -z "$BG_TIERS_KERNEL" ] || echo "$(job_seconds tiers tiers) tiers tiers"
 	} | sort -s -k1,1nr | cut -d' ' -f2-
 }
@@ -371,7 +372,7 @@ run_vm_all() {
 	# Until fewer than slots jobs of this shell run.
 	wait_slot() { while [ "$(jobs -rp | wc -l)" -ge "$slots" ]; do wait -n || true; done; }
 	mapfile -t jobs < <(vm_jobs)
-	mapfile -t order < <(vm_jobs_ordered)
+	mapfile -t order < <(printf '%s\n' "${jobs[@]}" | vm_jobs_ordered)
 	for j in "${jobs[@]}"; do
 		read -r -a f <<<"$j"
 		n=$((n + ${#f[@]} - 2))
