@@ -180,6 +180,9 @@ static __always_inline bool run_wanted(void *ctx, enum bg_run what, bool graph, 
 	/* The net records this function until it is off: see BG_CK_NET. */
 	if ((*ck & BG_CK_NET) && bg_wide_on)
 		return false;
+	/* The keep link, or the call sites that replace it: see BG_CK_SITES. */
+	if ((*ck & BG_CK_KEEP) ? bg_rcu_sites : (*ck & BG_CK_SITES) && !bg_rcu_sites)
+		return false;
 	/* ... and its entry-only part only while it is on (as bg_wide above). */
 	if ((*ck & BG_CK_NETONLY) &&
 	    (!bg_wide_on ||

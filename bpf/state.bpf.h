@@ -90,6 +90,8 @@ volatile __s32 bg_net_open = 0;
  * the functions it covers, cleared before they get links of their own.
  */
 volatile __u32 bg_wide_on = 0;
+/* The call-site probes (BG_CK_SITES), not the keep link, record the rcu pair. */
+volatile __u32 bg_rcu_sites = 0;
 /*
  * When the first graph ended (bpf_ktime_get_ns()), where no command can
  * be stopped (system-wide, -p, --no-pause): the net goes on recording, so

@@ -227,6 +227,13 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
  */
 #define BG_CK_NET (1ULL << 39)
 /*
+ * A call-site probe of __rcu_read_lock/unlock placed once the wide net is
+ * narrowed (user/live/rcusites.c): it records from when bg_rcu_sites is
+ * set, and the keep link (BG_CK_KEEP) stops recording then, so that each
+ * call is recorded by one hook while the one takes over from the other.
+ */
+#define BG_CK_SITES (1ULL << 40)
+/*
  * The wide net's entry-only part (wide_opts.mem_budget in
  * user/hook/wide.h): functions whose return hooks would cost more kernel
  * memory than allowed. Run by the kprobe.multi entry program, with

@@ -211,6 +211,14 @@ for t in $tiers; do
 	fi
 	if [ "${t%-norcu}" = wide ] || [ "$t" = wide-pairs ] || [ "${t%-norcu}" = tmulti-wide ]; then
 		wait_for 'first traced call over' $t.ss.err 120
+		# The steady state: once the narrowed net's hook on the rcu pair
+		# has handed over to call-site probes (or stayed), placed by a
+		# thread meanwhile (user/live/rcusites.c); how long that took.
+		if [ "${t%-norcu}" = "$t" ]; then
+			s=$(up)
+			wait_for '^bpfgraph: __rcu_read_lock/unlock: ' $t.ss.err 300
+			res "$t handover $(since "$s")"
+		fi
 	fi
 	sleep 2
 	bwl -o $t.pipe1 pipe "$NPIPE"

@@ -121,10 +121,10 @@ static struct plan_opts plan_opts_of(const struct bg_opts *o, const struct kerne
 		.kprobes_only = k->tier.hook == BG_HOOK_KPROBE || k->tier.hook == BG_HOOK_KMULTI,
 		.kprobes_how = tier__kprobes_how(&k->tier),
 		/*
-		 * Call sites are found and probed with the indirect ones; the
-		 * wide net shows those calls without probes.
+		 * Call sites are found and probed with the indirect ones (once
+		 * a wide net, which shows those calls itself, is narrowed).
 		 */
-		.callsites = k->kt && !o->thresh_ns && !o->no_callsites && !k->tier.wide,
+		.callsites = k->kt && !o->thresh_ns && !o->no_callsites,
 		.ks = k->ks, .kb = k->kb, .kt = k->kt, .ops = k->ops, .err = stderr,
 	};
 }

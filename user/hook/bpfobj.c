@@ -33,6 +33,7 @@ SAME_SIZE(bg_wide_on, uint32_t);
 SAME_SIZE(bg_wide_probe_tgid, uint32_t);
 SAME_SIZE(bg_wide_probed, uint32_t);
 SAME_SIZE(bg_wide_ended, uint64_t);
+SAME_SIZE(bg_rcu_sites, uint32_t);
 
 static struct bpf_program *prog_of(const struct graph_bpf *s, enum bpfobj_prog p)
 {
@@ -288,6 +289,7 @@ static void set_vars(struct bpfobj *o)
 		.active = (volatile int64_t *)&b->bg_active, .wide_on = &b->bg_wide_on,
 		.wide_probe_tgid = &b->bg_wide_probe_tgid, .wide_probed = &b->bg_wide_probed,
 		.wide_ended = (volatile uint64_t *)&b->bg_wide_ended,
+		.rcu_sites = &b->bg_rcu_sites,
 		.stop_req = &b->bg_stop_req,
 		.net_armed = &b->bg_net_armed,
 	};

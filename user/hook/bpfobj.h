@@ -65,6 +65,7 @@ struct bpfobj_vars {
 	volatile int64_t *active;
 	volatile uint32_t *wide_on, *wide_probe_tgid, *wide_probed;
 	volatile uint64_t *wide_ended;
+	volatile uint32_t *rcu_sites; /* BG_CK_SITES */
 	volatile uint32_t *stop_req; /* bg_stop_req */
 	volatile uint32_t *net_armed; /* bg_net_armed */
 };

@@ -27,6 +27,7 @@ struct icall {
 	uint64_t waddr[ICALL_MAX_WRAP];
 	uint32_t widx[ICALL_MAX_WRAP];
 	size_t nwrap;
+	uint64_t wck; /* added to the cookies of the call-site probes (icall__set_ck) */
 	bool no_indirect;
 	/*
 	 * The kernel refused a kprobe in a function without an fentry site:
@@ -63,6 +64,11 @@ struct icall *icall__new(struct bpf_program *prog, const struct ksyms *ks, struc
 	ic->err = err;
 	kcode__thunks(ks, ic->thunks);
 	return ic;
+}
+
+void icall__set_ck(struct icall *ic, uint64_t ck)
+{
+	ic->wck = ck;
 }
 
 int icall__wrap(struct icall *ic, struct bpf_program *entry, struct bpf_program *exit,
@@ -173,7 +179,7 @@ static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len, 
 	}
 	for (int i = 0; i < stored; i++) {
 		uint64_t at = f->addr + sites[i].off;
-		uint64_t ck = ic->widx[sites[i].which] | BG_CK_CALLSITE;
+		uint64_t ck = ic->widx[sites[i].which] | BG_CK_CALLSITE | ic->wck;
 		struct bpf_link *l[2];
 
 		/* A prefixed call: 6.1 emulates a probed call as 5 bytes long. */

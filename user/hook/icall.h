@@ -64,6 +64,11 @@ int icall__probe(struct icall *ic, uint32_t idx, const struct bg_func *f);
  */
 int icall__probe_calls(struct icall *ic, const struct bg_func *f);
 const struct icall_stats *icall__stats(const struct icall *ic);
+/*
+ * Cookie bits the call-site probes placed after this carry besides
+ * BG_CK_CALLSITE (BG_CK_SITES: quiet until they take over, rcusites.c).
+ */
+void icall__set_ck(struct icall *ic, uint64_t ck);
 /* off: icall__probe places only the call-site probes of icall__wrap. */
 void icall__set_indirect(struct icall *ic, bool on);
 /* Removes the probes; icall__stats() stays valid. */

@@ -234,8 +234,10 @@ static int finish_list(struct wide *w, const struct functab *funcs)
 	w->planned = malloc((funcs->n + 1) * sizeof(*w->planned));
 	if (!w->planned)
 		return -ENOMEM;
+	/* Traced at their call sites, not by links: the net shows them while it records. */
 	for (size_t i = 0; i < funcs->n; i++)
-		w->planned[w->nplanned++] = funcs->f[i].addr;
+		if (!(funcs->f[i].flags & BG_FN_CALLSITE))
+			w->planned[w->nplanned++] = funcs->f[i].addr;
 	qsort(w->planned, w->nplanned, sizeof(*w->planned), by_u64);
 	/* The kernel refuses a link naming one address twice. */
 	qsort(w->sym, w->n, sizeof(*w->sym), by_sym_addr);
@@ -416,6 +418,20 @@ int wide__narrow(struct wide *w, const int32_t *met, bool planned, int entry_fd)
 		return fd == -ENOENT ? 0 : fd;
 	w->keep_fd = fd;
 	return 0;
+}
+
+bool wide__kept(const struct wide *w)
+{
+	return w && w->keep_fd >= 0;
+}
+
+int wide__take_keep(struct wide *w)
+{
+	int fd = w ? w->keep_fd : -1;
+
+	if (w)
+		w->keep_fd = -1;
+	return fd;
 }
 
 bool wide__attached(const struct wide *w)

@@ -94,6 +94,10 @@ struct wide *wide__new(const struct wide_opts *o);
 int wide__attach(struct wide *w, const struct functab *funcs, int prog_fd, int entry_fd,
 		 int ranges_fd, uint32_t gen);
 bool wide__attached(const struct wide *w);
+/* wide__narrow()'s link is there. */
+bool wide__kept(const struct wide *w);
+/* wide__narrow()'s link fd, now the caller's to close (-1: none). */
+int wide__take_keep(struct wide *w);
 /*
  * What fprobe sets aside for the return hooks of a link over n functions
  * on ncpus possible CPUs where it keeps them in a rethook (wide_opts.ret_pools),

@@ -318,17 +318,22 @@ void live__probe_calls(struct live *l, const struct ksyms *ks, struct ktext *kt,
 {
 	struct bpfobj *s;
 
-	/* The wide net shows what indirect calls reach: no probes for them. */
-	if (indirect && l->w)
-		return;
-	/* Their handlers' calls would be drawn in the first call: once it is over. */
-	if (l->ft) {
+	/*
+	 * The wide net shows what indirect calls reach: no probes for them.
+	 * It shows the calls to what is probed at its call sites
+	 * (__rcu_read_lock...) too; once it is narrowed, its keep link and
+	 * then call-site probes do (rcusites.c). Their handlers' calls would
+	 * be drawn in the ftrace net's first call: once it is over.
+	 */
+	if ((l->w && !l->wide_always) || l->ft) {
 		l->probe_later.ks = ks;
 		l->probe_later.kt = kt;
-		l->probe_later.indirect = indirect;
+		l->probe_later.indirect = indirect && !l->w;
 		l->probe_later.due = true;
 		return;
 	}
+	if (l->w)
+		return;
 	s = bpfobj__probes(l->obj);
 	if (!s)
 		return;
@@ -380,7 +385,8 @@ void live__print(const struct live *l, const struct discover_stats *d, bool rele
 	if (l->ic) {
 		const struct icall_stats *is = icall__stats(l->ic);
 
-		if (d)
+		/* The rcu pair's call-site probes only: no indirect sites. */
+		if (d && !l->rcu)
 			fprintf(stderr, "bpfgraph: %u indirect call sites in %u functions: %u "
 				"probed, %u not probeable, %u refused; %u targets met, %u newly "
 				"traced; probes %.2f s%s\n",
@@ -394,6 +400,7 @@ void live__print(const struct live *l, const struct discover_stats *d, bool rele
 				"an fentry site (the kernel allows no kprobe there)\n", is->csites,
 				is->cprobed, is->clazy, is->cunusable, is->cfailed, is->cnotrace);
 	}
+	rcusites__print(l);
 	if (!d || !d->checked)
 		return;
 	fprintf(stderr, "bpfgraph: %llu of %llu calls came through untraced functions; "
@@ -487,6 +494,7 @@ const struct kprobe_stats *live__kprobe_stats(const struct live *l)
 
 void live__detach(struct live *l)
 {
+	rcusites__detach(l);
 	icall__detach(l->ic);
 	live_free_wide(l, true);
 	live_free_ftnet(l);
@@ -503,6 +511,7 @@ void live__free(struct live *l)
 	free(l->ft_idx);
 	free(l->ft_own);
 	free(l->ft_met);
+	rcusites__free(l);
 	icall__free(l->ic);
 	kprobes__free(l->kp);
 	free(l);

@@ -75,6 +75,8 @@ struct live {
 		struct ktext *kt;
 		bool indirect, due;
 	} probe_later;
+	/* The rcu pair's move from the keep link to call sites (rcusites.c). */
+	struct rcusites *rcu;
 };
 
 /*
@@ -99,6 +101,19 @@ int live_hook(struct live *l, uint32_t idx);
  * live discovery pausing it as without a net.
  */
 void live_net_resume(struct live *l);
+/*
+ * The wide net was narrowed with a keep link on the rcu pair: a thread
+ * probes their call sites in the traced functions (probe_later's), the
+ * probes take over when all are placed (rcusites__step, at each poll).
+ */
+void rcusites__begin(struct live *l);
+void rcusites__step(struct live *l);
+/* The trace is over: the thread ends (its probes stay until detached). */
+void rcusites__stop(struct live *l);
+void rcusites__detach(struct live *l);
+void rcusites__free(struct live *l);
+/* One line for -v: what became of the move. */
+void rcusites__print(const struct live *l);
 /* The session's callbacks for the ftrace net (live_ftnet.c). */
 void live_ftnet_bind(struct session *s);
 /* Closes the ftrace net, if open. */

@@ -76,7 +76,7 @@ static void link_met(struct live *l, bool net_closed)
 		if (idx < 0)
 			continue;
 		f = &l->p->funcs.f[idx];
-		/* __rcu_read_lock...: the net's keep link shows them (wide__narrow). */
+		/* __rcu_read_lock...: the keep link, then call sites (rcusites.c). */
 		if (!f->module && plan__hook_only(f->name))
 			continue;
 		if (!l->kp || kprobes__attached(l->kp, (uint32_t)idx))
@@ -206,9 +206,12 @@ static void net_act(struct live *l, enum net_action act)
 	case NET_ACT_LINK_RESUME:
 		link_met_now(l, "once the net closed", l->net.stopped_at, true);
 		live_net_resume(l);
+		/* The net is gone: loading and placing run at full speed now. */
+		rcusites__begin(l);
 		break;
 	case NET_ACT_RELEASE:
 		l->s->hold_growth = false;
+		rcusites__begin(l);
 		break;
 	case NET_ACT_NONE:
 		break;
@@ -241,6 +244,7 @@ static void on_poll(void *ctx, uint64_t graphs_done)
 		act = netfsm__step(&l->net, &in);
 		net_act(l, act);
 	} while (act != NET_ACT_NONE);
+	rcusites__step(l);
 }
 
 /*
@@ -253,6 +257,7 @@ static void on_stopped(void *ctx)
 {
 	struct live *l = ctx;
 
+	rcusites__stop(l);
 	if (wide__attached(l->w))
 		wide__detach_async(l->w);
 }
