@@ -196,6 +196,7 @@ static void *rs_thread(void *arg)
 			return NULL;
 		if (s == RS_CLOSE) {
 			close(rs->keep_fd);
+			rs->keep_fd = -1;
 			return NULL;
 		}
 		if (!place_round(rs)) {
@@ -237,6 +238,9 @@ static int next_round(struct live *l, struct rcusites *rs)
 
 static void rs_free(struct rcusites *rs)
 {
+	/* Told to close it, but told to quit before it could. */
+	if (rs->keep_fd >= 0)
+		close(rs->keep_fd);
 	icall__free(rs->ic);
 	free(rs->round);
 	pthread_mutex_destroy(&rs->mu);
