@@ -231,8 +231,9 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
  * narrowed (user/live/rcusites.c): it records from when bg_rcu_sites is
  * set, and the keep link (BG_CK_KEEP) stops recording then, so that each
  * call is recorded by one hook while the one takes over from the other.
+ * (Bits 40-55 hold BG_CK_NREGS and BG_CK_GEN.)
  */
-#define BG_CK_SITES (1ULL << 40)
+#define BG_CK_SITES (1ULL << 57)
 /*
  * The wide net's entry-only part (wide_opts.mem_budget in
  * user/hook/wide.h): functions whose return hooks would cost more kernel
@@ -298,6 +299,12 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
 #define BG_FENTRY_SITE_END 16
 #define BG_CK_NREGS_SHIFT 40
 #define BG_CK_NREGS(ck) ((__u32)((ck) >> BG_CK_NREGS_SHIFT) & 0xff)
+/* The cookie's one-bit flags stay out of its two 8-bit fields. */
+#define BG_CK_FIELDS ((0xffULL << BG_CK_NREGS_SHIFT) | (0xffULL << BG_CK_GEN_SHIFT))
+_Static_assert(((BG_CK_GRAPH | BG_CK_NOTRACE | BG_CK_CALLSITE | BG_CK_IRQ | BG_CK_TAIL |
+		 BG_CK_LAZY | BG_CK_KEEP | BG_CK_NET | BG_CK_SITES | BG_CK_NETONLY) &
+		BG_CK_FIELDS) == 0,
+	       "a cookie flag overlaps BG_CK_NREGS or BG_CK_GEN");
 
 /*
  * Indirect call sites (kprobes on the instruction before the call, see
