@@ -8,8 +8,8 @@
  * task pays an fprobe entry, and so does every run of our own programs
  * (the kernel's kprobe.multi handler takes rcu_read_lock() around each).
  * Where the traced functions call them, kprobes on the call and on the
- * instruction after it show the same calls at none of that cost
- * (user/hook/icall.c), as after the ftrace net.
+ * instruction after it show the same calls at no cost to the rest of the
+ * machine (user/hook/icall.c), as after the ftrace net.
  *
  * A kprobe's registration patches kernel text and waits for the other
  * CPUs; under a load one took seconds, and placing them all from the
@@ -21,7 +21,9 @@
  * table gains meanwhile (live discovery) is handed to the thread in
  * rounds, until a round finds nothing new. A placing that takes longer
  * than RCUSITES_MAX_S, or a call site the kernel refuses, leaves the keep
- * link in charge.
+ * link in charge. The thread starts once the net is closed: it loads the
+ * probe programs, whose verification beside a net that records ran for
+ * tens of seconds without a reschedule (the soft-lockup watchdog's).
  */
 #include <errno.h>
 #include <pthread.h>
