@@ -14,7 +14,6 @@
 
 #define ICALL_MAX_CODE (64 * 1024)
 #define ICALL_MAX_SITES 256
-#define ICALL_MAX_WRAP 8
 
 struct icall {
 	struct bpf_program *prog;

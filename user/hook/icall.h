@@ -35,6 +35,9 @@ struct icall_stats {
 
 struct icall;
 
+/* How many functions icall__wrap() takes. */
+#define ICALL_MAX_WRAP 8
+
 /* prog: the loaded bg_icall program. NULL + errno on failure. */
 struct icall *icall__new(struct bpf_program *prog, const struct ksyms *ks, struct ktext *kt,
 			 int verbose, FILE *err);

@@ -325,15 +325,14 @@ void live__probe_calls(struct live *l, const struct ksyms *ks, struct ktext *kt,
 	 * then call-site probes do (rcusites.c). Their handlers' calls would
 	 * be drawn in the ftrace net's first call: once it is over.
 	 */
-	if ((l->w && !l->wide_always) || l->ft) {
+	if (l->w || l->ft) {
 		l->probe_later.ks = ks;
 		l->probe_later.kt = kt;
 		l->probe_later.indirect = indirect && !l->w;
-		l->probe_later.due = true;
+		/* --wide=always: never narrowed, the net shows them throughout */
+		l->probe_later.due = !(l->w && l->wide_always);
 		return;
 	}
-	if (l->w)
-		return;
 	s = bpfobj__probes(l->obj);
 	if (!s)
 		return;

@@ -58,17 +58,14 @@ struct rs_func {
 	bool notrace; /* looked through by the plan (no fentry site): its calls only */
 };
 
-/* How many functions are probed at their call sites, at most (icall's bound). */
-#define RS_MAX_WRAP 8
-
 struct rcusites {
 	pthread_t th;
 	struct bpfobj *obj;
 	const struct ksyms *ks;
 	struct ktext *kt;
 	int verbose;
-	uint64_t waddr[RS_MAX_WRAP];
-	uint32_t widx[RS_MAX_WRAP];
+	uint64_t waddr[ICALL_MAX_WRAP];
+	uint32_t widx[ICALL_MAX_WRAP];
 	size_t nwrap;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -139,7 +136,7 @@ static int wrap_list(struct live *l, struct rcusites *rs)
 
 		if (!(f->flags & BG_FN_CALLSITE))
 			continue;
-		if (rs->nwrap == RS_MAX_WRAP)
+		if (rs->nwrap == ICALL_MAX_WRAP)
 			return -E2BIG;
 		rs->waddr[rs->nwrap] = f->addr;
 		rs->widx[rs->nwrap++] = (uint32_t)i;
