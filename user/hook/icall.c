@@ -161,11 +161,13 @@ static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len, 
 {
 	struct kcode_csite sites[ICALL_MAX_SITES];
 	int n, stored, placed = 0, err;
+	double t0 = links__now();
 
 	if (!ic->nwrap || (f->flags & BG_FN_CALLSITE))
 		return 0;
 	n = kcode__calls_to(ic->code, len, f->addr, ic->waddr, ic->nwrap, sites,
 			    ICALL_MAX_SITES);
+	ic->st.read_s += links__now() - t0;
 	if (n <= 0)
 		return n;
 	ic->st.csites += n;
@@ -248,6 +250,7 @@ int icall__probe_calls(struct icall *ic, const struct bg_func *f)
 
 	if (err)
 		return err;
+	ic->st.read_s += links__now() - t0;
 	err = probe_wrapped(ic, f, len, true, NULL, 0);
 	ic->st.attach_s += links__now() - t0;
 	return err;
@@ -271,7 +274,10 @@ int icall__probe(struct icall *ic, uint32_t idx, const struct bg_func *f)
 				strerror(-err));
 		return err;
 	}
-	n = kcode__indirect(ic->code, len, f->addr, ic->thunks, sites, ICALL_MAX_SITES);
+	/* Off: no indirect call is probed, so none needs finding. */
+	n = ic->no_indirect ? 0 :
+	    kcode__indirect(ic->code, len, f->addr, ic->thunks, sites, ICALL_MAX_SITES);
+	ic->st.read_s += links__now() - t0;
 	if (ic->verbose > 2)
 		fprintf(ic->err, "bpfgraph: %s: %d indirect call sites in %zu bytes\n", f->name, n,
 			len);

@@ -31,6 +31,7 @@ struct icall_stats {
 	unsigned int clazy; /* ... probed on the call only (BG_CK_LAZY) */
 	unsigned int cnotrace; /* ... in functions without an fentry site: refused */
 	double attach_s, detach_s;
+	double read_s; /* of attach_s: reading and decoding the functions' code */
 };
 
 struct icall;

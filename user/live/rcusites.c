@@ -77,6 +77,7 @@ struct rcusites {
 	size_t cands; /* and the plan's looked-through candidates up to here */
 	int keep_fd; /* RS_CLOSE: the keep link, the thread's to close */
 	double t0, switched_at;
+	double setup_s; /* loading the probe programs */
 	unsigned int funcs, rounds;
 	char why[96]; /* RS_GAVE_UP: why */
 	bool joined, told;
@@ -183,6 +184,7 @@ static void *rs_thread(void *arg)
 		set_state(rs, RS_GAVE_UP);
 		return NULL;
 	}
+	rs->setup_s = links__now() - rs->t0;
 	for (;;) {
 		enum rs_state s;
 
@@ -292,10 +294,16 @@ static void take_over(struct live *l, struct rcusites *rs)
 	rs->ic = NULL;
 	rs->keep_fd = wide__take_keep(l->w);
 	set_state(rs, RS_CLOSE);
-	if (l->verbose)
+	if (l->verbose) {
+		const struct icall_stats *st = icall__stats(l->ic);
+
 		fprintf(stderr, "bpfgraph: __rcu_read_lock/unlock: at their call sites from now "
-			"on, %.2f s after the net closed (%u functions' code read in %u rounds); "
-			"the hook on them goes\n", rs->switched_at - rs->t0, rs->funcs, rs->rounds);
+			"on, %.2f s after the net closed (programs loaded in %.2f s; %u functions' "
+			"code read in %u rounds, %.2f s; %u calls probed, %.2f s); the hook on them "
+			"goes\n", rs->switched_at - rs->t0, rs->setup_s, rs->funcs, rs->rounds,
+			st->read_s, st->cprobed,
+			st->attach_s - st->read_s);
+	}
 }
 
 void rcusites__step(struct live *l)
