@@ -141,20 +141,21 @@ int bg_mexit(struct pt_regs *regs)
  * BG_FENTRY_SITE_END). bpf_session_is_return() would say it too, but its
  * signature differs between kernels (6.12: no argument; 7.x: the context).
  */
-static __always_inline int session_run(struct pt_regs *regs, enum bg_run entry)
+static __always_inline int session_run(struct pt_regs *regs, enum bg_run entry, bool cached)
 {
 	if (PT_REGS_IP(regs) - bpf_get_func_ip(regs) >= BG_FENTRY_SITE_END) {
 		guarded(regs, BG_RUN_SEXIT, false);
 		return 0;
 	}
-	return guarded(regs, entry, false) ? 0 : 1;
+	return guarded_ck(regs, entry, false, cached) ? 0 : 1;
 }
 
 /* The plan on the kprobe.multi tier where the kernel has kprobe.session links (6.10+). */
 SEC("kprobe.multi")
 int bg_msession(struct pt_regs *regs)
 {
-	return session_run(regs, BG_RUN_MENTRY);
+	/* Its links are the plan's alone: their cookies are in bg_ckc. */
+	return session_run(regs, BG_RUN_MENTRY, true);
 }
 
 /*
@@ -167,7 +168,7 @@ int bg_msession(struct pt_regs *regs)
 SEC("kprobe.multi")
 int bg_wide(struct pt_regs *regs)
 {
-	return session_run(regs, BG_RUN_WENTRY);
+	return session_run(regs, BG_RUN_WENTRY, false);
 }
 
 /*

@@ -123,11 +123,44 @@ enum bg_run {
 };
 
 /*
+ * The link cookie of this run. cached: the program's links are the plan's
+ * kprobe.multi links, whose cookies user space keeps in bg_ckc by address
+ * (see BG_CKC_BITS); what it does not hold, the kernel's search gives.
+ */
+static __always_inline __u64 link_cookie(void *ctx, bool cached)
+{
+	if (cached) {
+		__u64 ip = bpf_get_func_ip(ctx), a, ck;
+		__u32 h = BG_CKC_HASH(ip);
+
+#pragma unroll
+		for (int i = 0; i < BG_CKC_PROBES; i++) {
+			__u32 key = (h + i) & (BG_CKC_SLOTS - 1);
+			struct bg_ckc_slot *s = bpf_map_lookup_elem(&bg_ckc, &key);
+
+			if (!s)
+				break;
+			a = *(volatile __u64 *)&s->addr;
+			if (a == ip) {
+				ck = *(volatile __u64 *)&s->ck;
+				if (ck)
+					return ck;
+				break;
+			}
+			if (!a)
+				break;
+		}
+		stat_inc(BG_ST_CKC_MISS, 1);
+	}
+	return bpf_get_attach_cookie(ctx);
+}
+
+/*
  * The tests of a run that need no task state: false if this run has nothing
  * to do. *ck gets the link cookie, *start whether the run may start a graph.
  */
-static __always_inline bool run_wanted(void *ctx, enum bg_run what, bool graph, __u64 *ck,
-				       bool *start)
+static __always_inline bool run_wanted(void *ctx, enum bg_run what, bool graph, bool cached,
+				       __u64 *ck, bool *start)
 {
 	/*
 	 * Most runs are for tasks outside any graph (a traced function called
@@ -172,7 +205,7 @@ static __always_inline bool run_wanted(void *ctx, enum bg_run what, bool graph, 
 	 */
 	if (what == BG_RUN_MENTRY && bg_graph_n && !bg_active && !graph_func_ip(ctx))
 		return false;
-	*ck = bpf_get_attach_cookie(ctx);
+	*ck = link_cookie(ctx, cached);
 	/* A link pair being replaced, or not in use yet: see BG_CK_GEN. */
 	if (what == BG_RUN_MENTRY && !(*ck & (BG_CK_KEEP | BG_CK_NETONLY)) &&
 	    BG_CK_GEN(*ck) != (bg_gen & 0xff))
@@ -242,7 +275,7 @@ static __always_inline bool end_run(struct task_state *ran, bool was, __u32 open
  * from: the kprobe programs' frames keep no sp (BG_FRAME_HAS_SP), and a
  * close stops at them (docs/kernels.md, "Lost exits").
  */
-static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
+static __always_inline bool guarded_ck(void *ctx, enum bg_run what, bool graph, bool cached)
 {
 	struct pt_regs *regs = ctx;
 	struct task_state *st, *ran;
@@ -250,7 +283,7 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 	__u64 ck, ret = 0;
 	__u32 opens = 0;
 
-	if (!run_wanted(ctx, what, graph, &ck, &start))
+	if (!run_wanted(ctx, what, graph, cached, &ck, &start))
 		return false;
 	st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0, 0);
 	was = st && (st->depth || st->skip);
@@ -321,6 +354,12 @@ static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 	if (!ran)
 		return false;
 	return end_run(ran, was, opens);
+}
+
+/* A run whose cookie is the kernel's to find (see link_cookie()). */
+static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
+{
+	return guarded_ck(ctx, what, graph, false);
 }
 
 #endif

@@ -210,6 +210,15 @@ struct {
 	__uint(max_entries, 8 << 20); /* resized by user space */
 } bg_events SEC(".maps");
 
+/* The plan's link cookies by function address (BG_CKC_SLOTS), mapped by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, BG_CKC_SLOTS);
+	__type(key, __u32);
+	__type(value, struct bg_ckc_slot);
+} bg_ckc SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, BG_ST_NR);

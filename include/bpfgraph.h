@@ -250,6 +250,27 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
 #define BG_WRANGES_MAX 65536
 #define BG_CK_INDEX(ck) ((__u32)(ck))
 /*
+ * The cookie cache (bg_ckc): on a kprobe.multi or kprobe.session link,
+ * bpf_get_attach_cookie() is a binary search among the link's addresses,
+ * an indirect call per step (14% of a traced command's time in a
+ * profile: docs/performance.md, "Where the steady state goes"). The plan's
+ * session program looks the cookie up by the function's address in this
+ * open-addressed table first, which user space fills for the functions
+ * exactly one live link of that program covers (user/hook/kprobe.c). A
+ * slot's address is set once, before its cookie; a cookie of 0 is no entry
+ * (the search then runs). BG_CKC_PROBES slots are looked at from the
+ * address's hash on.
+ */
+#define BG_CKC_BITS 13
+#define BG_CKC_SLOTS (1U << BG_CKC_BITS)
+#define BG_CKC_PROBES 4
+#define BG_CKC_MUL 0x9e3779b97f4a7c15ULL
+#define BG_CKC_HASH(addr) ((__u32)(((addr) * BG_CKC_MUL) >> (64 - BG_CKC_BITS)))
+struct bg_ckc_slot {
+	__u64 addr;
+	__u64 ck;
+};
+/*
  * The index of a function under the wide net (user/hook/wide.h), which has no
  * function table index yet: its position in the net's table with this
  * bit; user space maps it to a table index when its records arrive.
@@ -392,6 +413,8 @@ enum bg_reg {
 #define BG_ST_HELD 12
 /* --inherit: tasks created by traced ones and not traced: bg_pids was full */
 #define BG_ST_PIDS_FULL 13
-#define BG_ST_NR 14
+/* plan session runs whose cookie the cache did not have (the search ran) */
+#define BG_ST_CKC_MISS 14
+#define BG_ST_NR 15
 
 #endif /* BPFGRAPH_H */

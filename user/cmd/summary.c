@@ -66,6 +66,21 @@ static void print_unmatched(const struct session_stats *st)
 	fprintf(stderr, "\n");
 }
 
+/* -v: which paths the programs took where the kernel decides. */
+static void print_hook_paths(const struct session *s)
+{
+	/* Which trampoline layout the kernel has: found per call (tramp_caller_at()). */
+	if (s->st.tramp_call || s->st.tramp_jmp)
+		fprintf(stderr, "bpfgraph: trampoline frames: %llu entered by a call from the "
+			"fentry site, %llu by a jmp (caller's return address one slot lower)\n",
+			(unsigned long long)s->st.tramp_call, (unsigned long long)s->st.tramp_jmp);
+	/* Runs that fell back to the kernel's search: merges, or a cache too full. */
+	if (s->st.ckc_miss)
+		fprintf(stderr, "bpfgraph: %llu runs of the plan's kprobe.session program asked "
+			"the kernel for their link cookie (not in the cache)\n",
+			(unsigned long long)s->st.ckc_miss);
+}
+
 static void print_summary(const struct plan *p, const struct run *r, int verbosity)
 {
 	const struct kprobe_stats *ks = live__kprobe_stats(r->live);
@@ -132,11 +147,8 @@ static void print_summary(const struct plan *p, const struct run *r, int verbosi
 			"more distinct targets than the probes can remember; narrow the "
 			"trace (-x, --callee-depth)\n",
 			(unsigned long long)s->st.targets_full);
-	/* Which trampoline layout the kernel has: found per call (tramp_caller_at()). */
-	if (verbosity && (s->st.tramp_call || s->st.tramp_jmp))
-		fprintf(stderr, "bpfgraph: trampoline frames: %llu entered by a call from the "
-			"fentry site, %llu by a jmp (caller's return address one slot lower)\n",
-			(unsigned long long)s->st.tramp_call, (unsigned long long)s->st.tramp_jmp);
+	if (verbosity)
+		print_hook_paths(s);
 	if (s->st.active_neg)
 		fprintf(stderr, "bpfgraph: internal error: the count of tasks inside a graph "
 			"went below zero %llu times; records may be missing: please report it\n",

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -18,6 +19,7 @@
 
 struct bpfobj {
 	struct graph_bpf *skel;
+	struct bg_ckc_slot *ckc; /* bg_ckc mapped (bpfobj__ckc), or NULL */
 	struct bpfobj_vars vars; /* set by bpfobj__load */
 	struct bpfobj *probes; /* bpfobj__probes' second instance, if one was made */
 };
@@ -459,10 +461,28 @@ struct bpfobj *bpfobj__probes(struct bpfobj *o)
 	return o->probes;
 }
 
+#define CKC_BYTES (BG_CKC_SLOTS * sizeof(struct bg_ckc_slot))
+
+struct bg_ckc_slot *bpfobj__ckc(struct bpfobj *o)
+{
+	void *p;
+
+	if (o->ckc)
+		return o->ckc;
+	p = mmap(NULL, CKC_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(o->skel->maps.bg_ckc), 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	o->ckc = p;
+	return o->ckc;
+}
+
 void bpfobj__destroy(struct bpfobj *o)
 {
 	if (!o)
 		return;
+	if (o->ckc)
+		munmap(o->ckc, CKC_BYTES);
 	bpfobj__destroy(o->probes);
 	graph_bpf__destroy(o->skel);
 	free(o);

@@ -140,6 +140,11 @@ uint32_t bpfobj__func_starts(const struct bpf_insn *insns, size_t cnt, uint32_t 
 			     uint32_t max);
 /* NULL until loaded. */
 const struct bpfobj_vars *bpfobj__vars(const struct bpfobj *o);
+/*
+ * The programs' cookie cache (bg_ckc: BG_CKC_SLOTS slots) mapped into
+ * this process, once loaded; NULL if it cannot be (errno).
+ */
+struct bg_ckc_slot *bpfobj__ckc(struct bpfobj *o);
 /* Adds a task to BGM_PIDS: 0 or -errno. */
 int bpfobj__add_pid(struct bpfobj *o, uint32_t pid);
 /*

@@ -40,7 +40,73 @@ struct kprobes {
 	double merged_at; /* multi: when the pairs were last merged */
 	double t0, last; /* progress */
 	unsigned int done, total;
+	/*
+	 * o.ckc: a merge emptied the cache of its cookies (another link covers
+	 * each address meanwhile); they come back once the old pairs are closed
+	 */
+	bool ckc_emptied;
+	uint8_t ckc_used[BG_CKC_SLOTS]; /* a link of ours was made for the slot's address */
+	uint8_t ckc_shared[BG_CKC_SLOTS]; /* ... and another one: the slot stays empty */
 };
+
+/*
+ * The cookie cache (see BG_CKC_BITS). A slot's address is set once and
+ * stays; its cookie is the one of the only link of ours that covers the
+ * address, or 0 while there is none or more than one: the program then
+ * asks the kernel. Stores are ordered (address, then cookie; a cookie's
+ * 8 bytes at once) for the programs that read the slots meanwhile.
+ */
+static struct bg_ckc_slot *ckc_slot(struct kprobes *k, uint64_t addr, bool add, size_t *at)
+{
+	uint32_t h = BG_CKC_HASH(addr);
+
+	for (uint32_t i = 0; i < BG_CKC_PROBES; i++) {
+		size_t j = (h + i) & (BG_CKC_SLOTS - 1);
+		struct bg_ckc_slot *s = &k->o.ckc[j];
+		uint64_t a = __atomic_load_n(&s->addr, __ATOMIC_RELAXED);
+
+		*at = j;
+		if (a == addr)
+			return s;
+		if (a)
+			continue;
+		if (!add)
+			return NULL;
+		__atomic_store_n(&s->addr, addr, __ATOMIC_RELEASE);
+		return s;
+	}
+	return NULL; /* full there: the kernel's search serves it */
+}
+
+/* addr's cookie is ck from now on (0: none). fresh: a link of its own was just made. */
+static void ckc_set(struct kprobes *k, uint64_t addr, uint64_t ck, bool fresh)
+{
+	struct bg_ckc_slot *s;
+	size_t at;
+
+	if (!k->o.ckc || !(s = ckc_slot(k, addr, ck != 0, &at)))
+		return;
+	/* Another link of ours covers it too (one address under two indexes). */
+	if (fresh && k->ckc_used[at])
+		k->ckc_shared[at] = 1;
+	k->ckc_used[at] = 1;
+	__atomic_store_n(&s->ck, k->ckc_shared[at] ? 0 : ck, __ATOMIC_RELEASE);
+}
+
+static uint64_t link_cookie(const struct kq *q, uint32_t gen)
+{
+	return q->cookie | (uint64_t)gen << BG_CK_GEN_SHIFT;
+}
+
+/* One link per address again (after a merge): the cookies of generation k->gen. */
+static void ckc_refill(struct kprobes *k)
+{
+	if (!k->ckc_emptied)
+		return;
+	for (size_t i = 0; i < k->nall; i++)
+		ckc_set(k, k->all[i].addr, link_cookie(&k->all[i], k->gen), false);
+	k->ckc_emptied = false;
+}
 
 struct kprobes *kprobes__new(const struct kprobes_opts *o)
 {
@@ -205,7 +271,7 @@ static int link_pair(struct kprobes *k, const struct kq *q, size_t n, uint32_t g
 	}
 	for (size_t i = 0; i < n; i++) {
 		addrs[i] = q[i].addr;
-		cookies[i] = q[i].cookie | (uint64_t)gen << BG_CK_GEN_SHIFT;
+		cookies[i] = link_cookie(&q[i], gen);
 	}
 	if (k->o.session) {
 		*fd = links__kprobe_multi(bpf_program__fd(k->o.entry), BG_ATTACH_KPROBE_SESSION,
@@ -246,6 +312,9 @@ static int attach_batch(struct kprobes *k, const struct kq *q, size_t n)
 		err = keep_pair(k, l, fd);
 	for (size_t i = 0; !err && i < n; i++)
 		err = mark_on(k, q[i].idx) ?: kq_push(&k->all, &k->nall, &k->capall, q[i]);
+	/* A link of their own: the cache may name it (a merge's pairs are its own only later). */
+	for (size_t i = 0; !err && i < n; i++)
+		ckc_set(k, q[i].addr, link_cookie(&q[i], k->gen), true);
 	return err;
 }
 
@@ -265,12 +334,17 @@ int kprobes__merge(struct kprobes *k, unsigned int max_pairs)
 		return 0;
 	k->merged_at = t0;
 	gen = (k->gen + 1) & 0xff;
+	/* Two links per address from now until the old pairs are closed. */
+	for (size_t i = 0; i < k->nall; i++)
+		ckc_set(k, k->all[i].addr, 0, false);
+	k->ckc_emptied = k->o.ckc != NULL;
 	/* Made while the old pairs still trace: its entries are ignored until bg_gen moves. */
 	err = link_pair(k, k->all, k->nall, gen, l, &fd);
 	if (err) {
 		if (k->o.verbose)
 			fprintf(k->o.err, "bpfgraph: cannot merge %zu kprobe.multi links into one "
 				"pair: %s\n", k->links.n, strerror(-err));
+		ckc_refill(k);
 		return err;
 	}
 	old = k->links;
@@ -279,6 +353,7 @@ int kprobes__merge(struct kprobes *k, unsigned int max_pairs)
 		free(k->links.v);
 		free(k->links.fds);
 		k->links = old;
+		ckc_refill(k); /* keep_pair() closed the new pair */
 		return err;
 	}
 	__atomic_store_n(k->o.gen, gen, __ATOMIC_RELEASE);
@@ -360,6 +435,11 @@ void kprobes__retire(struct kprobes *k)
 	if (!k || !k->retired.n || !k->o.active || __atomic_load_n(k->o.active, __ATOMIC_ACQUIRE))
 		return;
 	k->st.detach_s += linkvec__destroy_all(&k->retired);
+	/*
+	 * Closed: a link's last reference gone, the kernel unregisters it
+	 * before close() returns, so the merged pair alone covers them now.
+	 */
+	ckc_refill(k);
 }
 
 const struct kprobe_stats *kprobes__stats(const struct kprobes *k)

@@ -56,6 +56,11 @@ struct kprobes_opts {
 	/* ... and their count of tasks inside a graph (bg_active): replaced pairs
 	 * are closed only when it is 0, so that no call loses its exit */
 	volatile int64_t *active;
+	/*
+	 * session: the programs' cookie cache (bg_ckc, BG_CKC_SLOTS slots,
+	 * mapped), kept by this module for every function it links; NULL: none
+	 */
+	struct bg_ckc_slot *ckc;
 	int verbose;
 	bool progress; /* "attaching N/M" on err while it takes long */
 	FILE *err;

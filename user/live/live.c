@@ -270,6 +270,9 @@ int live__attach_kprobes(struct live *l)
 		ko.gen = bpfobj__vars(l->obj)->gen;
 		ko.active = bpfobj__vars(l->obj)->active;
 	}
+	/* Unmapped, the programs ask the kernel for every cookie: slower, not wrong. */
+	if (ko.session)
+		ko.ckc = bpfobj__ckc(l->obj);
 	l->kp = kprobes__new(&ko);
 	if (!l->kp)
 		return -ENOMEM;
