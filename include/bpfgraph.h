@@ -256,10 +256,10 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
  * profile: docs/performance.md, "Where the steady state goes"). The plan's
  * session program looks the cookie up by the function's address in this
  * open-addressed table first, which user space fills for the functions
- * exactly one live link of that program covers (user/hook/kprobe.c). A
- * slot's address is set once, before its cookie; a cookie of 0 is no entry
- * (the search then runs). BG_CKC_PROBES slots are looked at from the
- * address's hash on.
+ * exactly one live link of that program covers (user/hook/ckc.h, kept by
+ * user/hook/kprobe.c). A slot's address is set once, before its cookie; a
+ * cookie of 0 is no entry (the search then runs). BG_CKC_PROBES slots are
+ * looked at from the address's hash on.
  */
 #define BG_CKC_BITS 13
 #define BG_CKC_SLOTS (1U << BG_CKC_BITS)

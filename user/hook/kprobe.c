@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpfgraph.h"
+#include "ckc.h"
 #include "functab.h"
 #include "hooks.h"
 #include "kprobe.h"
@@ -40,58 +41,13 @@ struct kprobes {
 	double merged_at; /* multi: when the pairs were last merged */
 	double t0, last; /* progress */
 	unsigned int done, total;
+	struct ckc ckc; /* o.ckc's */
 	/*
 	 * o.ckc: a merge emptied the cache of its cookies (another link covers
 	 * each address meanwhile); they come back once the old pairs are closed
 	 */
 	bool ckc_emptied;
-	uint8_t ckc_used[BG_CKC_SLOTS]; /* a link of ours was made for the slot's address */
-	uint8_t ckc_shared[BG_CKC_SLOTS]; /* ... and another one: the slot stays empty */
 };
-
-/*
- * The cookie cache (see BG_CKC_BITS). A slot's address is set once and
- * stays; its cookie is the one of the only link of ours that covers the
- * address, or 0 while there is none or more than one: the program then
- * asks the kernel. Stores are ordered (address, then cookie; a cookie's
- * 8 bytes at once) for the programs that read the slots meanwhile.
- */
-static struct bg_ckc_slot *ckc_slot(struct kprobes *k, uint64_t addr, bool add, size_t *at)
-{
-	uint32_t h = BG_CKC_HASH(addr);
-
-	for (uint32_t i = 0; i < BG_CKC_PROBES; i++) {
-		size_t j = (h + i) & (BG_CKC_SLOTS - 1);
-		struct bg_ckc_slot *s = &k->o.ckc[j];
-		uint64_t a = __atomic_load_n(&s->addr, __ATOMIC_RELAXED);
-
-		*at = j;
-		if (a == addr)
-			return s;
-		if (a)
-			continue;
-		if (!add)
-			return NULL;
-		__atomic_store_n(&s->addr, addr, __ATOMIC_RELEASE);
-		return s;
-	}
-	return NULL; /* full there: the kernel's search serves it */
-}
-
-/* addr's cookie is ck from now on (0: none). fresh: a link of its own was just made. */
-static void ckc_set(struct kprobes *k, uint64_t addr, uint64_t ck, bool fresh)
-{
-	struct bg_ckc_slot *s;
-	size_t at;
-
-	if (!k->o.ckc || !(s = ckc_slot(k, addr, ck != 0, &at)))
-		return;
-	/* Another link of ours covers it too (one address under two indexes). */
-	if (fresh && k->ckc_used[at])
-		k->ckc_shared[at] = 1;
-	k->ckc_used[at] = 1;
-	__atomic_store_n(&s->ck, k->ckc_shared[at] ? 0 : ck, __ATOMIC_RELEASE);
-}
 
 static uint64_t link_cookie(const struct kq *q, uint32_t gen)
 {
@@ -104,7 +60,7 @@ static void ckc_refill(struct kprobes *k)
 	if (!k->ckc_emptied)
 		return;
 	for (size_t i = 0; i < k->nall; i++)
-		ckc_set(k, k->all[i].addr, link_cookie(&k->all[i], k->gen), false);
+		ckc__set(&k->ckc, k->all[i].addr, link_cookie(&k->all[i], k->gen), false);
 	k->ckc_emptied = false;
 }
 
@@ -115,6 +71,7 @@ struct kprobes *kprobes__new(const struct kprobes_opts *o)
 	if (!k)
 		return NULL;
 	k->o = *o;
+	k->ckc.t = o->ckc;
 	return k;
 }
 
@@ -314,7 +271,7 @@ static int attach_batch(struct kprobes *k, const struct kq *q, size_t n)
 		err = mark_on(k, q[i].idx) ?: kq_push(&k->all, &k->nall, &k->capall, q[i]);
 	/* A link of their own: the cache may name it (a merge's pairs are its own only later). */
 	for (size_t i = 0; !err && i < n; i++)
-		ckc_set(k, q[i].addr, link_cookie(&q[i], k->gen), true);
+		ckc__set(&k->ckc, q[i].addr, link_cookie(&q[i], k->gen), true);
 	return err;
 }
 
@@ -336,8 +293,8 @@ int kprobes__merge(struct kprobes *k, unsigned int max_pairs)
 	gen = (k->gen + 1) & 0xff;
 	/* Two links per address from now until the old pairs are closed. */
 	for (size_t i = 0; i < k->nall; i++)
-		ckc_set(k, k->all[i].addr, 0, false);
-	k->ckc_emptied = k->o.ckc != NULL;
+		ckc__set(&k->ckc, k->all[i].addr, 0, false);
+	k->ckc_emptied = k->ckc.t != NULL;
 	/* Made while the old pairs still trace: its entries are ignored until bg_gen moves. */
 	err = link_pair(k, k->all, k->nall, gen, l, &fd);
 	if (err) {

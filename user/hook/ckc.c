@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stddef.h>
+
+#include "ckc.h"
+
+static struct bg_ckc_slot *slot_of(struct ckc *c, uint64_t addr, bool add, size_t *at)
+{
+	uint32_t h = BG_CKC_HASH(addr);
+
+	for (uint32_t i = 0; i < BG_CKC_PROBES; i++) {
+		size_t j = (h + i) & (BG_CKC_SLOTS - 1);
+		struct bg_ckc_slot *s = &c->t[j];
+		uint64_t a = __atomic_load_n(&s->addr, __ATOMIC_RELAXED);
+
+		*at = j;
+		if (a == addr)
+			return s;
+		if (a)
+			continue;
+		if (!add)
+			return NULL;
+		__atomic_store_n(&s->addr, addr, __ATOMIC_RELEASE);
+		return s;
+	}
+	return NULL;
+}
+
+void ckc__set(struct ckc *c, uint64_t addr, uint64_t ck, bool fresh)
+{
+	struct bg_ckc_slot *s;
+	size_t at;
+
+	if (!c->t || !addr || !(s = slot_of(c, addr, ck != 0, &at)))
+		return;
+	if (fresh && c->used[at])
+		c->shared[at] = 1;
+	c->used[at] = 1;
+	__atomic_store_n(&s->ck, c->shared[at] ? 0 : ck, __ATOMIC_RELEASE);
+}
+
+uint64_t ckc__get(const struct bg_ckc_slot *t, uint64_t addr)
+{
+	uint32_t h = BG_CKC_HASH(addr);
+
+	for (uint32_t i = 0; i < BG_CKC_PROBES; i++) {
+		const struct bg_ckc_slot *s = &t[(h + i) & (BG_CKC_SLOTS - 1)];
+		uint64_t a = __atomic_load_n(&s->addr, __ATOMIC_ACQUIRE);
+
+		if (a == addr)
+			return __atomic_load_n(&s->ck, __ATOMIC_ACQUIRE);
+		if (!a)
+			return 0;
+	}
+	return 0;
+}
