@@ -265,7 +265,9 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
 #define BG_CKC_SLOTS (1U << BG_CKC_BITS)
 #define BG_CKC_PROBES 4
 #define BG_CKC_MUL 0x9e3779b97f4a7c15ULL
-#define BG_CKC_HASH(addr) ((__u32)(((addr) * BG_CKC_MUL) >> (64 - BG_CKC_BITS)))
+/* bits (1-31) of addr's hash (user/hook/ckc.h's tables); BG_CKC_HASH: bg_ckc's */
+#define BG_CKC_HASH_N(addr, bits) ((__u32)(((addr) * BG_CKC_MUL) >> (64 - (bits))))
+#define BG_CKC_HASH(addr) BG_CKC_HASH_N(addr, BG_CKC_BITS)
 struct bg_ckc_slot {
 	__u64 addr;
 	__u64 ck;

@@ -1,14 +1,41 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "ckc.h"
 
+int ckc__init(struct ckc *c, struct bg_ckc_slot *t, uint32_t bits)
+{
+	size_t n = (size_t)1 << bits;
+
+	*c = (struct ckc){ 0 };
+	if (!t)
+		return 0;
+	c->used = calloc(n, 1);
+	c->shared = calloc(n, 1);
+	if (!c->used || !c->shared) {
+		ckc__fini(c);
+		return -ENOMEM;
+	}
+	c->t = t;
+	c->bits = bits;
+	return 0;
+}
+
+void ckc__fini(struct ckc *c)
+{
+	free(c->used);
+	free(c->shared);
+	*c = (struct ckc){ 0 };
+}
+
 static struct bg_ckc_slot *slot_of(struct ckc *c, uint64_t addr, bool add, size_t *at)
 {
-	uint32_t h = BG_CKC_HASH(addr);
+	uint32_t h = BG_CKC_HASH_N(addr, c->bits);
 
 	for (uint32_t i = 0; i < BG_CKC_PROBES; i++) {
-		size_t j = (h + i) & (BG_CKC_SLOTS - 1);
+		size_t j = (h + i) & (((size_t)1 << c->bits) - 1);
 		struct bg_ckc_slot *s = &c->t[j];
 		uint64_t a = __atomic_load_n(&s->addr, __ATOMIC_RELAXED);
 
@@ -38,12 +65,14 @@ void ckc__set(struct ckc *c, uint64_t addr, uint64_t ck, bool fresh)
 	__atomic_store_n(&s->ck, c->shared[at] ? 0 : ck, __ATOMIC_RELEASE);
 }
 
-uint64_t ckc__get(const struct bg_ckc_slot *t, uint64_t addr)
+uint64_t ckc__get(const struct ckc *c, uint64_t addr)
 {
-	uint32_t h = BG_CKC_HASH(addr);
+	uint32_t h = BG_CKC_HASH_N(addr, c->bits);
 
+	if (!c->t)
+		return 0;
 	for (uint32_t i = 0; i < BG_CKC_PROBES; i++) {
-		const struct bg_ckc_slot *s = &t[(h + i) & (BG_CKC_SLOTS - 1)];
+		const struct bg_ckc_slot *s = &c->t[(h + i) & (((size_t)1 << c->bits) - 1)];
 		uint64_t a = __atomic_load_n(&s->addr, __ATOMIC_ACQUIRE);
 
 		if (a == addr)

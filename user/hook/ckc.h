@@ -17,10 +17,18 @@
  * that read the slots meanwhile.
  */
 struct ckc {
-	struct bg_ckc_slot *t; /* BG_CKC_SLOTS slots; NULL: no cache, calls do nothing */
-	uint8_t used[BG_CKC_SLOTS]; /* a link was made for the slot's address */
-	uint8_t shared[BG_CKC_SLOTS]; /* ... and another one: the slot stays empty */
+	struct bg_ckc_slot *t; /* 1 << bits slots; NULL: no cache, calls do nothing */
+	uint32_t bits;
+	uint8_t *used; /* by slot: a link was made for the slot's address */
+	uint8_t *shared; /* ... and another one: the slot stays empty */
 };
+
+/*
+ * The cache over t's 1 << bits slots (BG_CKC_BITS for the plan's); t
+ * NULL: none. 0 or -ENOMEM (then none).
+ */
+int ckc__init(struct ckc *c, struct bg_ckc_slot *t, uint32_t bits);
+void ckc__fini(struct ckc *c);
 
 /*
  * addr's cookie is ck from now on (0: none for now). fresh: a link of its
@@ -29,6 +37,6 @@ struct ckc {
  */
 void ckc__set(struct ckc *c, uint64_t addr, uint64_t ck, bool fresh);
 /* What the programs find for addr (bpf/guard.bpf.h link_cookie()): 0 for none. */
-uint64_t ckc__get(const struct bg_ckc_slot *t, uint64_t addr);
+uint64_t ckc__get(const struct ckc *c, uint64_t addr);
 
 #endif

@@ -71,7 +71,10 @@ struct kprobes *kprobes__new(const struct kprobes_opts *o)
 	if (!k)
 		return NULL;
 	k->o = *o;
-	k->ckc.t = o->ckc;
+	if (ckc__init(&k->ckc, o->ckc, BG_CKC_BITS)) {
+		free(k);
+		return NULL;
+	}
 	return k;
 }
 
@@ -423,6 +426,7 @@ void kprobes__free(struct kprobes *k)
 	free(k->q);
 	free(k->on);
 	free(k->all);
+	ckc__fini(&k->ckc);
 	free(k);
 }
 
