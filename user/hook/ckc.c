@@ -67,10 +67,11 @@ void ckc__set(struct ckc *c, uint64_t addr, uint64_t ck, bool fresh)
 
 uint64_t ckc__get(const struct ckc *c, uint64_t addr)
 {
-	uint32_t h = BG_CKC_HASH_N(addr, c->bits);
+	uint32_t h;
 
 	if (!c->t)
 		return 0;
+	h = BG_CKC_HASH_N(addr, c->bits);
 	for (uint32_t i = 0; i < BG_CKC_PROBES; i++) {
 		const struct bg_ckc_slot *s = &c->t[(h + i) & (((size_t)1 << c->bits) - 1)];
 		uint64_t a = __atomic_load_n(&s->addr, __ATOMIC_ACQUIRE);
