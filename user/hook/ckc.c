@@ -30,14 +30,15 @@ void ckc__fini(struct ckc *c)
 	*c = (struct ckc){ 0 };
 }
 
-static struct bg_ckc_slot *slot_of(struct ckc *c, uint64_t addr, bool add, size_t *at)
+/* addr's slot (its index in *at), claimed for it if add; NULL: none, or no room. */
+static struct bg_ckc_slot *slot_of(const struct ckc *c, uint64_t addr, bool add, size_t *at)
 {
 	uint32_t h = BG_CKC_HASH_N(addr, c->bits);
 
 	for (uint32_t i = 0; i < BG_CKC_PROBES; i++) {
 		size_t j = (h + i) & (((size_t)1 << c->bits) - 1);
 		struct bg_ckc_slot *s = &c->t[j];
-		uint64_t a = __atomic_load_n(&s->addr, __ATOMIC_RELAXED);
+		uint64_t a = __atomic_load_n(&s->addr, __ATOMIC_ACQUIRE);
 
 		*at = j;
 		if (a == addr)
@@ -67,19 +68,10 @@ void ckc__set(struct ckc *c, uint64_t addr, uint64_t ck, bool fresh)
 
 uint64_t ckc__get(const struct ckc *c, uint64_t addr)
 {
-	uint32_t h;
+	const struct bg_ckc_slot *s;
+	size_t at;
 
-	if (!c->t)
+	if (!c->t || !(s = slot_of(c, addr, false, &at)))
 		return 0;
-	h = BG_CKC_HASH_N(addr, c->bits);
-	for (uint32_t i = 0; i < BG_CKC_PROBES; i++) {
-		const struct bg_ckc_slot *s = &c->t[(h + i) & (((size_t)1 << c->bits) - 1)];
-		uint64_t a = __atomic_load_n(&s->addr, __ATOMIC_ACQUIRE);
-
-		if (a == addr)
-			return __atomic_load_n(&s->ck, __ATOMIC_ACQUIRE);
-		if (!a)
-			return 0;
-	}
-	return 0;
+	return __atomic_load_n(&s->ck, __ATOMIC_ACQUIRE);
 }

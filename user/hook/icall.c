@@ -161,10 +161,11 @@ static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len, 
 {
 	struct kcode_csite sites[ICALL_MAX_SITES];
 	int n, stored, placed = 0, err;
-	double t0 = links__now();
+	double t0;
 
 	if (!ic->nwrap || (f->flags & BG_FN_CALLSITE))
 		return 0;
+	t0 = links__now();
 	n = kcode__calls_to(ic->code, len, f->addr, ic->waddr, ic->nwrap, sites,
 			    ICALL_MAX_SITES);
 	ic->st.read_s += links__now() - t0;

@@ -301,8 +301,7 @@ static void take_over(struct live *l, struct rcusites *rs)
 			"on, %.2f s after the net closed (programs loaded in %.2f s; %u functions' "
 			"code read in %u rounds, %.2f s; %u calls probed, %.2f s); the hook on them "
 			"goes\n", rs->switched_at - rs->t0, rs->setup_s, rs->funcs, rs->rounds,
-			st->read_s, st->cprobed,
-			st->attach_s - st->read_s);
+			st->read_s, st->cprobed, st->attach_s - st->read_s);
 	}
 }
 
