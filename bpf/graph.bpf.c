@@ -188,13 +188,16 @@ int BPF_PROG(bg_switch, bool preempt, struct task_struct *prev, struct task_stru
 {
 	__u64 now, away;
 	struct task_state *st;
+	struct bg_cpu_in *in;
+	bool prev_in;
 	__u32 busy;
 
 	/* No task inside a graph: none leaves or comes back inside one. */
 	if (bg_stopped || !bg_active)
 		return 0;
 	st = bpf_task_storage_get(&bg_tasks, prev, 0, 0);
-	if (st && (st->depth || st->skip)) {
+	prev_in = st && (st->depth || st->skip);
+	if (prev_in) {
 		busy = st->busy;
 		st->busy = 1;
 		flush_cpu();
@@ -211,6 +214,15 @@ int BPF_PROG(bg_switch, bool preempt, struct task_struct *prev, struct task_stru
 			st->out_at = bpf_ktime_get_ns();
 	}
 	st = bpf_task_storage_get(&bg_tasks, next, 0, 0);
+	/*
+	 * Until the switch prev still runs here (its way out), then next: the
+	 * CPU may hold a task inside a graph if either is (see bg_cpu_in).
+	 */
+	in = cpu_in_slot();
+	if (in) {
+		in->task = (__u64)next;
+		in->in = prev_in || (st && (st->depth || st->skip));
+	}
 	if (!st)
 		return 0;
 	st->switching = 0;

@@ -155,24 +155,34 @@ static __always_inline __u64 link_cookie(void *ctx, bool cached)
 	return bpf_get_attach_cookie(ctx);
 }
 
+/* Can a run of kind what start a graph (given its cookie)? */
+static __always_inline bool run_kentry(enum bg_run what)
+{
+	return what == BG_RUN_KENTRY || what == BG_RUN_MENTRY || what == BG_RUN_WENTRY ||
+	       what == BG_RUN_TENTRY;
+}
+
 /*
- * The tests of a run that need no task state: false if this run has nothing
- * to do. *ck gets the link cookie, *start whether the run may start a graph.
+ * Most runs are for tasks outside any graph (a traced function called by
+ * unrelated work): while no task is inside one (bg_active), one load and
+ * out, before anything else. Only an entry function can start a graph
+ * (and create the state: on_entry).
+ */
+static __always_inline bool run_needed(enum bg_run what, bool graph)
+{
+	return !bg_stopped && (graph || run_kentry(what) || bg_active);
+}
+
+/*
+ * The tests of a run that need no task state, after run_needed(): false
+ * if this run has nothing to do. in: this CPU's bg_cpu_in slot. *ck gets
+ * the link cookie, *start whether the run may start a graph.
  */
 static __always_inline bool run_wanted(void *ctx, enum bg_run what, bool graph, bool cached,
-				       __u64 *ck, bool *start)
+				       const struct bg_cpu_in *in, __u64 *ck, bool *start)
 {
-	/*
-	 * Most runs are for tasks outside any graph (a traced function called
-	 * by unrelated work): while no task is inside one (bg_active), one load
-	 * and out; else one task storage lookup and out. Only an entry
-	 * function can start a graph (and create the state: on_entry).
-	 */
-	bool kentry = what == BG_RUN_KENTRY || what == BG_RUN_MENTRY || what == BG_RUN_WENTRY ||
-		      what == BG_RUN_TENTRY;
+	bool kentry = run_kentry(what), here;
 
-	if (bg_stopped || (!graph && !kentry && !bg_active))
-		return false;
 	/*
 	 * A session's return runs only where its entry was taken: what the
 	 * cookie decides below was decided there (a BG_CK_NET function's
@@ -184,6 +194,13 @@ static __always_inline bool run_wanted(void *ctx, enum bg_run what, bool graph, 
 		return true;
 	}
 	/*
+	 * With a task inside a graph somewhere, the task here may not be
+	 * (bg_cpu_in): then only a run that can start a graph goes on.
+	 */
+	here = bg_active && (!bg_cpu_in_on || in->in);
+	if (!graph && !kentry && !here)
+		return false;
+	/*
 	 * The net starts no graph (no BG_CK_GRAPH in its cookies): outside
 	 * one, and once narrowed, it returns before the cookie, which on
 	 * kprobe.multi is a binary search among the link's 40 000 addresses.
@@ -192,7 +209,7 @@ static __always_inline bool run_wanted(void *ctx, enum bg_run what, bool graph, 
 		if (bg_wide_probe_tgid &&
 		    (bpf_get_current_pid_tgid() >> 32) == bg_wide_probe_tgid)
 			__sync_fetch_and_add(&bg_wide_probed, 1);
-		if (!bg_wide_on || !bg_active)
+		if (!bg_wide_on || !here)
 			return false;
 		/* A reader starved under a load does not keep the net on. */
 		if (bg_wide_ended && bpf_ktime_get_ns() - bg_wide_ended > BG_WIDE_GRACE_NS)
@@ -203,11 +220,15 @@ static __always_inline bool run_wanted(void *ctx, enum bg_run what, bool graph, 
 	 * inside one, only a -G function can start one, and its address
 	 * says so more cheaply than the cookie.
 	 */
-	if (what == BG_RUN_MENTRY && bg_graph_n && !bg_active && !graph_func_ip(ctx))
+	if (what == BG_RUN_MENTRY && bg_graph_n && !here && !graph_func_ip(ctx))
 		return false;
 	*ck = link_cookie(ctx, cached);
-	/* A link pair being replaced, or not in use yet: see BG_CK_GEN. */
-	if (what == BG_RUN_MENTRY && !(*ck & (BG_CK_KEEP | BG_CK_NETONLY)) &&
+	/*
+	 * A link pair being replaced, or not in use yet: see BG_CK_GEN. (The
+	 * plan's kprobe.session links record in any generation: a call's
+	 * second run is told apart by its frame, session_dup().)
+	 */
+	if (what == BG_RUN_MENTRY && !cached && !(*ck & (BG_CK_KEEP | BG_CK_NETONLY)) &&
 	    BG_CK_GEN(*ck) != (bg_gen & 0xff))
 		return false;
 	/* The net records this function until it is off: see BG_CK_NET. */
@@ -222,9 +243,53 @@ static __always_inline bool run_wanted(void *ctx, enum bg_run what, bool graph, 
 	     (bg_wide_ended && bpf_ktime_get_ns() - bg_wide_ended > BG_WIDE_GRACE_NS)))
 		return false;
 	*start = graph || (kentry && (*ck & BG_CK_GRAPH));
-	if (!*start && !bg_active)
+	if (!*start && !here)
 		return false;
 	return true;
+}
+
+/*
+ * Is this kprobe.session entry the second run of a call the first one
+ * took? While a merge replaces link pairs (BG_CK_GEN), two links cover
+ * each function and a call runs the program for both, both taking the
+ * cookie the table (bg_ckc) gives: the frame on top is then this
+ * function's, opened at this stack pointer (a kprobe.multi frame keeps
+ * it), or the last hidden call was (hid_fn, hid_sp). Returning 1 for it,
+ * the second run gets no return of its own: each call has one link's
+ * return to wait for, the newer link's (ftrace runs the newest hook
+ * first), so the old links can be closed once the calls they took are
+ * over (bg_epoch). A hidden call taken for another one is harmless: it
+ * is counted by neither run.
+ */
+static __always_inline bool session_dup(__u64 sp, const struct task_state *st, __u64 ck)
+{
+	__u32 top;
+
+	if (!st)
+		return false;
+	if (st->skip)
+		return st->hid_fn == BG_CK_INDEX(ck) && st->hid_sp == sp;
+	if (!st->depth)
+		return false;
+	top = (st->depth - 1) & BG_DEPTH_MASK;
+	return st->func[top] == BG_CK_INDEX(ck) && BG_FRAME_IS_MULTI(st->frame[top]) &&
+	       st->sp[top] == sp;
+}
+
+/*
+ * What session_dup() looks at, after a kprobe.session entry at stack
+ * pointer sp: the call it hid, or the frame it opened (opens: the task's
+ * count before; skip: its hidden calls before).
+ */
+static __always_inline void session_took(__u64 sp, struct task_state *st, __u64 ck, __u32 opens,
+					 __u32 skip)
+{
+	if (st->skip > skip) {
+		st->hid_fn = BG_CK_INDEX(ck);
+		st->hid_sp = sp;
+	} else if (st->depth && st->opens != opens) {
+		st->sp[(st->depth - 1) & BG_DEPTH_MASK] = sp;
+	}
 }
 
 /*
@@ -245,16 +310,22 @@ static __always_inline bool claim_task(struct task_state *st, __u32 *opens)
 /*
  * The end of a run for ran, the task's state: bg_active counts the task in
  * or out if the run took it into a graph or out of one (was: inside one
- * before), and busy drops. Returns whether the run opened a frame (opens:
- * ran's count before it).
+ * before), this CPU's bg_cpu_in slot (in) says which, and
+ * busy drops. Returns whether the run opened a frame (opens: ran's count
+ * before it).
  */
-static __always_inline bool end_run(struct task_state *ran, bool was, __u32 opens)
+static __always_inline bool end_run(struct task_state *ran, bool was, __u32 opens,
+				    struct bg_cpu_in *in)
 {
 	bool now_in, opened;
 
 	opened = ran->opens != opens;
 	now_in = ran->depth || ran->skip;
+	cpu_in_set(in, now_in);
 	if (now_in != was) {
+		if (now_in)
+			ran->epoch = bg_epoch;
+		__sync_fetch_and_add(&bg_in_epoch[ran->epoch & 1], now_in ? 1 : -1);
 		__sync_fetch_and_add(&bg_active, now_in ? 1 : -1);
 		/* Never below 0 if every transition is counted (read once, racy but
 		 * only ever >= 0 then). */
@@ -263,6 +334,40 @@ static __always_inline bool end_run(struct task_state *ran, bool was, __u32 open
 	}
 	ran->busy = 0;
 	return opened;
+}
+
+/*
+ * A kprobe.multi or kprobe.session entry (the plan's, or the wide net's:
+ * BG_RUN_MENTRY, BG_RUN_WENTRY); cached: the plan's session program (see
+ * session_dup()). opens: the task's count of opened frames before. Returns
+ * the task's state, as on_entry().
+ */
+static __always_inline struct task_state *multi_entry(struct pt_regs *regs, struct task_state *st,
+						      __u64 ck, bool cached, __u32 opens)
+{
+	struct task_state *ran;
+	__u64 sp, ret = 0;
+	__u32 skip;
+
+	/* Read once: clang would derive a pointer from ctx, which the verifier refuses. */
+	sp = PT_REGS_SP(regs);
+	barrier_var(sp);
+	if (cached && session_dup(sp, st, ck))
+		return st;
+	skip = st ? st->skip : 0;
+	if (hide_own_call(regs, st, ck, &ret)) {
+		if (cached && st)
+			session_took(sp, st, ck, opens, skip);
+		return st;
+	}
+	/* No return hook (wide__narrow()): closed at the task's next event. */
+	if (ck & BG_CK_LAZY)
+		return on_entry(regs, st, ck, BG_FRAME_LAZY, NULL, ret, BG_ARGS_REGS_AT, false);
+	ran = on_entry(regs, st, ck, BG_FRAME_MULTI(BG_CK_GEN(ck)), NULL, ret, BG_ARGS_REGS_AT,
+		       false);
+	if (cached && ran)
+		session_took(sp, ran, ck, opens, skip);
+	return ran;
 }
 
 /*
@@ -281,14 +386,21 @@ static __always_inline bool guarded_ck(void *ctx, enum bg_run what, bool graph, 
 	struct task_state *st, *ran;
 	bool start, was;
 	__u64 ck, ret = 0;
+	struct bg_cpu_in *in;
 	__u32 opens = 0;
 
-	if (!run_wanted(ctx, what, graph, cached, &ck, &start))
+	if (!run_needed(what, graph))
+		return false;
+	in = cpu_in_slot();
+	if (!in || !run_wanted(ctx, what, graph, cached, in, &ck, &start))
 		return false;
 	st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0, 0);
 	was = st && (st->depth || st->skip);
-	if (!start && !was)
+	if (!start && !was) {
+		/* The task here is outside any graph: its next runs stop sooner. */
+		cpu_in_set(in, false);
 		return false;
+	}
 	if (st && !claim_task(st, &opens))
 		return false;
 	ran = st;
@@ -327,16 +439,7 @@ static __always_inline bool guarded_ck(void *ctx, enum bg_run what, bool graph, 
 		break;
 	case BG_RUN_MENTRY:
 	case BG_RUN_WENTRY:
-		if (hide_own_call(regs, st, ck, &ret))
-			break;
-		/* No return hook (wide__narrow()): closed at the task's next event. */
-		if (ck & BG_CK_LAZY) {
-			ran = on_entry(ctx, st, ck, BG_FRAME_LAZY, NULL, ret, BG_ARGS_REGS_AT,
-				       false);
-			break;
-		}
-		ran = on_entry(ctx, st, ck, BG_FRAME_MULTI(BG_CK_GEN(ck)), NULL, ret,
-			       BG_ARGS_REGS_AT, false);
+		ran = multi_entry(regs, st, ck, cached, opens);
 		break;
 	case BG_RUN_MEXIT:
 	case BG_RUN_SEXIT: /* ck 0: on_exit() takes it from the frame or the link */
@@ -353,7 +456,7 @@ static __always_inline bool guarded_ck(void *ctx, enum bg_run what, bool graph, 
 	ran = st ? st : ran;
 	if (!ran)
 		return false;
-	return end_run(ran, was, opens);
+	return end_run(ran, was, opens, in);
 }
 
 /* A run whose cookie is the kernel's to find (see link_cookie()). */

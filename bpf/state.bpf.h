@@ -116,6 +116,59 @@ volatile __u32 bg_wide_probed = 0;
  * dies inside a graph stays counted: programs then only do the lookup.
  */
 __s64 bg_active = 0;
+/*
+ * The tasks of bg_active by the parity of the epoch (bg_epoch) they
+ * entered their graph in. A merge of link pairs begins an epoch once the
+ * new pair takes every call; the old pairs are closed when no task of the
+ * epoch before is left inside its graph (kprobes__retire()).
+ */
+volatile __u32 bg_epoch = 0;
+volatile __s64 bg_in_epoch[2] = {};
+
+/*
+ * Per CPU: may the task running here be inside a graph (in)? Never 0
+ * while it is: bg_switch sets it when either task of a switch is (until
+ * the switch itself the old task still runs here, calling traced
+ * functions on its way out), and a run that finds the task's state
+ * inside a graph sets it. Only a run of the task the last switch brought
+ * in (task) clears it, when its state is outside any graph. With a task
+ * inside a graph somewhere (bg_active), the runs of every other CPU
+ * (unrelated work, bpfgraph's own reader) are then done after this load,
+ * not after the link cookie and a task storage lookup.
+ * Trusted only while bg_switch is attached (bg_cpu_in_on, set by user
+ * space once it is, before any graph can start): a switch it does not
+ * see leaves a wrong CPU's slot.
+ */
+volatile __u32 bg_cpu_in_on = 0;
+
+struct bg_cpu_in {
+	__u64 task; /* the task the last switch seen here brought in */
+	__u32 in;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bg_cpu_in);
+} bg_cpu_in SEC(".maps");
+
+/* This CPU's bg_cpu_in slot; NULL never happens (a one-entry array). */
+static __always_inline struct bg_cpu_in *cpu_in_slot(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&bg_cpu_in, &zero);
+}
+
+/* The task here is inside a graph (now_in) or not: said in its slot c. */
+static __always_inline void cpu_in_set(struct bg_cpu_in *c, bool now_in)
+{
+	if (now_in)
+		c->in = 1;
+	else if (c->in && c->task == bpf_get_current_task())
+		c->in = 0;
+}
 
 struct task_state {
 	__u64 calltime[BG_MAX_DEPTH];
@@ -167,10 +220,19 @@ struct task_state {
 	 */
 	__u32 stop_at_end;
 	/*
+	 * The function and stack pointer of the last call a kprobe.session
+	 * entry hid (skip): its second run, a merge's other link, hides
+	 * nothing more (session_dup()).
+	 */
+	__u32 hid_fn;
+	__u64 hid_sp;
+	__u32 epoch; /* bg_epoch when the task entered its graph */
+	/*
 	 * Where each open trampoline frame's return address lies (its
-	 * entry's sp), 0: not known. Written by trampoline entries only: a
-	 * kprobe frame's slot holds what an earlier frame left
-	 * (BG_FRAME_HAS_SP).
+	 * entry's sp), 0: not known. Written by trampoline entries, and by
+	 * kprobe.multi entries (the same address, for session_dup(); unwinding
+	 * stops at their frames all the same: BG_FRAME_HAS_SP). Another
+	 * kprobe frame's slot holds what an earlier frame left.
 	 */
 	__u64 sp[BG_MAX_DEPTH];
 };

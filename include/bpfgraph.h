@@ -256,8 +256,8 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
  * profile: docs/performance.md, "Where the steady state goes"). The plan's
  * session program looks the cookie up by the function's address in this
  * open-addressed table first, which user space fills for the functions
- * exactly one live link of that program covers (user/hook/ckc.h, kept by
- * user/hook/kprobe.c). A slot's address is set once, before its cookie; a
+ * one link of that program was made for (user/hook/ckc.h, kept by
+ * user/hook/kprobe.c; a merge's new link takes them over, see BG_CK_GEN). A slot's address is set once, before its cookie; a
  * cookie of 0 is no entry (the search then runs). BG_CKC_PROBES slots are
  * looked at from the address's hash on.
  */
@@ -291,7 +291,11 @@ struct bg_ckc_slot {
  * made a traced call 5x longer than 2 did), so the pairs are replaced now
  * and then by one pair for everything. While both are attached, only the
  * generation in bg_gen records entries, and an exit pairs with an entry of
- * its own generation.
+ * its own generation. kprobe.session links (one program, the return run
+ * only for the run whose entry asked for it) record in either generation:
+ * a call's second run finds the frame its first one opened (session_dup()
+ * in bpf/guard.bpf.h), so the cookie table can name the new link's
+ * cookies at once.
  */
 #define BG_CK_GEN_SHIFT 48
 #define BG_CK_GEN(ck) ((__u32)((ck) >> BG_CK_GEN_SHIFT) & 0xff)

@@ -56,8 +56,14 @@ static int attach_hooks(struct run *r, bool wide)
 	}
 	if (err)
 		return err;
-	/* Flushes a switched-out task's records (and does nosleep-time). */
+	/*
+	 * Flushes a switched-out task's records (and does nosleep-time), and
+	 * keeps each CPU's bg_cpu_in: trusted from now on (no graph has begun
+	 * yet: tracing is enabled after this, or its command is stopped).
+	 */
 	err = attach_tp(r, BGP_SWITCH, "sched_switch", &r->switch_link);
+	if (!err && r->switch_link)
+		*bpfobj__vars(r->obj)->cpu_in_on = 1;
 	if (!err)
 		err = attach_tp(r, BGP_TASK_EXIT, "sched_process_exit", &r->exit_link);
 	return err ?: attach_tp(r, BGP_FORK, "sched_process_fork", &r->fork_link);
@@ -164,6 +170,8 @@ static void release_hooks(void *ctx)
 		live__detach(r->live);
 	bpf_link__destroy(r->fork_link);
 	bpf_link__destroy(r->exit_link);
+	if (r->switch_link)
+		*bpfobj__vars(r->obj)->cpu_in_on = 0;
 	bpf_link__destroy(r->switch_link);
 	r->switch_link = r->fork_link = r->exit_link = NULL;
 	if (r->a)

@@ -89,14 +89,18 @@ static void print_summary(const struct plan *p, const struct run *r, int verbosi
 	unsigned int attached = as->attached, failed = as->failed;
 	double attach_s = as->attach_s;
 	const char *how = tier__kprobes_how(r->tier);
-	char kp[64] = "";
+	char kp[96] = "";
 
 	/* Not failures, but not trampolines either: -v names them. */
 	if (!tier__trampolines(r->tier) && ks) {
 		attached = ks->attached;
 		failed += ks->failed;
 		attach_s += ks->attach_s;
-		if (how)
+		if (how && ks->merges)
+			snprintf(kp, sizeof(kp), " (by %s, %u links, %u merges; %u attached at "
+				 "the end, %u of them replaced)", how, ks->links, ks->merges, ks->live,
+				 ks->replaced);
+		else if (how)
 			snprintf(kp, sizeof(kp), " (by %s, %u links, %u merges)", how,
 				 ks->links, ks->merges);
 		else

@@ -63,11 +63,14 @@ enum bpfobj_map {
 struct bpfobj_vars {
 	volatile uint32_t *enabled, *stopped, *gen;
 	volatile int64_t *active;
+	volatile int64_t *in_epoch; /* bg_in_epoch[2] */
+	volatile uint32_t *epoch; /* bg_epoch */
 	volatile uint32_t *wide_on, *wide_probe_tgid, *wide_probed;
 	volatile uint64_t *wide_ended;
 	volatile uint32_t *rcu_sites; /* BG_CK_SITES */
 	volatile uint32_t *stop_req; /* bg_stop_req */
 	volatile uint32_t *net_armed; /* bg_net_armed */
+	volatile uint32_t *cpu_in_on; /* bg_cpu_in_on: the sched_switch program is attached */
 };
 
 /* The object's read-only data and map sizes: fixed once it is loaded. */

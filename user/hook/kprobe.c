@@ -38,30 +38,36 @@ struct kprobes {
 	struct kq *all; /* multi: every function attached, for merging the pairs */
 	size_t nall, capall;
 	uint32_t gen; /* multi: generation of the newest link pair */
+	uint32_t old_epoch; /* multi: o.epoch's until the retired pairs stopped taking calls */
 	double merged_at; /* multi: when the pairs were last merged */
 	double t0, last; /* progress */
 	unsigned int done, total;
 	struct ckc ckc; /* o.ckc's */
-	/*
-	 * o.ckc: a merge emptied the cache of its cookies (another link covers
-	 * each address meanwhile); they come back once the old pairs are closed
-	 */
-	bool ckc_emptied;
 };
+
+/* The links attached now, in the stats (they say the last count when the hooks go). */
+static void count_live(struct kprobes *k)
+{
+	k->st.live = (unsigned int)(k->links.n + k->retired.n);
+	k->st.replaced = (unsigned int)k->retired.n;
+}
 
 static uint64_t link_cookie(const struct kq *q, uint32_t gen)
 {
 	return q->cookie | (uint64_t)gen << BG_CK_GEN_SHIFT;
 }
 
-/* One link per address again (after a merge): the cookies of generation k->gen. */
-static void ckc_refill(struct kprobes *k)
+/*
+ * The cookies of generation k->gen, once a merge made its link. The old
+ * links still cover the addresses until they are closed: a call then runs
+ * the program for both, which find the same cookie here, and its second
+ * run is told apart by the frame the first one opened (session_dup() in
+ * bpf/guard.bpf.h). Either generation's cookie serves meanwhile.
+ */
+static void ckc_renew(struct kprobes *k)
 {
-	if (!k->ckc_emptied)
-		return;
 	for (size_t i = 0; i < k->nall; i++)
 		ckc__set(&k->ckc, k->all[i].addr, link_cookie(&k->all[i], k->gen), false);
-	k->ckc_emptied = false;
 }
 
 struct kprobes *kprobes__new(const struct kprobes_opts *o)
@@ -272,9 +278,10 @@ static int attach_batch(struct kprobes *k, const struct kq *q, size_t n)
 		err = keep_pair(k, l, fd);
 	for (size_t i = 0; !err && i < n; i++)
 		err = mark_on(k, q[i].idx) ?: kq_push(&k->all, &k->nall, &k->capall, q[i]);
-	/* A link of their own: the cache may name it (a merge's pairs are its own only later). */
+	/* A link of their own: the cache names it (a merge's link takes them over, ckc_renew()). */
 	for (size_t i = 0; !err && i < n; i++)
 		ckc__set(&k->ckc, q[i].addr, link_cookie(&q[i], k->gen), true);
+	count_live(k);
 	return err;
 }
 
@@ -289,22 +296,20 @@ int kprobes__merge(struct kprobes *k, unsigned int max_pairs)
 	if (!k || !k->o.multi || !k->o.gen ||
 	    k->links.n <= (k->o.session ? 1 : 2) * (size_t)max_pairs || !k->nall)
 		return 0;
+	/* One epoch of retired pairs at a time (bg_in_epoch counts two). */
+	if (k->retired.n)
+		return 0;
 	/* Discovery that never settles (a busy -p trace) re-attaches everything at most this often. */
 	if (k->merged_at && t0 - k->merged_at < MERGE_EVERY_S)
 		return 0;
 	k->merged_at = t0;
 	gen = (k->gen + 1) & 0xff;
-	/* Two links per address from now until the old pairs are closed. */
-	for (size_t i = 0; i < k->nall; i++)
-		ckc__set(&k->ckc, k->all[i].addr, 0, false);
-	k->ckc_emptied = k->ckc.t != NULL;
 	/* Made while the old pairs still trace: its entries are ignored until bg_gen moves. */
 	err = link_pair(k, k->all, k->nall, gen, l, &fd);
 	if (err) {
 		if (k->o.verbose)
 			fprintf(k->o.err, "bpfgraph: cannot merge %zu kprobe.multi links into one "
 				"pair: %s\n", k->links.n, strerror(-err));
-		ckc_refill(k);
 		return err;
 	}
 	old = k->links;
@@ -313,11 +318,16 @@ int kprobes__merge(struct kprobes *k, unsigned int max_pairs)
 		free(k->links.v);
 		free(k->links.fds);
 		k->links = old;
-		ckc_refill(k); /* keep_pair() closed the new pair */
 		return err;
 	}
 	__atomic_store_n(k->o.gen, gen, __ATOMIC_RELEASE);
 	k->gen = gen;
+	ckc_renew(k);
+	/* From now on the new pair takes every call (see kprobes__retire()). */
+	if (k->o.epoch) {
+		k->old_epoch = __atomic_load_n(k->o.epoch, __ATOMIC_ACQUIRE);
+		__atomic_store_n(k->o.epoch, k->old_epoch + 1, __ATOMIC_RELEASE);
+	}
 	/*
 	 * The old pairs stop recording entries now; calls under way still
 	 * need their exits: they are closed once no task is inside a graph.
@@ -328,6 +338,7 @@ int kprobes__merge(struct kprobes *k, unsigned int max_pairs)
 	free(old.v);
 	free(old.fds);
 	kprobes__retire(k);
+	count_live(k);
 	k->st.merges++;
 	k->st.merge_s += links__now() - t0;
 	k->st.attach_s += links__now() - t0;
@@ -390,16 +401,27 @@ unsigned int kprobes__flush(struct kprobes *k)
 	return k->st.failed - before;
 }
 
+/*
+ * The retired pairs go once no call they took can be under way: no task
+ * is inside a graph now, or none that entered its graph before they
+ * stopped taking calls (bg_in_epoch). New calls are the newest pair's:
+ * its entries record (the old pairs' are ignored: BG_CK_GEN), or, for
+ * kprobe.session links, ftrace runs the newest link first and the old
+ * link's run finds the call taken (session_dup() in bpf/guard.bpf.h).
+ * Under a steady load a moment with no task inside any graph is seldom
+ * there when this looks; each task's graph ends soon. (A task that stays
+ * inside one keeps them.)
+ */
 void kprobes__retire(struct kprobes *k)
 {
-	if (!k || !k->retired.n || !k->o.active || __atomic_load_n(k->o.active, __ATOMIC_ACQUIRE))
+	if (!k || !k->retired.n || !k->o.active)
+		return;
+	if (__atomic_load_n(k->o.active, __ATOMIC_ACQUIRE) &&
+	    (!k->o.in_epoch ||
+	     __atomic_load_n(&k->o.in_epoch[k->old_epoch & 1], __ATOMIC_ACQUIRE) > 0))
 		return;
 	k->st.detach_s += linkvec__destroy_all(&k->retired);
-	/*
-	 * Closed: a link's last reference gone, the kernel unregisters it
-	 * before close() returns, so the merged pair alone covers them now.
-	 */
-	ckc_refill(k);
+	count_live(k);
 }
 
 const struct kprobe_stats *kprobes__stats(const struct kprobes *k)

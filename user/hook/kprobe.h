@@ -36,6 +36,8 @@ struct kprobe_stats {
 	unsigned int no_fds; /* ... of which for want of file descriptors */
 	unsigned int links; /* links made (two per function or batch, one per session batch) */
 	unsigned int merges; /* multi: times the link pairs were merged into one */
+	/* multi: links attached (until the hooks go), of them replaced by a merge */
+	unsigned int live, replaced;
 	double merge_s; /* ... and the time it took (included in attach_s) */
 	double attach_s, detach_s;
 };
@@ -53,9 +55,16 @@ struct kprobes_opts {
 	const struct functab *funcs; /* names for messages */
 	/* multi: the programs' bg_gen (BG_CK_GEN), set when link pairs are merged */
 	volatile uint32_t *gen;
-	/* ... and their count of tasks inside a graph (bg_active): replaced pairs
-	 * are closed only when it is 0, so that no call loses its exit */
+	/*
+	 * ... their count of tasks inside a graph (bg_active), and the same by
+	 * the parity of the epoch they entered it in (bg_in_epoch[2], the
+	 * epoch: bg_epoch): replaced pairs are closed once no task of the
+	 * epoch before the merge is inside a graph, so that no call loses its
+	 * exit
+	 */
 	volatile int64_t *active;
+	volatile int64_t *in_epoch;
+	volatile uint32_t *epoch;
 	/*
 	 * session: the programs' cookie cache (bg_ckc, BG_CKC_SLOTS slots,
 	 * mapped), kept by this module for every function it links; NULL: none

@@ -176,6 +176,15 @@ static void on_settled(void *ctx)
 	kprobes__merge(l->kp, LIVE_MAX_PAIRS);
 }
 
+/* After each poll, without a net: pairs a merge replaced may go now. */
+static void on_poll(void *ctx, uint64_t graphs_done)
+{
+	struct live *l = ctx;
+
+	(void)graphs_done;
+	kprobes__retire(l->kp);
+}
+
 static void on_caller(void *ctx, const struct ksym *s)
 {
 	struct live *l = ctx;
@@ -269,6 +278,8 @@ int live__attach_kprobes(struct live *l)
 	if (multi && !l->fprobe_fgraph) {
 		ko.gen = bpfobj__vars(l->obj)->gen;
 		ko.active = bpfobj__vars(l->obj)->active;
+		ko.in_epoch = bpfobj__vars(l->obj)->in_epoch;
+		ko.epoch = bpfobj__vars(l->obj)->epoch;
 	}
 	/* Unmapped, the programs ask the kernel for every cookie: slower, not wrong. */
 	if (ko.session)
@@ -451,6 +462,7 @@ void live__bind(struct live *l, struct session *s, bool discover)
 		s->on_expand = on_expand;
 		s->on_target = on_target;
 		s->on_settled = on_settled;
+		s->on_poll = on_poll; /* the nets' own call kprobes__retire() too */
 		s->caller_ctx = l;
 	}
 	if (l->ft) {

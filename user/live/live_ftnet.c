@@ -21,6 +21,7 @@
 #include "ftnet.h"
 #include "ftpage.h"
 #include "hooks.h"
+#include "kprobe.h"
 #include "links.h"
 #include "live.h"
 #include "live_int.h"
@@ -477,6 +478,7 @@ static void on_poll(void *ctx, uint64_t graphs_done)
 		act = netfsm__step(&l->net, &in);
 		net_act(l, act);
 	} while (act != NET_ACT_NONE);
+	kprobes__retire(l->kp);
 }
 
 /* The trace is over while the net records (the command ended in its first call). */

@@ -245,6 +245,7 @@ static void on_poll(void *ctx, uint64_t graphs_done)
 		net_act(l, act);
 	} while (act != NET_ACT_NONE);
 	rcusites__step(l);
+	kprobes__retire(l->kp);
 }
 
 /*
