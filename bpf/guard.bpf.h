@@ -345,6 +345,8 @@ static __always_inline bool end_run(struct task_state *ran, bool was, __u32 open
 static __always_inline struct task_state *multi_entry(struct pt_regs *regs, struct task_state *st,
 						      __u64 ck, bool cached, __u32 opens)
 {
+	/* Only while a merge's two links are attached (bg_merging). */
+	bool dedup = cached && bg_merging;
 	struct task_state *ran;
 	__u64 sp, ret = 0;
 	__u32 skip;
@@ -352,11 +354,11 @@ static __always_inline struct task_state *multi_entry(struct pt_regs *regs, stru
 	/* Read once: clang would derive a pointer from ctx, which the verifier refuses. */
 	sp = PT_REGS_SP(regs);
 	barrier_var(sp);
-	if (cached && session_dup(sp, st, ck))
+	if (dedup && session_dup(sp, st, ck))
 		return st;
 	skip = st ? st->skip : 0;
 	if (hide_own_call(regs, st, ck, &ret)) {
-		if (cached && st)
+		if (dedup && st)
 			session_took(sp, st, ck, opens, skip);
 		return st;
 	}
@@ -365,7 +367,7 @@ static __always_inline struct task_state *multi_entry(struct pt_regs *regs, stru
 		return on_entry(regs, st, ck, BG_FRAME_LAZY, NULL, ret, BG_ARGS_REGS_AT, false);
 	ran = on_entry(regs, st, ck, BG_FRAME_MULTI(BG_CK_GEN(ck)), NULL, ret, BG_ARGS_REGS_AT,
 		       false);
-	if (cached && ran)
+	if (dedup && ran)
 		session_took(sp, ran, ck, opens, skip);
 	return ran;
 }

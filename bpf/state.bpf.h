@@ -124,6 +124,12 @@ __s64 bg_active = 0;
  */
 volatile __u32 bg_epoch = 0;
 volatile __s64 bg_in_epoch[2] = {};
+/*
+ * A merge's links are attached beside the ones they replace, from just
+ * before the new one is made until the old ones are closed: a call may
+ * run the plan's session program twice (session_dup()).
+ */
+volatile __u32 bg_merging = 0;
 
 /*
  * Per CPU: may the task running here be inside a graph (in)? Never 0
@@ -230,9 +236,10 @@ struct task_state {
 	/*
 	 * Where each open trampoline frame's return address lies (its
 	 * entry's sp), 0: not known. Written by trampoline entries, and by
-	 * kprobe.multi entries (the same address, for session_dup(); unwinding
-	 * stops at their frames all the same: BG_FRAME_HAS_SP). Another
-	 * kprobe frame's slot holds what an earlier frame left.
+	 * the plan's kprobe.session entries while a merge is under way (the
+	 * same address, for session_dup(); unwinding stops at their frames all
+	 * the same: BG_FRAME_HAS_SP). Another kprobe frame's slot holds what
+	 * an earlier frame left.
 	 */
 	__u64 sp[BG_MAX_DEPTH];
 };

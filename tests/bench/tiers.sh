@@ -197,7 +197,9 @@ for t in $tiers; do
 		# The traced task: one call when told, then asleep (exec keeps the pid).
 		rm -f go.$t
 		mkfifo go.$t
-		sh -c "read x <go.$t; exec /bin/wl openmiss 1 sleep 600000" &
+		# After it: a pause, then an open of a FIFO that waits inside the
+		# traced function (pipe_incall below).
+		sh -c "read x <go.$t; exec /bin/wl openmiss 1 pause 1 fifo 1 sleep 600000" &
 		wp=$!
 		s=$(up)
 		# shellcheck disable=SC2086
@@ -223,6 +225,17 @@ for t in $tiers; do
 	sleep 2
 	bwl -o $t.pipe1 pipe "$NPIPE"
 	res "$t pipe_after $(ns_of $t.pipe1)"
+	# The same while the traced process is inside a traced call (its open
+	# of a FIFO waits for a writer): every hooked call of the loop then
+	# meets a task inside a graph somewhere.
+	if [ -n "$wp" ]; then
+		kill -USR1 $wp
+		sleep 1
+		bwl -o $t.pipe2 pipe "$NPIPE"
+		res "$t pipe_incall $(ns_of $t.pipe2)"
+		# Its writer lets it go (not for ever, should it be gone).
+		timeout 30 sh -c ': >/tmp/bpfgraph-wl.fifo' || true
+	fi
 	# What the tier hooks now, for the floor below (ftrace's list: every
 	# function with a hook, whoever owns it; nothing else hooks here).
 	sed 's/[[:space:]].*//' $T/enabled_functions | sort -u >$t.hooked

@@ -29,6 +29,9 @@
  *     futex N      N FUTEX_WAKE calls on a word no one waits on
  *     kill N       SIGUSR2 to itself N times (a handler catches it)
  *     fork N       fork a child that exits at once and wait for it, N times
+ *     pause N      wait for SIGUSR1, N times
+ *     fifo N       open /tmp/bpfgraph-wl.fifo for reading N times (each open
+ *                  waits in the kernel for a writer)
  *     sleep MS     sleep MS milliseconds
  *     spin MS      burn CPU in user space for MS milliseconds
  *   Several commands may follow each other: wl openmiss 3 getpid 5.
@@ -419,6 +422,53 @@ static int do_fork(long n)
 	return 0;
 }
 
+static volatile sig_atomic_t woken;
+
+static void on_wake(int sig)
+{
+	(void)sig;
+	woken = 1;
+}
+
+/* Waits for SIGUSR1 n times: a pause outside any traced call, ended from outside. */
+static int do_pause(long n)
+{
+	sigset_t block, old;
+
+	signal(SIGUSR1, on_wake);
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	for (long i = 0; i < n; i++) {
+		while (!woken)
+			sigsuspend(&old);
+		woken = 0;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return 0;
+}
+
+/*
+ * Opens WL_FIFO for reading n times (made if missing): each open waits
+ * inside the system call until a writer opens it, a call that stays under
+ * way for as long as the caller wants.
+ */
+#define WL_FIFO "/tmp/bpfgraph-wl.fifo"
+
+static int do_fifo(long n)
+{
+	if (mkfifo(WL_FIFO, 0600) && errno != EEXIST)
+		fail("mkfifo %s: %s", WL_FIFO, strerror(errno));
+	for (long i = 0; i < n; i++) {
+		int fd = open(WL_FIFO, O_RDONLY);
+
+		if (fd < 0)
+			fail("open %s: %s", WL_FIFO, strerror(errno));
+		close(fd);
+	}
+	return 0;
+}
+
 static int do_getpid(long n)
 {
 	for (long i = 0; i < n; i++)
@@ -512,6 +562,7 @@ static const struct cmd {
 	{ "mmap", do_mmap },	     { "fault", do_fault }, { "mprotect", do_mprotect },
 	{ "write", do_write },	     { "stat", do_stat },   { "readdir", do_readdir },
 	{ "futex", do_futex },	     { "kill", do_kill },   { "fork", do_fork },
+	{ "pause", do_pause },	     { "fifo", do_fifo },
 };
 
 static int usage(void)
@@ -519,7 +570,7 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: wl [-v] [--stop] CMD N [CMD N ...]\n"
 		"  CMD: openmiss forkmiss udp tcp pipe read getpid mmap fault mprotect\n"
-		"       write stat readdir futex kill fork (N times),\n"
+		"       write stat readdir futex kill fork pause fifo (N times),\n"
 		"       sleep spin readloop (N milliseconds)\n");
 	return 2;
 }

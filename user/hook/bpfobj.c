@@ -39,6 +39,7 @@ SAME_SIZE(bg_rcu_sites, uint32_t);
 SAME_SIZE(bg_cpu_in_on, uint32_t);
 SAME_SIZE(bg_in_epoch, int64_t[2]);
 SAME_SIZE(bg_epoch, uint32_t);
+SAME_SIZE(bg_merging, uint32_t);
 
 static struct bpf_program *prog_of(const struct graph_bpf *s, enum bpfobj_prog p)
 {
@@ -293,6 +294,7 @@ static void set_vars(struct bpfobj *o)
 		.enabled = &b->bg_enabled, .stopped = &b->bg_stopped, .gen = &b->bg_gen,
 		.active = (volatile int64_t *)&b->bg_active, .wide_on = &b->bg_wide_on,
 		.in_epoch = (volatile int64_t *)b->bg_in_epoch, .epoch = &b->bg_epoch,
+		.merging = &b->bg_merging,
 		.wide_probe_tgid = &b->bg_wide_probe_tgid, .wide_probed = &b->bg_wide_probed,
 		.wide_ended = (volatile uint64_t *)&b->bg_wide_ended,
 		.rcu_sites = &b->bg_rcu_sites,

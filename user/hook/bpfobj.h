@@ -65,6 +65,7 @@ struct bpfobj_vars {
 	volatile int64_t *active;
 	volatile int64_t *in_epoch; /* bg_in_epoch[2] */
 	volatile uint32_t *epoch; /* bg_epoch */
+	volatile uint32_t *merging; /* bg_merging */
 	volatile uint32_t *wide_on, *wide_probe_tgid, *wide_probed;
 	volatile uint64_t *wide_ended;
 	volatile uint32_t *rcu_sites; /* BG_CK_SITES */

@@ -45,6 +45,13 @@ struct kprobes {
 	struct ckc ckc; /* o.ckc's */
 };
 
+/* One link per address again: runs of a call are its own (bg_merging). */
+static void merge_over(struct kprobes *k)
+{
+	if (k->o.merging && !k->retired.n)
+		__atomic_store_n(k->o.merging, 0, __ATOMIC_RELEASE);
+}
+
 /* The links attached now, in the stats (they say the last count when the hooks go). */
 static void count_live(struct kprobes *k)
 {
@@ -304,12 +311,16 @@ int kprobes__merge(struct kprobes *k, unsigned int max_pairs)
 		return 0;
 	k->merged_at = t0;
 	gen = (k->gen + 1) & 0xff;
+	/* A call may run the plan's program for two links from now on. */
+	if (k->o.merging)
+		__atomic_store_n(k->o.merging, 1, __ATOMIC_RELEASE);
 	/* Made while the old pairs still trace: its entries are ignored until bg_gen moves. */
 	err = link_pair(k, k->all, k->nall, gen, l, &fd);
 	if (err) {
 		if (k->o.verbose)
 			fprintf(k->o.err, "bpfgraph: cannot merge %zu kprobe.multi links into one "
 				"pair: %s\n", k->links.n, strerror(-err));
+		merge_over(k);
 		return err;
 	}
 	old = k->links;
@@ -318,6 +329,7 @@ int kprobes__merge(struct kprobes *k, unsigned int max_pairs)
 		free(k->links.v);
 		free(k->links.fds);
 		k->links = old;
+		merge_over(k);
 		return err;
 	}
 	__atomic_store_n(k->o.gen, gen, __ATOMIC_RELEASE);
@@ -422,6 +434,7 @@ void kprobes__retire(struct kprobes *k)
 		return;
 	k->st.detach_s += linkvec__destroy_all(&k->retired);
 	count_live(k);
+	merge_over(k);
 }
 
 const struct kprobe_stats *kprobes__stats(const struct kprobes *k)

@@ -65,6 +65,8 @@ struct kprobes_opts {
 	volatile int64_t *active;
 	volatile int64_t *in_epoch;
 	volatile uint32_t *epoch;
+	/* ... and bg_merging: set while a merge's new and old links are both attached */
+	volatile uint32_t *merging;
 	/*
 	 * session: the programs' cookie cache (bg_ckc, BG_CKC_SLOTS slots,
 	 * mapped), kept by this module for every function it links; NULL: none

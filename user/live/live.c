@@ -280,6 +280,7 @@ int live__attach_kprobes(struct live *l)
 		ko.active = bpfobj__vars(l->obj)->active;
 		ko.in_epoch = bpfobj__vars(l->obj)->in_epoch;
 		ko.epoch = bpfobj__vars(l->obj)->epoch;
+		ko.merging = bpfobj__vars(l->obj)->merging;
 	}
 	/* Unmapped, the programs ask the kernel for every cookie: slower, not wrong. */
 	if (ko.session)
