@@ -341,8 +341,9 @@ int kprobes__merge(struct kprobes *k, unsigned int max_pairs)
 		__atomic_store_n(k->o.epoch, k->old_epoch + 1, __ATOMIC_RELEASE);
 	}
 	/*
-	 * The old pairs stop recording entries now; calls under way still
-	 * need their exits: they are closed once no task is inside a graph.
+	 * The old pairs take no new call now; calls under way still need
+	 * their exits: they are closed once the tasks that entered their
+	 * graph before now have left it (kprobes__retire()).
 	 */
 	for (size_t i = 0; i < old.n; i++)
 		if (linkvec__push_entry(&k->retired, old.v[i], old.fds[i]))

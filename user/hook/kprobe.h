@@ -91,13 +91,17 @@ int kprobes__attach(struct kprobes *k, uint32_t idx, const struct bg_func *f);
  */
 unsigned int kprobes__flush(struct kprobes *k);
 /*
- * Multi: when more than max_pairs link pairs are attached (one per flush),
- * replace them by one pair for every function attached (see BG_CK_GEN).
- * Returns 0, or -errno when the new pair could not be made (the old ones
- * stay, nothing is lost).
+ * Multi: when more than max_pairs link pairs are attached (one per flush)
+ * and no earlier merge's pairs wait to be closed, replace them by one pair
+ * for every function attached (see BG_CK_GEN). Returns 0, or -errno when
+ * the new pair could not be made (the old ones stay, nothing is lost).
  */
 int kprobes__merge(struct kprobes *k, unsigned int max_pairs);
-/* Multi: close the pairs a merge replaced if no task is inside a graph now. */
+/*
+ * Multi: close the pairs a merge replaced once no call they took can be
+ * under way (no task that entered its graph before the merge is inside
+ * it). Cheap: called after every poll.
+ */
 void kprobes__retire(struct kprobes *k);
 /* Function idx is attached (after its flush, in multi mode). */
 bool kprobes__attached(const struct kprobes *k, uint32_t idx);
