@@ -317,17 +317,20 @@ static int do_mprotect(long n)
 static int do_write(long n)
 {
 	/*
-	 * Emptied at a process's first write: every run's first call then
-	 * allocates the page and the later ones overwrite it, whichever
-	 * tracer's run came first (the file outlives the process).
+	 * A new file at a process's first write: every run's first call then
+	 * allocates the page and the later ones overwrite it, and the first
+	 * one checks whether the write must drop privileges (file_remove_privs:
+	 * a new inode is not yet marked S_NOSEC), whichever tracer's run came
+	 * first (a file kept from run to run would be marked by then).
 	 */
-	static int emptied;
+	static int made;
 	char buf[4096];
-	int fd = open("/tmp/bpfgraph-wl.write", O_WRONLY | O_CREAT | (emptied ? 0 : O_TRUNC),
-		      0600);
-	int err = 0;
+	int fd, err = 0;
 
-	emptied = 1;
+	if (!made && unlink("/tmp/bpfgraph-wl.write") && errno != ENOENT)
+		fail("unlink /tmp/bpfgraph-wl.write: %s", strerror(errno));
+	made = 1;
+	fd = open("/tmp/bpfgraph-wl.write", O_WRONLY | O_CREAT, 0600);
 
 	if (fd < 0)
 		fail("open /tmp/bpfgraph-wl.write: %s", strerror(errno));
