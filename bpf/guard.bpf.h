@@ -11,12 +11,25 @@
 #ifndef BG_GUARD_BPF_H
 #define BG_GUARD_BPF_H
 
+/*
+ * Is addr in one of the trampoline helpers' ranges? Asked at every kprobe
+ * entry inside a graph: a search of the sorted starts, four steps (a scan
+ * of the sixteen cost about 7% of a traced call's added time).
+ */
+_Static_assert(BG_SELF_RANGES == 16, "in_self_range() searches 16 ranges");
 static __always_inline bool in_self_range(__u64 addr)
 {
-	for (int i = 0; i < BG_SELF_RANGES; i++)
-		if (addr >= bg_self_lo[i] && addr < bg_self_hi[i])
-			return true;
-	return false;
+	__u32 i = 0;
+
+	if (addr >= bg_self_lo[i + 8])
+		i += 8;
+	if (addr >= bg_self_lo[i + 4])
+		i += 4;
+	if (addr >= bg_self_lo[i + 2])
+		i += 2;
+	if (addr >= bg_self_lo[i + 1])
+		i += 1;
+	return addr >= bg_self_lo[i] && addr < bg_self_hi[i];
 }
 
 /*

@@ -44,7 +44,10 @@ const volatile __u8 bg_discover_irqs = 0;
  * 6.14); 0: not in this kernel. See on_entry().
  */
 const volatile __u64 bg_hooked_ret[2] = {};
-/* [start, end) of the trampoline's helpers; see BG_SELF_RANGES. */
+/*
+ * [start, end) of the trampoline's helpers, by start; see BG_SELF_RANGES.
+ * Slots past the last range start at ~0 (in_self_range() searches them).
+ */
 const volatile __u64 bg_self_lo[BG_SELF_RANGES] = {};
 const volatile __u64 bg_self_hi[BG_SELF_RANGES] = {};
 /* The -G functions' starts (see BG_GRAPH_IPS); bg_graph_n 0: not known. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,7 +181,11 @@ static void fill_self_ranges(struct graph_bpf__rodata *ro, const struct ksyms *k
 		}
 		r[m++] = r[i];
 	}
-	/* More than fit (no kernel seen has): the first ones. */
+	/* More than fit (no kernel seen has): the first ones. Sorted, the rest never matches. */
+	for (size_t i = 0; i < BG_SELF_RANGES; i++) {
+		ro->bg_self_lo[i] = UINT64_MAX;
+		ro->bg_self_hi[i] = 0;
+	}
 	for (size_t i = 0; i < m && i < BG_SELF_RANGES; i++) {
 		ro->bg_self_lo[i] = r[i].lo;
 		ro->bg_self_hi[i] = r[i].hi;
