@@ -22,8 +22,11 @@
 /*
  * Records are staged per CPU and cross the ring buffer up to BG_BATCH at a
  * time: one ring buffer sample holds 1..BG_BATCH records, back to back.
+ * A power of two. 256 (8 KiB a CPU): a failed open's ~370 records cross
+ * in two or three samples; with 16 each of some 25 crossings ran the
+ * hooks of the ring buffer's lock functions (bpf/records.bpf.h).
  */
-#define BG_BATCH 16
+#define BG_BATCH 256
 
 /* Record types (bg_rec.type). */
 #define BG_REC_ENTRY 1 /* a traced function was entered */

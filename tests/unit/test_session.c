@@ -18,7 +18,7 @@
 #include "session.h"
 
 struct fake_sink {
-	struct bg_rec got[64];
+	struct bg_rec got[BG_BATCH];
 	int n;
 	int fail_at; /* feed returns -EIO for this record (0-based), -1: never */
 };
@@ -29,7 +29,7 @@ static int fake_feed(void *ctx, const struct bg_rec *r)
 
 	if (f->n == f->fail_at)
 		return -EIO;
-	if (f->n < 64)
+	if (f->n < BG_BATCH)
 		f->got[f->n] = *r;
 	f->n++;
 	return 0;
