@@ -70,6 +70,11 @@ endif
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
+# graph.bpf.c once more with BG_LDX (stack_word() in bpf/guard.bpf.h): the
+# object user/hook/bpfobj.c loads where kprobe programs may call
+# bpf_rdonly_cast(). Only its bytes are used, with graph.skel.h's layout.
+BPF_OBJS += $(OUTPUT)/graph_ldx.bpf.o
+SKELS += $(OUTPUT)/graph_ldx.skel.h
 USER_SRCS := $(filter-out user/cmd/main.c,$(wildcard user/*/*.c))
 USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS))
 MAIN_OBJ := $(OUTPUT)/user/cmd/main.o
@@ -102,6 +107,11 @@ $(OUTPUT)/%.bpf.o: bpf/%.bpf.c | $(DEPS_STAMP)
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/graph_ldx.bpf.o: bpf/graph.bpf.c | $(DEPS_STAMP)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DBG_LDX -c $< -o $@
 
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)

@@ -11,6 +11,37 @@
 #ifndef BG_GUARD_BPF_H
 #define BG_GUARD_BPF_H
 
+#ifdef BG_LDX
+/* A cast the verifier turns into a move; loads through it are guarded plain loads. */
+extern void *bpf_rdonly_cast(void *obj, __u32 btf_id) __ksym;
+#endif
+
+/*
+ * The word at addr, a kernel stack address (the return address at a
+ * function's first instruction), 0 if it cannot be read. The object built
+ * with BG_LDX, loaded where kprobe programs may call bpf_rdonly_cast()
+ * (6.2 and later; user/hook/caps.c probes it), reads it with one load the
+ * JIT guards by an exception table entry (a fault reads 0): cheaper than
+ * the helper call to bpf_probe_read_kernel(), which cost a failed open
+ * about 15 us on 7.3. Any kernel struct with an unsigned long first gives
+ * the load its type.
+ */
+static __always_inline __u64 stack_word(__u64 addr)
+{
+	__u64 v = 0;
+
+#ifdef BG_LDX
+	const struct rb_node *n =
+		bpf_rdonly_cast((void *)addr, bpf_core_type_id_kernel(struct rb_node));
+
+	v = n->__rb_parent_color;
+#else
+	if (bpf_probe_read_kernel(&v, sizeof(v), (void *)addr))
+		v = 0;
+#endif
+	return v;
+}
+
 /*
  * Is addr in one of the trampoline helpers' ranges? Asked at every kprobe
  * entry inside a graph: a search of the sorted starts, four steps (a scan
@@ -70,10 +101,8 @@ static __always_inline bool called_by_us(__u64 ret)
 static __always_inline bool hide_own_call(struct pt_regs *regs, struct task_state *st, __u64 ck,
 					  __u64 *caller)
 {
-	__u64 ret = 0;
+	__u64 ret = stack_word(PT_REGS_SP(regs));
 
-	if (bpf_probe_read_kernel(&ret, sizeof(ret), (void *)PT_REGS_SP(regs)))
-		ret = 0;
 	/*
 	 * What the verifier learns of ret below (ranges against the
 	 * trampoline's helpers) would stay with the copy on_entry() shows

@@ -80,6 +80,7 @@ struct bpfobj *progs__open(const struct bg_opts *o, const struct kernel *k,
 		 * unless the kernel refuses the net (bpfobj__probes()).
 		 */
 		.probes = !(t->wide && kmulti),
+		.ldx = k->caps.rdonly_cast.have > 0,
 		.ks = k->ks, .funcs = &p->funcs,
 	};
 

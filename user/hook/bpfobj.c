@@ -15,15 +15,25 @@
 #include "functab.h"
 #include "globset.h"
 #include "graph.skel.h"
+#include "graph_ldx.skel.h"
 #include "ksyms.h"
 #include "links.h"
 
 struct bpfobj {
 	struct graph_bpf *skel;
+	bool ldx; /* skel is on graph_ldx.bpf.o's bytes (bpfobj_config.ldx) */
 	struct bg_ckc_slot *ckc; /* bg_ckc mapped (bpfobj__ckc), or NULL */
 	struct bpfobj_vars vars; /* set by bpfobj__load */
 	struct bpfobj *probes; /* bpfobj__probes' second instance, if one was made */
 };
+
+/*
+ * graph_ldx.bpf.o is graph.bpf.c built with BG_LDX, which changes code
+ * only: its variables must lie as graph.skel.h says (skel_open()).
+ */
+_Static_assert(sizeof(struct graph_bpf__bss) == sizeof(struct graph_ldx_bpf__bss), "bss");
+_Static_assert(sizeof(struct graph_bpf__rodata) == sizeof(struct graph_ldx_bpf__rodata),
+	       "rodata");
 
 /* struct bpfobj_vars' types are the .bss's (bpf/state.bpf.h). */
 #define SAME_SIZE(field, type) \
@@ -249,12 +259,35 @@ static void choose_progs(struct graph_bpf *s, const struct bpfobj_config *c)
 						      (enum bpf_attach_type)BG_ATTACH_KPROBE_SESSION);
 }
 
+/* graph.skel.h's skeleton, on graph_ldx.bpf.o's bytes with ldx. NULL, errno set. */
+static struct graph_bpf *skel_open(bool ldx)
+{
+	struct graph_bpf *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s)
+		return NULL;
+	err = graph_bpf__create_skeleton(s);
+	if (!err && ldx)
+		s->skeleton->data = (void *)graph_ldx_bpf__elf_bytes(&s->skeleton->data_sz);
+	if (!err)
+		err = bpf_object__open_skeleton(s->skeleton, NULL);
+	if (err) {
+		graph_bpf__destroy(s);
+		errno = -err;
+		return NULL;
+	}
+	return s;
+}
+
 struct bpfobj *bpfobj__open(const struct bpfobj_config *c)
 {
 	struct bpfobj *o = calloc(1, sizeof(*o));
 	int err;
 
-	if (!o || !(o->skel = graph_bpf__open())) {
+	if (o)
+		o->ldx = c->ldx;
+	if (!o || !(o->skel = skel_open(c->ldx))) {
 		err = errno;
 		fprintf(stderr, "bpfgraph: failed to open the BPF object: %s\n", strerror(err));
 		free(o);
@@ -416,11 +449,11 @@ int bpfobj__add_pid(struct bpfobj *o, uint32_t pid)
 }
 
 /* A second instance of the object on o's maps, loading only the per-site probes. */
-static struct graph_bpf *open_probes(const struct graph_bpf *s0)
+static struct graph_bpf *open_probes(const struct graph_bpf *s0, bool ldx)
 {
 	struct bpf_program *prog;
 	struct bpf_map *map;
-	struct graph_bpf *s = graph_bpf__open();
+	struct graph_bpf *s = skel_open(ldx);
 	int err = 0;
 
 	if (!s)
@@ -461,7 +494,7 @@ struct bpfobj *bpfobj__probes(struct bpfobj *o)
 		return o;
 	if (o->probes)
 		return o->probes;
-	s = open_probes(o->skel);
+	s = open_probes(o->skel, o->ldx);
 	if (!s)
 		return NULL;
 	o->probes = calloc(1, sizeof(*o->probes));

@@ -95,6 +95,11 @@ struct bpfobj_config {
 	 * the per-function and per-site kprobes.
 	 */
 	bool kmulti, ksession, wide, probes;
+	/*
+	 * The object built with BG_LDX (graph_ldx.bpf.o): its kprobe programs
+	 * read the stack with plain loads (caps.h: rdonly_cast).
+	 */
+	bool ldx;
 	/* Kernel symbols fill the self-call ranges and return hooks' addresses. */
 	const struct ksyms *ks;
 	/* The plan: its -G functions' addresses let the entry programs test the ip. */

@@ -2,6 +2,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
 
 #include "attach.h"
 #include "caps.h"
@@ -57,13 +61,47 @@ static void probe_clocksource(struct caps *c)
 	c->clocksource[strcspn(c->clocksource, "\n")] = 0;
 }
 
-void caps__probe(struct caps *c, const struct ksyms *ks, struct ktext *kt, bool btf, bool ibt)
+/*
+ * A kprobe program that calls bpf_rdonly_cast() on its stack pointer and
+ * loads through the result, as stack_word() in bpf/guard.bpf.h does: 1 if
+ * the kernel takes it, 0 if it has no such kfunc or refuses it there.
+ */
+static int probe_rdonly_cast(const struct btf *vmlinux)
 {
-	*c = (struct caps){ .btf = btf, .text = kt != NULL, .ibt = CAPS_IBT_UNPROBED };
+	int fn, ty, fd;
+
+	if (!vmlinux)
+		return -ENOENT;
+	fn = btf__find_by_name_kind(vmlinux, "bpf_rdonly_cast", BTF_KIND_FUNC);
+	ty = btf__find_by_name_kind(vmlinux, "rb_node", BTF_KIND_STRUCT);
+	if (fn < 0 || ty < 0)
+		return 0;
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = BPF_REG_1, .src_reg = BPF_REG_10 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2, .imm = ty },
+		{ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_KFUNC_CALL, .imm = fn },
+		{ .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_0, .src_reg = BPF_REG_0 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "bg_probe", "GPL", insns,
+			   sizeof(insns) / sizeof(insns[0]), NULL);
+	if (fd < 0)
+		return errno == EINVAL || errno == EACCES ? 0 : -errno;
+	close(fd);
+	return 1;
+}
+
+void caps__probe(struct caps *c, const struct ksyms *ks, struct ktext *kt,
+		 const struct btf *vmlinux, bool ibt)
+{
+	*c = (struct caps){ .btf = vmlinux != NULL, .text = kt != NULL,
+			    .ibt = CAPS_IBT_UNPROBED };
 	c->kprobe_multi.have = kprobes__multi_supported();
 	c->kprobe_session.have = c->kprobe_multi.have > 0 ? kprobes__session_supported() : 0;
 	c->tracing_multi.have = attach__multi_supported();
 	c->fprobe_fgraph = ks && ksyms__find_name(ks, "fprobe_fgraph_entry", NULL);
+	c->rdonly_cast.have = probe_rdonly_cast(vmlinux);
 	if (ibt)
 		c->ibt = probe_ibt(ks, kt);
 	probe_clocksource(c);
@@ -98,6 +136,8 @@ void caps__print(const struct caps *c, FILE *f, const char *prefix)
 		c->kprobe_multi.have <= 0 ? "no fprobe" :
 		c->fprobe_fgraph	    ? "yes (a shadow stack frame per hooked call)" :
 					      "no (on ftrace ops, returns by rethook)");
+	fprintf(f, "%skernel: plain stack loads in kprobe programs (bpf_rdonly_cast): %s\n",
+		prefix, yes_no(&c->rdonly_cast));
 	fprintf(f, "%skernel: IBT: %s\n", prefix, ibt[c->ibt]);
 	fprintf(f, "%skernel: BTF: %s; kernel text: %s\n", prefix,
 		c->btf ? "yes" : "no (no fentry, no argument types)",

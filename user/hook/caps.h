@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+struct btf;
 struct ksyms;
 struct ktext;
 
@@ -31,6 +32,11 @@ struct caps {
 	struct cap kprobe_multi; /* kprobe.multi links (CONFIG_FPROBE, 5.18+) */
 	struct cap kprobe_session; /* kprobe.session links (6.10+): the wide net */
 	struct cap tracing_multi; /* fentry.multi/fexit.multi links (7.x) */
+	/*
+	 * Kprobe programs may call bpf_rdonly_cast() (6.2+): they read the
+	 * stack with plain loads (graph_ldx.bpf.o, see bpfobj.h).
+	 */
+	struct cap rdonly_cast;
 	/* fprobe built on the function graph tracer (fprobe_fgraph_entry, 6.14+) */
 	bool fprobe_fgraph;
 	enum caps_ibt ibt;
@@ -47,11 +53,12 @@ struct caps {
 
 /*
  * Probes everything: a few tiny programs loaded and dropped, sysfs and
- * the symbols read. ks and kt may be NULL (then what needs them is
- * unknown). IBT, which nothing but caps__print needs, only with ibt: it
- * reads a sample of kernel text.
+ * the symbols read. ks, kt and vmlinux (the kernel's BTF) may be NULL
+ * (then what needs them is unknown). IBT, which nothing but caps__print
+ * needs, only with ibt: it reads a sample of kernel text.
  */
-void caps__probe(struct caps *c, const struct ksyms *ks, struct ktext *kt, bool btf, bool ibt);
+void caps__probe(struct caps *c, const struct ksyms *ks, struct ktext *kt,
+		 const struct btf *vmlinux, bool ibt);
 /* One line per capability, each starting with prefix ("# " for --dry-run). */
 void caps__print(const struct caps *c, FILE *f, const char *prefix);
 
