@@ -176,6 +176,7 @@ static void release_hooks(void *ctx)
 	r->switch_link = r->fork_link = r->exit_link = NULL;
 	if (r->a)
 		attach__detach(r->a);
+	r->obj = NULL; /* a's, destroyed with its links */
 }
 
 /*

@@ -514,6 +514,11 @@ void live__detach(struct live *l)
 	live_free_wide(l, true);
 	live_free_ftnet(l);
 	kprobes__detach(l->kp);
+	/*
+	 * The object goes next (attach__detach()), while l may still be freed
+	 * later (--wait-detach): nothing after this may reach its variables.
+	 */
+	l->obj = NULL;
 }
 
 void live__free(struct live *l)

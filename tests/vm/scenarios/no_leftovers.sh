@@ -2,7 +2,8 @@
 # After bpfgraph exits, nothing of it is left in the kernel: no program
 # named bg_*, no extra link, map or pin, no function still hooked.
 # Snapshots: before (baseline), during (once bg_ programs show up), after.
-# bench-timeout: 450
+# Then --wait-detach, which releases the hooks itself: it must exit 0.
+# bench-timeout: 600
 set -u
 . /bench/lib/guest.sh
 
@@ -71,3 +72,17 @@ while :; do
 	usleep 200000
 done
 echo "$exited $settled" >settle.time
+
+# --wait-detach: bpfgraph releases every hook itself before it exits,
+# then frees what it held (once freed its object under the live state).
+progress "bpfgraph --wait-detach -d 2 --callee-depth=1 -G do_sys_openat2"
+bpfgraph --wait-detach -d 2 --callee-depth=1 -G do_sys_openat2 >wtrace.txt 2>wstderr.txt &
+pid=$!
+while kill -0 $pid 2>/dev/null; do
+	wl openmiss 3
+	usleep 100000
+done
+wait $pid
+echo $? >wrc
+snap wafter
+tally wafter >wafter.tally
