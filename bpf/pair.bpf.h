@@ -426,6 +426,23 @@ static __always_inline bool frame_is(struct task_state *st, __u32 i, __u32 idx,
 }
 
 /*
+ * Is frame i the one an exit of function idx closes? A kprobe.session
+ * return (session) is always the call's whose entry took it, by whichever
+ * link: any generation's frame of the function. An entry's generation is
+ * the cookie table's, which while a merge begins can be the old link's
+ * when the new link took the call: compared, it left the frame open for
+ * good whenever the exit had to look below the top frame.
+ */
+static __always_inline bool exit_frame_is(struct task_state *st, __u32 i, __u32 idx,
+					  __u64 frame, bool session)
+{
+	if (!session)
+		return frame_is(st, i, idx, frame);
+	return st->func[i & BG_DEPTH_MASK] == idx &&
+	       BG_FRAME_IS_MULTI(st->frame[i & BG_DEPTH_MASK]);
+}
+
+/*
  * Is a frame of function idx from another kprobe.multi generation open
  * among the top ones (see BG_CK_GEN)?
  */
@@ -524,16 +541,17 @@ static __always_inline void on_exit(struct task_state *st, __u64 ck, __u64 frame
 	top &= BG_DEPTH_MASK;
 	if (sctx)
 		session_frame(st, top, sctx, &idx, &frame);
-	if (!frame_is(st, top, idx, frame)) {
+	if (!exit_frame_is(st, top, idx, frame, sctx != NULL)) {
 		/*
 		 * While two kprobe.multi generations are attached, a return can
 		 * run both exit programs: the other generation's is not this
-		 * call's (its entry was not recorded by that generation).
+		 * call's (its entry was not recorded by that generation). A
+		 * session's return has one link's program only.
 		 */
-		if (multi && other_gen_open(st, top, idx, frame))
+		if (multi && !sctx && other_gen_open(st, top, idx, frame))
 			return;
 		for (i = 1; i <= BG_UNWIND_MAX; i++) {
-			if (i > top || frame_is(st, top - i, idx, frame))
+			if (i > top || exit_frame_is(st, top - i, idx, frame, sctx != NULL))
 				break;
 		}
 		if (i > top || i > BG_UNWIND_MAX) {
