@@ -74,7 +74,8 @@ done
 echo "$exited $settled" >settle.time
 
 # --wait-detach: bpfgraph releases every hook itself before it exits,
-# then frees what it held (once freed its object under the live state).
+# then frees what it held (a build once wrote into the BPF object after
+# destroying it, and died of SIGSEGV at exit).
 progress "bpfgraph --wait-detach -d 2 --callee-depth=1 -G do_sys_openat2"
 bpfgraph --wait-detach -d 2 --callee-depth=1 -G do_sys_openat2 >wtrace.txt 2>wstderr.txt &
 pid=$!
