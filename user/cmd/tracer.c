@@ -87,7 +87,7 @@ static int load_kernel(struct kernel *k, const struct bg_opts *o)
 		if (!k->ops && errno == ENOMEM)
 			return -ENOMEM;
 	}
-	caps__probe(&k->caps, k->ks, k->kt, kbtf__btf(k->kb, NULL), o->verbosity || o->dry_run);
+	caps__probe(&k->caps, k->ks, k->kt, k->kb, o->verbosity || o->dry_run);
 	/* The planner traces the clocksource's read function at its call sites only. */
 	k->caps.clock_read = plan__set_clocksource(k->caps.clocksource);
 	if (o->verbosity)

@@ -9,6 +9,7 @@
 
 #include "attach.h"
 #include "caps.h"
+#include "kbtf.h"
 #include "kprobe.h"
 #include "ksyms.h"
 #include "ktext.h"
@@ -64,22 +65,27 @@ static void probe_clocksource(struct caps *c)
 /*
  * A kprobe program that calls bpf_rdonly_cast() on its stack pointer and
  * loads through the result, as stack_word() in bpf/guard.bpf.h does: 1 if
- * the kernel takes it, 0 if it has no such kfunc or refuses it there.
+ * the kernel takes it, 0 if it has no such kfunc or refuses it there. The
+ * kfunc by kbtf's index of functions; the type (a scan of all of BTF)
+ * only where the kfunc is.
  */
-static int probe_rdonly_cast(const struct btf *vmlinux)
+static int probe_rdonly_cast(struct kbtf *kb)
 {
-	int fn, ty, fd;
+	struct kbtf_func fn;
+	int ty, fd;
 
-	if (!vmlinux)
+	if (!kb)
 		return -ENOENT;
-	fn = btf__find_by_name_kind(vmlinux, "bpf_rdonly_cast", BTF_KIND_FUNC);
-	ty = btf__find_by_name_kind(vmlinux, "rb_node", BTF_KIND_STRUCT);
-	if (fn < 0 || ty < 0)
+	if (kbtf__func(kb, "bpf_rdonly_cast", NULL, &fn))
+		return 0;
+	ty = btf__find_by_name_kind(kbtf__btf(kb, NULL), "rb_node", BTF_KIND_STRUCT);
+	if (ty < 0)
 		return 0;
 	const struct bpf_insn insns[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = BPF_REG_1, .src_reg = BPF_REG_10 },
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2, .imm = ty },
-		{ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_KFUNC_CALL, .imm = fn },
+		{ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_KFUNC_CALL,
+		  .imm = (int32_t)fn.btf_id },
 		{ .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_0, .src_reg = BPF_REG_0 },
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
 		{ .code = BPF_JMP | BPF_EXIT },
@@ -92,16 +98,15 @@ static int probe_rdonly_cast(const struct btf *vmlinux)
 	return 1;
 }
 
-void caps__probe(struct caps *c, const struct ksyms *ks, struct ktext *kt,
-		 const struct btf *vmlinux, bool ibt)
+void caps__probe(struct caps *c, const struct ksyms *ks, struct ktext *kt, struct kbtf *kb,
+		 bool ibt)
 {
-	*c = (struct caps){ .btf = vmlinux != NULL, .text = kt != NULL,
-			    .ibt = CAPS_IBT_UNPROBED };
+	*c = (struct caps){ .btf = kb != NULL, .text = kt != NULL, .ibt = CAPS_IBT_UNPROBED };
 	c->kprobe_multi.have = kprobes__multi_supported();
 	c->kprobe_session.have = c->kprobe_multi.have > 0 ? kprobes__session_supported() : 0;
 	c->tracing_multi.have = attach__multi_supported();
 	c->fprobe_fgraph = ks && ksyms__find_name(ks, "fprobe_fgraph_entry", NULL);
-	c->rdonly_cast.have = probe_rdonly_cast(vmlinux);
+	c->rdonly_cast.have = probe_rdonly_cast(kb);
 	if (ibt)
 		c->ibt = probe_ibt(ks, kt);
 	probe_clocksource(c);

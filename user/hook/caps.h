@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-struct btf;
+struct kbtf;
 struct ksyms;
 struct ktext;
 
@@ -53,12 +53,12 @@ struct caps {
 
 /*
  * Probes everything: a few tiny programs loaded and dropped, sysfs and
- * the symbols read. ks, kt and vmlinux (the kernel's BTF) may be NULL
+ * the symbols read. ks, kt and kb (the kernel's BTF) may be NULL
  * (then what needs them is unknown). IBT, which nothing but caps__print
  * needs, only with ibt: it reads a sample of kernel text.
  */
-void caps__probe(struct caps *c, const struct ksyms *ks, struct ktext *kt,
-		 const struct btf *vmlinux, bool ibt);
+void caps__probe(struct caps *c, const struct ksyms *ks, struct ktext *kt, struct kbtf *kb,
+		 bool ibt);
 /* One line per capability, each starting with prefix ("# " for --dry-run). */
 void caps__print(const struct caps *c, FILE *f, const char *prefix);
 
