@@ -50,6 +50,7 @@ const volatile __u64 bg_hooked_ret[2] = {};
  */
 const volatile __u64 bg_self_lo[BG_SELF_RANGES] = {};
 const volatile __u64 bg_self_hi[BG_SELF_RANGES] = {};
+const volatile __u64 bg_self_end = 0; /* the highest end among them */
 /* The -G functions' starts (see BG_GRAPH_IPS); bg_graph_n 0: not known. */
 const volatile __u64 bg_graph_lo[BG_GRAPH_IPS] = {};
 const volatile __u32 bg_graph_n = 0;

@@ -199,6 +199,8 @@ static void fill_self_ranges(struct graph_bpf__rodata *ro, const struct ksyms *k
 	for (size_t i = 0; i < m && i < BG_SELF_RANGES; i++) {
 		ro->bg_self_lo[i] = r[i].lo;
 		ro->bg_self_hi[i] = r[i].hi;
+		if (r[i].hi > ro->bg_self_end)
+			ro->bg_self_end = r[i].hi;
 	}
 }
 
