@@ -94,9 +94,33 @@ static __always_inline void stage(struct bg_batch *b, const struct bg_rec *r, __
 }
 
 /*
- * Stages r (made at now) in this CPU's batch and flushes it when full,
- * when out (a graph ended, the task is on its way out of the CPU, a target
- * for discovery) or when its oldest record waited long enough.
+ * An EXIT r whose ENTRY is the last record staged in batch b (nothing in
+ * between: a leaf) rewrites that entry into a BG_REC_LEAF, staging nothing.
+ * An entry followed by its ARGS, a switch or an interrupt's records is
+ * not last, and a flushed one is gone: those exits are staged as such.
+ */
+static __always_inline bool fold(struct bg_batch *b, const struct bg_rec *r)
+{
+	struct bg_rec *e;
+	__u32 n = b->n;
+
+	if (!bg_fold || !n || (r->type & BG_REC_TYPE_MASK) != BG_REC_EXIT)
+		return false;
+	e = &b->rec[(n - 1) & (BG_BATCH - 1)];
+	if ((e->type & BG_REC_TYPE_MASK) != BG_REC_ENTRY || e->pid != r->pid ||
+	    e->func != r->func || e->depth != r->depth)
+		return false;
+	e->type = BG_REC_LEAF | (e->type & BG_RF_IRQ) | (r->type & (BG_RF_DUR_US | BG_RF_NOEXIT));
+	e->val = r->val;
+	e->dur = r->dur;
+	return true;
+}
+
+/*
+ * Stages r (made at now) in this CPU's batch, or folds it into the entry
+ * there, and flushes the batch when full, when out (a graph ended, the
+ * task is on its way out of the CPU, a target for discovery) or when its
+ * oldest record waited long enough.
  */
 static __always_inline void put(const struct bg_rec *r, __u64 now, bool out, __u64 flags)
 {
@@ -108,7 +132,8 @@ static __always_inline void put(const struct bg_rec *r, __u64 now, bool out, __u
 		return;
 	}
 	b->writing = 1;
-	stage(b, r, now);
+	if (!fold(b, r))
+		stage(b, r, now);
 	if (out || b->n >= BG_BATCH || now - b->first_ts >= BG_BATCH_AGE_NS)
 		flush(b, flags);
 	b->writing = 0;

@@ -38,6 +38,12 @@ const volatile __u8 bg_detail_on = 0;
 /* Report indirect targets met inside interrupt work too (see BG_RF_IRQ). */
 const volatile __u8 bg_discover_irqs = 0;
 /*
+ * A leaf's exit folds it into its entry (BG_REC_LEAF), which loses the
+ * return address: set when no output shows it (funcgraph-retaddr) and no
+ * record file keeps the records as they came.
+ */
+const volatile __u8 bg_fold = 0;
+/*
  * Where a return hook sends a hooked function's return: fgraph's
  * return_to_handler (fprobe's exit handler on 6.14 and later, and
  * function_graph) and rethook's arch_rethook_trampoline (fprobe before

@@ -94,6 +94,16 @@
 #define BG_DETAIL_ARG(d) ((d) & 0x0f)
 #define BG_DETAIL_PART_OF(d) ((d) >> 4)
 
+/*
+ * A call that returned with nothing recorded in between, in one record:
+ * its EXIT found the ENTRY last in the CPU's batch and rewrote it (only
+ * where bg_fold allows: nothing shows or records the return address). ts
+ * is the entry's, val the return value, dur as in EXIT; the entry's
+ * BG_RF_IRQ and the exit's BG_RF_DUR_US and BG_RF_NOEXIT. Most calls
+ * in a graph are leaves: a third fewer records to stage, cross and pair.
+ */
+#define BG_REC_LEAF 9
+
 /* How a plan's operation reads (struct bg_detail_op.kind). */
 #define BG_DK_STR_KERNEL 1 /* a kernel string */
 #define BG_DK_STR_USER 2 /* a user string (BTF type tag __user) */

@@ -69,6 +69,7 @@ struct shape {
 	struct functab ft;
 	struct bg_rec *recs;
 	size_t n, cap;
+	size_t nraw; /* records before -f folded leaves (ns/rec counts these) */
 	uint64_t ts;
 	uint64_t rng;
 };
@@ -223,6 +224,30 @@ static int make_deep(struct shape *s, size_t nrec)
 		s->ts += 20000;
 	}
 	return err;
+}
+
+/*
+ * -f: the stream the BPF side sends with bg_fold set: each EXIT right
+ * after its ENTRY folded into one BG_REC_LEAF (bpf/records.bpf.h).
+ */
+static void fold_leaves(struct shape *s)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		struct bg_rec *e = m ? &s->recs[m - 1] : NULL;
+		const struct bg_rec *x = &s->recs[i];
+
+		if (e && bg_rec_type(x) == BG_REC_EXIT && bg_rec_type(e) == BG_REC_ENTRY &&
+		    e->pid == x->pid && e->func == x->func && e->depth == x->depth) {
+			e->type = BG_REC_LEAF | (x->type & BG_RF_DUR_US);
+			e->val = x->val;
+			e->dur = x->dur;
+			continue;
+		}
+		s->recs[m++] = *x;
+	}
+	s->n = m;
 }
 
 /* --- the measured path ---------------------------------------------------- */
@@ -393,6 +418,9 @@ static int bench(struct shape *s, int reps, const char *dir, const char *only)
 
 		if (only && strcmp(only, mode_names[m]))
 			continue;
+		/* A record file keeps the records as they came: never folded. */
+		if (m == M_RECORD && s->n != s->nraw)
+			continue;
 
 		for (int i = 0; i < reps; i++) {
 			char buf[4096];
@@ -416,14 +444,17 @@ static int bench(struct shape *s, int reps, const char *dir, const char *only)
 				best = ns;
 		}
 		printf("%-8s %-18s %8.1f  (%s)\n", s->name, mode_names[m],
-		       (double)best / (double)s->n, mode_help[m]);
+		       (double)best / (double)s->nraw, mode_help[m]);
 	}
 	return 0;
 }
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: reader [-n RECORDS] [-r REPEATS] [-o DIR] [-m MODE] [-s SHAPE]\n");
+	fprintf(stderr,
+		"usage: reader [-n RECORDS] [-r REPEATS] [-o DIR] [-m MODE] [-s SHAPE] [-f]\n"
+		"  -f  leaves folded into one record, as bpfgraph's programs send them\n"
+		"      when no output shows return addresses (ns/rec per unfolded record)\n");
 }
 
 int main(int argc, char **argv)
@@ -432,8 +463,9 @@ int main(int argc, char **argv)
 	size_t nrec = 1000000;
 	const char *dir = NULL, *mode = NULL, *shape = NULL;
 	int reps = 5, opt, err = 0;
+	bool fold = false;
 
-	while ((opt = getopt(argc, argv, "n:r:o:m:s:h")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:o:m:s:fh")) != -1) {
 		switch (opt) {
 		case 'n':
 			nrec = strtoul(optarg, NULL, 0);
@@ -450,6 +482,9 @@ int main(int argc, char **argv)
 		case 's':
 			shape = optarg;
 			break;
+		case 'f':
+			fold = true;
+			break;
 		default:
 			usage();
 			return opt == 'h' ? 0 : 2;
@@ -463,8 +498,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "reader: out of memory\n");
 		return 1;
 	}
-	printf("%-8s %-18s %8s  best of %d, %zu records, process CPU\n", "shape", "mode",
-	       "ns/rec", reps, nrec);
+	for (int i = 0; i < 2; i++) {
+		shapes[i].nraw = shapes[i].n;
+		if (fold)
+			fold_leaves(&shapes[i]);
+	}
+	printf("%-8s %-18s %8s  best of %d, %zu records%s, process CPU\n", "shape", "mode",
+	       "ns/rec", reps, nrec, fold ? " (leaves folded)" : "");
 	for (int i = 0; i < 2 && !err; i++)
 		if (!shape || !strcmp(shape, shapes[i].name))
 			err = bench(&shapes[i], reps, dir, mode);

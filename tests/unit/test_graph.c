@@ -528,7 +528,7 @@ static void test_feed_errors(void **state)
 	r = ent(0, 1, 0, 0, 10);
 	r.type = 0;
 	assert_int_equal(graph__feed(g, &r), -EINVAL);
-	r.type = 9;
+	r.type = 15;
 	assert_int_equal(graph__feed(g, &r), -EINVAL);
 	assert_int_equal(graph__lost(g, BG_MAX_CPUS, 1), -EINVAL);
 	r = ent(BG_MAX_CPUS - 1, 1, 0, 0, 10);
@@ -639,6 +639,110 @@ static void test_noexit(void **state)
 	assert_int_equal(l.ev[2].type, GEV_EXIT);
 	assert_false(l.ev[2].noret);
 	graph__free(g);
+}
+
+/*
+ * The BPF side's fold (bpf/records.bpf.h): an EXIT right after its ENTRY
+ * in the same CPU's stream becomes one BG_REC_LEAF. Returns the count.
+ */
+static size_t fold_leaves(struct bg_rec *r, size_t n)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct bg_rec *e = m ? &r[m - 1] : NULL;
+
+		if (e && bg_rec_type(&r[i]) == BG_REC_EXIT && bg_rec_type(e) == BG_REC_ENTRY &&
+		    e->cpu == r[i].cpu && e->pid == r[i].pid && e->func == r[i].func &&
+		    e->depth == r[i].depth) {
+			e->type = BG_REC_LEAF | (e->type & BG_RF_IRQ) |
+				  (r[i].type & (BG_RF_DUR_US | BG_RF_NOEXIT));
+			e->val = r[i].val;
+			e->dur = r[i].dur;
+			continue;
+		}
+		r[m++] = r[i];
+	}
+	return m;
+}
+
+/* Folded leaves make the lines their pairs make, on every CPU, lost exits and all. */
+static void test_folded_leaves(void **state)
+{
+	struct bg_rec r[] = {
+		ent(0, 1, 5, 0, 100),
+		ent(0, 1, 6, 1, 110),
+		ext(0, 1, 6, 1, 150, 40),
+		ent(1, 2, 5, 0, 120),
+		ent(0, 1, 7, 1, 160),
+		ent(1, 2, 8, 1, 170),
+		ext(1, 2, 8, 1, 180, 10),
+		ent(0, 1, 9, 2, 190),
+		ext(0, 1, 9, 2, 195, 5), /* NOEXIT below */
+		ext(0, 1, 7, 1, 200, 40),
+		ent(1, 2, 6, 1, 205),
+		ext(1, 2, 6, 1, 5000, 4795), /* DUR_US below */
+		ext(0, 1, 5, 0, 210, 110),
+		ext(1, 2, 5, 0, 6000, 5880),
+		ent(0, 3, 6, 0, 7000), /* IRQ below */
+		ext(0, 3, 6, 0, 7010, 10),
+		ent(0, 3, 7, 0, 7100), /* its exit never came */
+	};
+	size_t n = sizeof(r) / sizeof(r[0]), m;
+	struct bg_rec f[sizeof(r) / sizeof(r[0])];
+	struct evlog *a = calloc(2, sizeof(*a)), *b = a + 1;
+	struct graph *ga, *gb;
+
+	(void)state;
+	assert_non_null(a);
+	ga = new_logged(a);
+	gb = new_logged(b);
+	r[8].type |= BG_RF_NOEXIT;
+	r[11].type |= BG_RF_DUR_US;
+	r[11].dur = 4;
+	r[14].type |= BG_RF_IRQ;
+	r[15].val = (uint64_t)-12;
+	memcpy(f, r, sizeof(r));
+	m = fold_leaves(f, n);
+	assert_int_equal(m, n - 5);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(graph__feed(ga, &r[i]), 0);
+	for (size_t i = 0; i < m; i++)
+		assert_int_equal(graph__feed(gb, &f[i]), 0);
+	graph__flush(ga);
+	graph__flush(gb);
+	assert_int_equal(a->n, b->n);
+	for (int i = 0; i < a->n; i++) {
+		const struct gev *x = &a->ev[i], *y = &b->ev[i];
+
+		assert_int_equal(x->type, y->type);
+		assert_int_equal(x->cpu, y->cpu);
+		assert_int_equal(x->pid, y->pid);
+		assert_int_equal(x->func, y->func);
+		assert_int_equal(x->depth, y->depth);
+		assert_int_equal(x->ts, y->ts);
+		if (x->type != GEV_BANNER) {
+			assert_int_equal(x->dur, y->dur);
+			assert_int_equal(x->ret, y->ret);
+			assert_int_equal(x->noret, y->noret);
+			assert_int_equal(x->tail, y->tail);
+		}
+		assert_string_equal(a->comm[i], b->comm[i]);
+	}
+	/* The leaves: 6 (cpu 0), 8 (cpu 1), 9 without its exit, 6 in microseconds, 6 of pid 3. */
+	{
+		int leaves = 0, noret = 0;
+
+		for (int i = 0; i < b->n; i++) {
+			leaves += b->ev[i].type == GEV_LEAF;
+			noret += b->ev[i].type == GEV_LEAF && b->ev[i].noret;
+		}
+		assert_int_equal(leaves, 5);
+		assert_int_equal(noret, 1);
+	}
+	graph__free(ga);
+	graph__free(gb);
+	free(a);
 }
 
 /* Exits are released as soon as the watermark passes them. */
@@ -839,6 +943,7 @@ int main(void)
 		cmocka_unit_test(test_drain_wait_ends),
 		cmocka_unit_test(test_drain_watermark),
 		cmocka_unit_test(test_noexit),
+		cmocka_unit_test(test_folded_leaves),
 		cmocka_unit_test(test_comm_table),
 		cmocka_unit_test(test_event_comms),
 		cmocka_unit_test(test_bounded_queue),

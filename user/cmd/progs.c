@@ -57,7 +57,7 @@ static uint32_t wide_ranges(const struct bg_opts *o, const struct kernel *k)
 }
 
 struct bpfobj *progs__open(const struct bg_opts *o, const struct kernel *k,
-			   const struct plan *p)
+			   const struct plan *p, bool raw)
 {
 	const struct tier *t = &k->tier;
 	bool kmulti = tier__kmulti(t);
@@ -66,6 +66,7 @@ struct bpfobj *progs__open(const struct bg_opts *o, const struct kernel *k,
 		.discover_irqs = o->discover_irqs, .noirqs = !(o->flags & BG_O_IRQS),
 		.args = !!(o->flags & BG_O_ARGS), .detail = !!(o->flags & BG_O_DETAIL),
 		.nosleep = !(o->flags & BG_O_SLEEP_TIME),
+		.fold = !raw && !(o->flags & BG_O_RETADDR),
 		.filter_pid = o->nr_pids > 0 || o->command_argc > 0,
 		.inherit = o->inherit, .max_pids = o->inherit ? BG_INHERIT_PIDS : BG_MAX_PIDS,
 		.cpumask = o->nr_cpus > 0 ? o->cpus : NULL, .comm = o->comm,

@@ -72,9 +72,12 @@ struct run {
 /* This process's user and system CPU time so far, in seconds. */
 void run__cpu(double cpu[2]);
 
-/* progs.c: the BPF object opened and configured for this plan (NULL: said why). */
+/*
+ * progs.c: the BPF object opened and configured for this plan (NULL: said
+ * why). raw: the records are kept as they come (a record file).
+ */
 struct bpfobj *progs__open(const struct bg_opts *o, const struct kernel *k,
-			   const struct plan *p);
+			   const struct plan *p, bool raw);
 /* --args-detail's read plans and the traced tasks, once the object is loaded. */
 int progs__fill(struct bpfobj *obj, const struct bg_opts *o, const struct plan *p,
 		struct kbtf *kb, pid_t child);

@@ -155,7 +155,8 @@ static void start_wide(struct kernel *k, const struct bg_opts *o)
 }
 
 /* The BPF object and live discovery, before anything is loaded. */
-static int run_open(struct run *r, const struct bg_opts *o, struct plan *p, struct kernel *k)
+static int run_open(struct run *r, const struct bg_opts *o, struct plan *p,
+		    const struct tracer_sinks *ts, struct kernel *k)
 {
 	struct live_opts lo = {
 		.plan = p, .po = plan_opts_of(o, k), .tier = k->tier,
@@ -167,7 +168,7 @@ static int run_open(struct run *r, const struct bg_opts *o, struct plan *p, stru
 
 	k->wide_list = NULL; /* live's from here */
 	r->tier = &k->tier;
-	r->obj = progs__open(o, k, p);
+	r->obj = progs__open(o, k, p, ts->record != NULL);
 	if (r->obj)
 		r->a = attach__new(&(struct attach_opts){
 			.obj = r->obj, .funcs = &p->funcs, .verbose = o->verbosity,
@@ -199,7 +200,7 @@ static int run_setup(struct run *r, const struct bg_opts *o, struct plan *p,
 		     const struct tracer_sinks *ts, struct kernel *k)
 {
 	struct session *s = &r->s;
-	int err = run_open(r, o, p, k);
+	int err = run_open(r, o, p, ts, k);
 
 	if (!err && o->command_argc)
 		err = session__spawn(s, o->command, preflight__nofile_before());

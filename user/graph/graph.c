@@ -322,6 +322,7 @@ int graph__feed(struct graph *g, const struct bg_rec *rec)
 		return feed_args(g, rec);
 	case BG_REC_ENTRY:
 	case BG_REC_EXIT:
+	case BG_REC_LEAF:
 		break;
 	default:
 		return -EINVAL;
@@ -500,6 +501,22 @@ static void release_entry(struct graph *g, struct cpuq *q)
 	emit_line(g, q, &ev);
 }
 
+/* A leaf folded by the BPF side (BG_REC_LEAF): the line release_entry() makes of a pair. */
+static void release_leaf(struct graph *g, struct cpuq *q)
+{
+	struct bg_rec l = *q_at(q, 0);
+	struct gev ev;
+
+	gev_start(&ev, GEV_LEAF, &l);
+	ev.dur = bg_rec_dur_ns(&l);
+	ev.ret = l.val;
+	ev.noret = !!(l.type & BG_RF_NOEXIT);
+	if (l.depth < BG_MAX_DEPTH)
+		q->enter_funcs[l.depth] = NO_FUNC;
+	q_pop(g, q, 1);
+	emit_line(g, q, &ev);
+}
+
 static void release_exit(struct graph *g, struct cpuq *q)
 {
 	struct bg_rec x = *q_at(q, 0);
@@ -606,6 +623,9 @@ static void release_head(struct graph *g, struct cpuq *q)
 		break;
 	case BG_REC_EXIT:
 		release_exit(g, q);
+		break;
+	case BG_REC_LEAF:
+		release_leaf(g, q);
 		break;
 	case BG_REC_ARGS:
 	case BG_REC_DETAIL:

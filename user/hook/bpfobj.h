@@ -79,6 +79,11 @@ struct bpfobj_config {
 	uint32_t max_depth; /* 0: BG_MAX_DEPTH */
 	uint64_t thresh_ns;
 	bool discover_irqs, noirqs, args, detail, nosleep;
+	/*
+	 * Leaves in one record (BG_REC_LEAF): no output shows the return
+	 * address and no record file is written.
+	 */
+	bool fold;
 	bool filter_pid; /* only tasks in BGM_PIDS (and their threads) */
 	/* BGM_PIDS follows the tasks its tasks create (BGP_FORK, BGP_TASK_EXIT loaded) */
 	bool inherit;

@@ -195,7 +195,8 @@ int discover__expand(struct discover *d, const struct bg_rec *r)
 {
 	struct bg_func *f;
 
-	if (bg_rec_type(r) != BG_REC_ENTRY || r->func >= d->funcs->n)
+	if ((bg_rec_type(r) != BG_REC_ENTRY && bg_rec_type(r) != BG_REC_LEAF) ||
+	    r->func >= d->funcs->n)
 		return -1;
 	f = &d->funcs->f[r->func];
 	if (f->flags & (BG_FN_EXPANDED | BG_FN_NOTRACE))

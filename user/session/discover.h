@@ -34,7 +34,9 @@ void discover__free(struct discover *d);
  * Looks at one record. Returns 1 and sets *caller the first time an
  * untraced function is seen between two traced ones, 0 otherwise. With
  * want 0 (the caller has no room for it now) nothing is reported and the
- * function will be reported on a later call.
+ * function will be reported on a later call. A leaf in one record
+ * (BG_REC_LEAF) carries no return address: the BPF side's kernel stack
+ * (BG_REC_STACK, discover__stack()) names its untraced callers.
  */
 int discover__feed(struct discover *d, const struct bg_rec *r, const struct ksym **caller,
 		   int want);

@@ -97,7 +97,7 @@ static int take_record(struct session *s, const struct bg_rec *r)
 		}
 		r = &m;
 	}
-	if (bg_rec_type(r) == BG_REC_EXIT && !r->depth)
+	if ((bg_rec_type(r) == BG_REC_EXIT || bg_rec_type(r) == BG_REC_LEAF) && !r->depth)
 		s->graphs_done++;
 	/* Discovery's business only: not a record of the trace. */
 	if (bg_rec_type(r) == BG_REC_TARGET)
