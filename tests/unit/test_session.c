@@ -141,6 +141,35 @@ static void test_wide_records_mapped(void **state)
 	assert_int_equal(s.graphs_done, 1);
 }
 
+/*
+ * A folded leaf (BG_REC_LEAF) of the wide net is mapped like the pair it
+ * stands for, and one at depth 0 (a graph function that called nothing
+ * traced) ends a graph.
+ */
+static void test_leaf_records(void **state)
+{
+	struct bg_rec sample[3] = {
+		rec(BG_REC_ENTRY, 1, 0),
+		rec(BG_REC_LEAF, 2, BG_FUNC_WIDE | 2),
+		rec(BG_REC_EXIT, 3, 0),
+	};
+	struct bg_rec alone = rec(BG_REC_LEAF, 4, 0);
+	struct fake_sink f;
+	struct session s;
+
+	(void)state;
+	sample[1].depth = 1;
+	setup(&s, &f);
+	s.map_func = map_func;
+	assert_int_equal(session__sample(&s, sample, sizeof(sample)), 0);
+	assert_int_equal(f.n, 3);
+	assert_int_equal(f.got[1].func, 102);
+	assert_int_equal(bg_rec_type(&f.got[1]), BG_REC_LEAF);
+	assert_int_equal(s.graphs_done, 1);
+	assert_int_equal(session__sample(&s, &alone, sizeof(alone)), 0);
+	assert_int_equal(s.graphs_done, 2);
+}
+
 /* A target goes to discovery's queue, not to the trace. */
 static void test_target_not_traced(void **state)
 {
@@ -462,6 +491,7 @@ int main(void)
 		cmocka_unit_test(test_check_command),
 		cmocka_unit_test(test_single_record),
 		cmocka_unit_test(test_wide_records_mapped),
+		cmocka_unit_test(test_leaf_records),
 		cmocka_unit_test(test_target_not_traced),
 		cmocka_unit_test(test_full_poll_batch_takes_whole_sample),
 		cmocka_unit_test(test_partial_tail_ignored),
