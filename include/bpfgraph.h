@@ -97,7 +97,8 @@
 /*
  * A call that returned with nothing recorded in between, in one record:
  * its EXIT found the ENTRY last in the CPU's batch and rewrote it (only
- * where bg_fold allows: nothing shows or records the return address). ts
+ * where bg_fold allows: nothing shows or records the return address, the
+ * kprobe tiers). ts
  * is the entry's, val the return value, dur as in EXIT; the entry's
  * BG_RF_IRQ and the exit's BG_RF_DUR_US and BG_RF_NOEXIT. Most calls
  * in a graph are leaves: a third fewer records to stage, cross and pair.

@@ -81,7 +81,7 @@ struct bpfobj_config {
 	bool discover_irqs, noirqs, args, detail, nosleep;
 	/*
 	 * Leaves in one record (BG_REC_LEAF): no output shows the return
-	 * address and no record file is written.
+	 * address, no record file is written, no trampoline tier.
 	 */
 	bool fold;
 	bool filter_pid; /* only tasks in BGM_PIDS (and their threads) */
