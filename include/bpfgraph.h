@@ -101,7 +101,7 @@
  * kprobe tiers). ts
  * is the entry's, val the return value, dur as in EXIT; the entry's
  * BG_RF_IRQ and the exit's BG_RF_DUR_US and BG_RF_NOEXIT. Most calls
- * in a graph are leaves: a third fewer records to stage, cross and pair.
+ * in a graph are leaves: a quarter fewer records to stage, cross and pair.
  */
 #define BG_REC_LEAF 9
 
