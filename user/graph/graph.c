@@ -472,6 +472,17 @@ static void gev_start(struct gev *ev, enum gev_type type, const struct bg_rec *r
 	ev->ts = r->ts;
 }
 
+/*
+ * What an EXIT, or a leaf folded into one record (BG_REC_LEAF, whose
+ * flags never hold BG_RF_NOVAL), tells of the return into ev.
+ */
+static void take_return(struct gev *ev, const struct bg_rec *x)
+{
+	ev->dur = bg_rec_dur_ns(x);
+	ev->ret = x->val;
+	ev->noret = !!(x->type & (BG_RF_NOEXIT | BG_RF_NOVAL));
+}
+
 static void release_entry(struct graph *g, struct cpuq *q)
 {
 	struct bg_rec e = *q_at(q, 0);
@@ -483,12 +494,8 @@ static void release_entry(struct graph *g, struct cpuq *q)
 	ev.caller = e.val;
 	take_args(q, k, &ev);
 	if (q->n >= 2 + k && is_leaf(&e, q_at(q, 1 + k))) {
-		const struct bg_rec *x = q_at(q, 1 + k);
-
 		ev.type = GEV_LEAF;
-		ev.dur = bg_rec_dur_ns(x);
-		ev.ret = x->val;
-		ev.noret = !!(x->type & (BG_RF_NOEXIT | BG_RF_NOVAL));
+		take_return(&ev, q_at(q, 1 + k));
 		if (slot)
 			*slot = NO_FUNC;
 		q_pop(g, q, 2 + k);
@@ -508,9 +515,7 @@ static void release_leaf(struct graph *g, struct cpuq *q)
 	struct gev ev;
 
 	gev_start(&ev, GEV_LEAF, &l);
-	ev.dur = bg_rec_dur_ns(&l);
-	ev.ret = l.val;
-	ev.noret = !!(l.type & BG_RF_NOEXIT);
+	take_return(&ev, &l);
 	if (l.depth < BG_MAX_DEPTH)
 		q->enter_funcs[l.depth] = NO_FUNC;
 	q_pop(g, q, 1);
@@ -523,9 +528,7 @@ static void release_exit(struct graph *g, struct cpuq *q)
 	struct gev ev;
 
 	gev_start(&ev, GEV_EXIT, &x);
-	ev.dur = bg_rec_dur_ns(&x);
-	ev.ret = x.val;
-	ev.noret = !!(x.type & (BG_RF_NOEXIT | BG_RF_NOVAL));
+	take_return(&ev, &x);
 
 	/* Beyond the array the kernel assumes a match (FTRACE_RETFUNC_DEPTH). */
 	if (x.depth < BG_MAX_DEPTH) {
