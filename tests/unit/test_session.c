@@ -192,6 +192,54 @@ static void test_target_not_traced(void **state)
 	free(s.targets);
 }
 
+struct grown {
+	uint32_t expanded[64];
+	int nexpanded, settled;
+};
+
+static void on_expand_count(void *ctx, uint32_t func)
+{
+	struct grown *g = ctx;
+
+	if (g->nexpanded < 64)
+		g->expanded[g->nexpanded] = func;
+	g->nexpanded++;
+}
+
+static void on_settled_count(void *ctx)
+{
+	((struct grown *)ctx)->settled++;
+}
+
+/*
+ * A pause that ends with the command going on hooks everything queued,
+ * not a poll's share (GROW_PER_POLL): the command's next call would run
+ * before the next poll. Links once for all (on_settled), and not at all
+ * with nothing queued.
+ */
+static void test_grow_now_takes_all(void **state)
+{
+	struct grown g = { 0 };
+	struct fake_sink f;
+	struct session s;
+
+	(void)state;
+	setup(&s, &f);
+	s.on_expand = on_expand_count;
+	s.on_settled = on_settled_count;
+	s.caller_ctx = &g;
+	session__grow_now(&s);
+	assert_int_equal(g.settled, 0);
+	for (uint32_t i = 0; i < 20; i++)
+		s.expand[s.nexpand++] = 100 + i;
+	session__grow_now(&s);
+	assert_int_equal(g.nexpanded, 20);
+	for (int i = 0; i < 20; i++)
+		assert_int_equal(g.expanded[i], 100 + i);
+	assert_int_equal(s.nexpand, 0);
+	assert_int_equal(g.settled, 1);
+}
+
 /* libbpf drops the sample whatever we return: take all of it first. */
 static void test_full_poll_batch_takes_whole_sample(void **state)
 {
@@ -493,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_wide_records_mapped),
 		cmocka_unit_test(test_leaf_records),
 		cmocka_unit_test(test_target_not_traced),
+		cmocka_unit_test(test_grow_now_takes_all),
 		cmocka_unit_test(test_full_poll_batch_takes_whole_sample),
 		cmocka_unit_test(test_partial_tail_ignored),
 		cmocka_unit_test(test_sink_error_passed_on),

@@ -181,6 +181,13 @@ void live_net_resume(struct live *l)
 {
 	l->s->pause_child = true;
 	l->s->hold_growth = false;
+	/*
+	 * What the first call ran at the edge of what is hooked (planned
+	 * functions whose callees were not, callers found) is expanded before
+	 * the command goes on: a later poll would come after its next calls
+	 * had begun, a workload's first call right after exec's own.
+	 */
+	session__grow_now(l->s);
 	/* Stopped by us, or at the end of its first call (bg_wide_once). */
 	session__pause(l->s, false);
 }

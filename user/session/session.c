@@ -248,6 +248,15 @@ static void settled(struct session *s)
 		s->on_settled(s->caller_ctx);
 }
 
+void session__grow_now(struct session *s)
+{
+	if (!growing(s))
+		return;
+	while (growing(s) && !stop__signal())
+		grow_traced_set(s);
+	settled(s);
+}
+
 static void grow_paused(struct session *s)
 {
 	while (growing(s) && !stop__signal()) {

@@ -199,6 +199,13 @@ void session__abort(struct session *s);
  * any; continuing also ends a stop a probe made (bg_pause_tgid).
  */
 void session__pause(struct session *s, bool on);
+/*
+ * Hooks what the records taken so far found (untraced callers, functions
+ * to expand), all of it, now: for a pause that ends with the command
+ * going on, whose next call would otherwise run before a later poll
+ * hooks them.
+ */
+void session__grow_now(struct session *s);
 /* Every thread of the command bpfgraph started is stopped or gone (true without one). */
 bool session__child_stopped(const struct session *s);
 /*
