@@ -172,9 +172,12 @@ for t in $tiers; do
 	res "$t bwl $(head -n 1 $t.call)"
 	res "$t drops $(sed -n 's/.* records, \([0-9]*\) dropped.*/\1/p' $t.call.err | head -n 1)"
 	# How long the command waited after its first call while what that
-	# call met was hooked (the ftrace net; the wide net's closing).
-	res "$t after_first $(sed -n -e 's/^bpfgraph: first traced call over: .* \([0-9.]*\) s after it .*/\1/p' \
-		-e 's/^bpfgraph: first traced call over: function_graph .*, \([0-9.]*\) s$/\1/p' $t.call.err | head -n 1)"
+	# call met was hooked (the ftrace net; the wide net's closing), then
+	# what its records led to.
+	a=$(sed -n -e 's/^bpfgraph: first traced call over: .* \([0-9.]*\) s after it .*/\1/p' \
+		-e 's/^bpfgraph: first traced call over: function_graph .*, \([0-9.]*\) s$/\1/p' $t.call.err | head -n 1)
+	g=$(sed -n 's/^bpfgraph: .* hooked before the command went on, \([0-9.]*\) s$/\1/p' $t.call.err | head -n 1)
+	res "$t after_first $(awk -v a="$a" -v g="${g:-0}" 'BEGIN { if (a != "") printf "%.2f", a + g }')"
 	rm -f $t.call.txt
 	progress "$t: first call"
 	# shellcheck disable=SC2086

@@ -179,6 +179,9 @@ static void hand_over(struct live *l)
 
 void live_net_resume(struct live *l)
 {
+	double t0 = links__now();
+	unsigned int before = l->attached;
+
 	l->s->pause_child = true;
 	l->s->hold_growth = false;
 	/*
@@ -188,6 +191,10 @@ void live_net_resume(struct live *l)
 	 * had begun, a workload's first call right after exec's own.
 	 */
 	session__grow_now(l->s);
+	if (l->verbose && l->attached != before)
+		fprintf(stderr, "bpfgraph: %u functions the first call's records led to "
+			"hooked before the command went on, %.2f s\n", l->attached - before,
+			links__now() - t0);
 	/* Stopped by us, or at the end of its first call (bg_wide_once). */
 	session__pause(l->s, false);
 }
