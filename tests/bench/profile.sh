@@ -46,6 +46,20 @@ while [ "$(size /tmp/trace.txt)" -lt "$SKIP" ] && [ $i -lt 1200 ] && kill -0 $bp
 	usleep 100000
 	i=$((i + 1))
 done
+# With the wide net the steady state begins once the rcu pair's call-site
+# kprobes are placed (a thread does it while the loop runs, seconds of
+# text patching and decoding that would fill the window): until -v says so.
+case " ${PROF_OPTS:-} " in
+*" --wide=session "*)
+	i=0
+	while ! grep -q '^bpfgraph: __rcu_read_lock/unlock: ' trace.err && [ $i -lt 3000 ] &&
+		kill -0 $bp 2>/dev/null; do
+		usleep 100000
+		i=$((i + 1))
+	done
+	res "rcu pair handed over after $i polls of 0.1 s"
+	;;
+esac
 t1=$(up)
 s1=$(size /tmp/trace.txt)
 sleep "$S"
