@@ -200,6 +200,9 @@ static unsigned int take(void *q, unsigned int *n, size_t size,
 {
 	unsigned int k = *n < GROW_PER_POLL ? *n : GROW_PER_POLL, i;
 
+	/* An empty queue may have no memory yet (targets): no memmove of NULL. */
+	if (!k)
+		return 0;
 	for (i = 0; i < k && !stop__signal(); i++)
 		fn(s, (char *)q + i * size);
 	k = i;
