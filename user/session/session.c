@@ -251,24 +251,32 @@ static void settled(struct session *s)
 		s->on_settled(s->caller_ctx);
 }
 
-void session__grow_now(struct session *s)
-{
-	if (!growing(s))
-		return;
-	while (growing(s) && !stop__signal())
-		grow_traced_set(s);
-	settled(s);
-}
-
-static void grow_paused(struct session *s)
+/*
+ * Takes the queues until they are empty, then links what they gave
+ * (settled); with read, what the ring holds is read each time they
+ * empty, and may queue more. A stop request leaves the rest unlinked:
+ * the trace is over.
+ */
+static void grow_all(struct session *s, bool read)
 {
 	while (growing(s) && !stop__signal()) {
 		grow_traced_set(s);
-		if (!growing(s))
+		if (read && !growing(s))
 			read_batch(s, READ_NOW);
 	}
 	if (!growing(s))
 		settled(s);
+}
+
+void session__grow_now(struct session *s)
+{
+	if (growing(s))
+		grow_all(s, false);
+}
+
+static void grow_paused(struct session *s)
+{
+	grow_all(s, true);
 	session__set_paused(s, false);
 }
 
