@@ -3,9 +3,11 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +28,8 @@
 #include "wide_int.h"
 
 static void close_links(struct wide *w);
+/* The stack of the child that closes the net (wide__detach_async). */
+#define CLOSER_STACK (64 * 1024)
 
 static int by_u64(const void *a, const void *b)
 {
@@ -471,6 +475,10 @@ static bool reap_closer(struct wide *w, bool block)
 	/* ECHILD: the process releasing all hooks (handoff.h) is not its parent. */
 	if (r == w->closer)
 		w->st.detach_s += links__now() - w->closer_t0;
+	/* Its stack, once it is gone (else it goes with this process). */
+	if (r == w->closer && w->closer_stack)
+		munmap(w->closer_stack, CLOSER_STACK);
+	w->closer_stack = NULL;
 	w->closer = 0;
 	return true;
 }
@@ -494,12 +502,28 @@ void wide__detach(struct wide *w)
  * of its own (Ctrl-C is for bpfgraph). It closes the net once bpfgraph
  * has closed its own copies (the pipe's end): the last close does the
  * kernel's work, seconds of it for a net of 40 000 functions under a
- * load, which bpfgraph's reading must not wait for. Only
- * async-signal-safe calls after fork().
+ * load, which bpfgraph's reading must not wait for.
+ *
+ * It shares this process's memory (clone(CLONE_VM)), as the process that
+ * releases the hooks does (handoff.c): a fork copies the page tables, and
+ * under the net every kernel function runs tens of times slower (a fork
+ * took 0.4-2.2 s of the poll in a loaded guest, and a stop request that
+ * came meanwhile waited for it). So it runs on a stack of its own, reads
+ * its descriptors from that stack's far end (this process closes its
+ * copies and reuses the struct at once), and makes system calls only:
+ * no allocation, no lock of the C library, errno (this thread's storage,
+ * shared) read nowhere. Its descriptor table and signal handlers are
+ * copies of its own.
  */
-static void closer_child(struct wide *w, int rd)
+struct closer_arg {
+	int fd[3]; /* hot, part, the rest: the order of close_links */
+	int rd;
+};
+
+static int closer_main(void *arg)
 {
-	int keep[4] = { w->link_fd, w->part_fd, w->hot_fd, rd }, from = 3;
+	const struct closer_arg *a = arg;
+	int keep[4] = { a->fd[0], a->fd[1], a->fd[2], a->rd }, from = 3;
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 	int null;
 	char c;
@@ -532,34 +556,49 @@ static void closer_child(struct wide *w, int rd)
 		from = keep[i] + 1;
 	}
 	syscall(__NR_close_range, (unsigned int)from, ~0U, 0U);
-	while (read(rd, &c, 1) > 0 || errno == EINTR)
+	/* bpfgraph's end of the pipe closed (or an error: close now anyway). */
+	while (read(a->rd, &c, 1) > 0)
 		;
-	close_links(w);
-	_exit(0);
+	for (int i = 0; i < 3; i++)
+		if (a->fd[i] >= 0)
+			syscall(__NR_close_range, (unsigned int)a->fd[i], (unsigned int)a->fd[i], 0U);
+	return 0;
 }
 
 int wide__detach_async(struct wide *w)
 {
+	struct closer_arg *a;
+	void *stack;
 	pid_t pid;
 	int p[2];
 
 	if (!wide__attached(w))
 		return 0;
 	w->closer_t0 = links__now();
-	if (pipe(p)) {
+	stack = mmap(NULL, CLOSER_STACK, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED) {
 		wide__detach(w);
 		return 0;
 	}
-	pid = fork();
+	if (pipe(p)) {
+		munmap(stack, CLOSER_STACK);
+		wide__detach(w);
+		return 0;
+	}
+	/* At the low end: the child's stack grows down from the high one. */
+	a = stack;
+	*a = (struct closer_arg){ .fd = { w->hot_fd, w->part_fd, w->link_fd }, .rd = p[0] };
+	pid = clone(closer_main, (char *)stack + CLOSER_STACK, CLONE_VM | SIGCHLD, a);
 	if (pid < 0) {
 		close(p[0]);
 		close(p[1]);
+		munmap(stack, CLOSER_STACK);
 		wide__detach(w);
 		return 0;
 	}
-	if (pid == 0)
-		closer_child(w, p[0]);
 	w->closer = pid;
+	w->closer_stack = stack;
 	w->st.closer_spawn_s = links__now() - w->closer_t0;
 	/* Cheap: the child holds the last references, and closes them after these. */
 	close_links(w);

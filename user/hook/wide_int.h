@@ -34,6 +34,7 @@ struct wide {
 	int keep_fd; /* what stays of the net once narrowed (wide__narrow) */
 	pid_t closer; /* the child closing the net (wide__detach_async), 0: none */
 	double closer_t0; /* when it was started */
+	void *closer_stack; /* its stack (clone(CLONE_VM)), unmapped once it is reaped */
 	struct wide_stats st;
 };
 

@@ -69,7 +69,11 @@ static void link_met(struct live *l, bool net_closed)
 {
 	unsigned int before = l->attached;
 
-	for (size_t wi = 0; wi < wide__stats(l->w)->funcs; wi++) {
+	/*
+	 * A stop request ends the choosing too: each function's range is a
+	 * system call, slow under the net.
+	 */
+	for (size_t wi = 0; wi < wide__stats(l->w)->funcs && !stop__signal(); wi++) {
 		int idx = l->wmap[wi];
 		struct bg_func *f;
 
@@ -112,7 +116,7 @@ static void link_met(struct live *l, bool net_closed)
  */
 static void link_met_now(struct live *l, const char *when, double since, bool net_closed)
 {
-	double t0 = links__now();
+	double t0 = links__now(), t_met, t_flush;
 	unsigned int failed;
 	int err;
 
@@ -124,9 +128,11 @@ static void link_met_now(struct live *l, const char *when, double since, bool ne
 	if (stop__signal())
 		return;
 	link_met(l, net_closed);
+	t_met = links__now();
 	if (stop__signal())
 		return;
 	failed = hooks__flush(&l->hooks);
+	t_flush = links__now();
 	if (stop__signal())
 		return;
 	err = wide__narrow(l->w, l->wmap,
@@ -135,6 +141,10 @@ static void link_met_now(struct live *l, const char *when, double since, bool ne
 	if (err)
 		fprintf(stderr, "bpfgraph: cannot keep __rcu_read_lock/unlock hooked: %s\n",
 			strerror(-err));
+	if (l->verbose > 1)
+		fprintf(stderr, "bpfgraph: wide net: what it met: %.2f s to choose, %.2f s to "
+			"link, %.2f s to narrow the net\n", t_met - t0, t_flush - t_met,
+			links__now() - t_flush);
 	if (l->verbose && net_closed)
 		fprintf(stderr, "bpfgraph: first traced call over: %u functions the wide net met "
 			"linked, and %u direct callees of them (%u refused) %s, %.2f s after it "
@@ -249,6 +259,7 @@ static void on_poll(void *ctx, uint64_t graphs_done)
 		.child_exited = l->net.state == NET_OPEN && session__child_exited(l->s),
 	};
 	enum net_action act;
+	double t;
 
 	l->ended_seen = __atomic_load_n(v->wide_ended, __ATOMIC_ACQUIRE) != 0;
 	do {
@@ -257,9 +268,17 @@ static void on_poll(void *ctx, uint64_t graphs_done)
 		in.closed = l->net.state == NET_CLOSING && wide__detached(l->w);
 		act = netfsm__step(&l->net, &in);
 		net_act(l, act);
+		/* -vv: where the net's steps go (a stop waits for the one under way). */
+		if (l->verbose > 1 && act != NET_ACT_NONE)
+			fprintf(stderr, "bpfgraph: wide net: now %s, %.2f s for the step\n",
+				netfsm__state_name(l->net.state), links__now() - in.now);
 	} while (act != NET_ACT_NONE);
+	t = links__now();
 	rcusites__step(l);
 	kprobes__retire(l->kp);
+	if (l->verbose > 1 && links__now() - t > 0.5)
+		fprintf(stderr, "bpfgraph: wide net: %.2f s for the call sites' step and the "
+			"links retired\n", links__now() - t);
 }
 
 /*
