@@ -20,6 +20,7 @@
 #include "live.h"
 #include "live_int.h"
 #include "netfsm.h"
+#include "optprobe.h"
 #include "bpfobj.h"
 #include "session.h"
 #include "stop.h"
@@ -347,7 +348,10 @@ int live__attach_kprobes(struct live *l)
 void live__probe_calls(struct live *l, const struct ksyms *ks, struct ktext *kt,
 		       bool indirect)
 {
+	struct optprobe_hold opt;
+	double t0 = links__now();
 	struct bpfobj *s;
+	int opt_err;
 
 	/*
 	 * The wide net shows what indirect calls reach: no probes for them.
@@ -374,6 +378,8 @@ void live__probe_calls(struct live *l, const struct ksyms *ks, struct ktext *kt,
 		return;
 	}
 	icall__set_indirect(l->ic, indirect);
+	/* Placed in a row: the optimizer's pauses held off until they are all in. */
+	opt_err = optprobe__hold(&opt);
 	/* What is probed at its call sites first: all callers come after. */
 	for (size_t i = 0; i < l->p->funcs.n && !stop__signal(); i++)
 		if ((l->p->funcs.f[i].flags & BG_FN_CALLSITE) && wrap(l, (uint32_t)i))
@@ -385,6 +391,12 @@ void live__probe_calls(struct live *l, const struct ksyms *ks, struct ktext *kt,
 	for (size_t i = 0; i < l->p->ncands && !stop__signal(); i++)
 		if (l->p->cands[i].skip == PS_NOT_TRACEABLE && !l->p->cands[i].notrace)
 			probe_untraced_calls(l->ic, l->p->cands[i].sym);
+	optprobe__release(&opt);
+	if (l->verbose)
+		fprintf(stderr, "bpfgraph: call-site and indirect-call probes placed in %.2f s "
+			"(kprobe optimization %s meanwhile)\n", links__now() - t0,
+			!opt_err ? "held off, then back on" :
+			opt_err == -ENOENT ? "off or unknown" : "left on: cannot change it");
 }
 
 
