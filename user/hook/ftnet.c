@@ -18,6 +18,7 @@
 
 #include "bpfgraph.h"
 #include "ftnet.h"
+#include "guard.h"
 #include "ftpage.h"
 
 #define FT_TEXT_MAX 65536
@@ -35,9 +36,7 @@ struct ftnet {
 	char root[256];
 	struct ft_saved sv[SV_N];
 	bool graph_set, pid_set, tracer_on;
-	/* The guard process (guard_start): its pipe's write end, its pid (0: none). */
-	int guard_fd;
-	pid_t guard_pid;
+	struct guard guard; /* puts tracefs back should bpfgraph die (setup) */
 	int *fd; /* per_cpu/cpuN/trace_pipe_raw, -1: none */
 	uint32_t *cpu;
 	uint32_t ncpu;
@@ -338,64 +337,10 @@ static void restore(const struct ftnet *n, bool all)
 		write_text(n, "trace", "");
 }
 
-/*
- * A process that puts tracefs back should bpfgraph die without doing it
- * (SIGKILL, a second Ctrl-C): it reads a pipe whose other end only
- * bpfgraph holds, and takes an end of file without a word first for
- * bpfgraph's death. It keeps no other descriptor (no BPF object of
- * bpfgraph's may live on in it), ignores the terminal's signals, and
- * makes only system calls and formatting into its stack.
- */
-static void guard_start(struct ftnet *n)
+/* The guard's undo (guard.h): everything that may have been changed. */
+static void guard_restore(void *n)
 {
-	int p[2];
-	pid_t pid;
-
-	if (pipe2(p, O_CLOEXEC))
-		return;
-	pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return;
-	}
-	if (!pid) {
-		char c;
-		ssize_t k;
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-		setsid();
-		signal(SIGINT, SIG_IGN);
-		signal(SIGTERM, SIG_IGN);
-		signal(SIGHUP, SIG_IGN);
-		signal(SIGQUIT, SIG_IGN);
-		for (int fd = 0; fd < 3 && null >= 0; fd++)
-			dup2(null, fd);
-		if (dup2(p[0], 3) != 3)
-			_exit(1);
-		syscall(__NR_close_range, 4U, ~0U, 0U);
-		do
-			k = read(3, &c, 1);
-		while (k < 0 && errno == EINTR);
-		if (k <= 0)
-			restore(n, true);
-		_exit(0);
-	}
-	close(p[0]);
-	n->guard_fd = p[1];
-	n->guard_pid = pid;
-}
-
-/* bpfgraph put tracefs back itself: the guard goes without a write. */
-static void guard_stop(struct ftnet *n)
-{
-	if (n->guard_pid <= 0)
-		return;
-	if (write(n->guard_fd, "k", 1) != 1)
-		kill(n->guard_pid, SIGKILL);
-	close(n->guard_fd);
-	waitpid(n->guard_pid, NULL, 0);
-	n->guard_pid = 0;
+	restore(n, true);
 }
 
 static int setup(struct ftnet *n, const struct ftnet_opts *o, char *why, size_t cap)
@@ -408,7 +353,7 @@ static int setup(struct ftnet *n, const struct ftnet_opts *o, char *why, size_t 
 			return why_fail(why, cap, err, "cannot read %s/%s: %s", n->root,
 					saved_files[k], strerror(-err));
 	/* Before anything is changed: from here on it is put back whatever happens. */
-	guard_start(n);
+	guard__start(&n->guard, guard_restore, n);
 	if ((err = set(n, SV_TRACING_ON, "0")) || (err = set(n, SV_CLOCK, "mono")) ||
 	    (err = write_text(n, "trace", "")))
 		return why_fail(why, cap, err, "cannot set up tracefs: %s", strerror(-err));
@@ -591,7 +536,7 @@ void ftnet__free(struct ftnet *n)
 		close(n->fd[i]);
 	n->ncpu = 0;
 	restore(n, false);
-	guard_stop(n);
+	guard__stop(&n->guard, true);
 	free(n->fd);
 	free(n->cpu);
 	free(n->page);

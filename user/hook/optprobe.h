@@ -21,12 +21,12 @@
 #define BG_OPTPROBE_H
 
 #include <stdbool.h>
-#include <sys/types.h>
+
+#include "guard.h"
 
 struct optprobe_hold {
 	bool held; /* the setting was 1 and this process made it 0 */
-	pid_t guard; /* the process that puts it back should bpfgraph die */
-	int guard_fd; /* its pipe's write end */
+	struct guard guard; /* puts it back should bpfgraph die */
 };
 
 /*
