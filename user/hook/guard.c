@@ -27,7 +27,8 @@ int guard__start(struct guard *g, void (*undo)(void *arg), void *arg)
 		return err;
 	}
 	if (!pid) {
-		char c;
+		bool armed = true;
+		char c = 0;
 		ssize_t k;
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
@@ -41,10 +42,16 @@ int guard__start(struct guard *g, void (*undo)(void *arg), void *arg)
 		if (dup2(p[0], 3) != 3)
 			_exit(1);
 		syscall(__NR_close_range, 4U, ~0U, 0U);
-		do
+		/* 'a' armed, 'd' disarmed, 'k' done (bpfgraph undid it): end of file is its death */
+		for (;;) {
 			k = read(3, &c, 1);
-		while (k < 0 && errno == EINTR);
-		if (k <= 0)
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0 || c == 'k')
+				break;
+			armed = c == 'a' ? true : c == 'd' ? false : armed;
+		}
+		if (k <= 0 && armed)
 			undo(arg);
 		_exit(0);
 	}
@@ -52,6 +59,13 @@ int guard__start(struct guard *g, void (*undo)(void *arg), void *arg)
 	g->pid = pid;
 	g->fd = p[1];
 	return 0;
+}
+
+int guard__arm(struct guard *g, bool armed)
+{
+	if (g->pid <= 0)
+		return -ESRCH;
+	return write(g->fd, armed ? "a" : "d", 1) == 1 ? 0 : -errno;
 }
 
 void guard__stop(struct guard *g, bool done)

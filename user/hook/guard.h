@@ -7,6 +7,10 @@
  * keeps no other descriptor (no BPF object of bpfgraph's may live on in
  * it), ignores the terminal's signals, and makes only system calls and
  * formatting into its stack: undo must be as careful.
+ *
+ * A change made and undone more than once (a setting held off for a while,
+ * then again) keeps one guard: guard__arm() tells it whether the change is
+ * in force, and bpfgraph's death undoes it only then.
  */
 #ifndef BG_GUARD_H
 #define BG_GUARD_H
@@ -19,8 +23,13 @@ struct guard {
 	int fd; /* the pipe's write end */
 };
 
-/* Before the change: undo(arg) runs in the guard should bpfgraph die. 0 or -errno. */
+/*
+ * Before the change: undo(arg) runs in the guard should bpfgraph die
+ * while it is armed, as it is from the start. 0 or -errno.
+ */
 int guard__start(struct guard *g, void (*undo)(void *arg), void *arg);
+/* Armed before the change is made again, disarmed once it is undone. 0 or -errno. */
+int guard__arm(struct guard *g, bool armed);
 /*
  * The guard goes: without undoing (done: bpfgraph undid the change
  * itself), or once it has undone it (!done). Waits for it.

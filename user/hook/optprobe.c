@@ -2,12 +2,21 @@
 /* The kprobe optimizer held off while kprobes are placed in a row (optprobe.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include "guard.h"
 #include "optprobe.h"
 
 #define OPT_SYSCTL "/proc/sys/debug/kprobes-optimization"
+
+/* The process's hold: its holders, whether it turned the setting off, its guard. */
+static struct {
+	pthread_mutex_t mu;
+	unsigned int holders;
+	bool off; /* the setting was 1 and this process made it 0 */
+	struct guard guard; /* pid 0 until the first hold */
+} opt = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 /* Writes "1" or "0" to the setting: 0 or -errno. Async-signal-safe. */
 static int put(char v)
@@ -44,24 +53,46 @@ static void guard_put_back(void *arg)
 	put('1');
 }
 
-int optprobe__hold(struct optprobe_hold *h)
+/* Turns it off for the first holder: 0 or -errno. Under opt.mu. */
+static int turn_off(void)
 {
 	int err;
 
-	h->held = false;
+	/* Left off by a release that could not put it back: still ours. */
+	if (opt.off)
+		return 0;
 	if (get() != '1')
 		return -ENOENT;
-	/* Before the setting changes: from here on it is put back whatever happens. */
-	err = guard__start(&h->guard, guard_put_back, NULL);
+	/* Armed before the setting changes: from here on it is put back whatever happens. */
+	if (!opt.guard.pid)
+		err = guard__start(&opt.guard, guard_put_back, NULL);
+	else
+		err = guard__arm(&opt.guard, true);
 	if (err)
 		return err;
 	err = put('0');
 	if (err) {
-		guard__stop(&h->guard, true);
+		guard__arm(&opt.guard, false);
 		return err;
 	}
-	h->held = true;
+	opt.off = true;
 	return 0;
+}
+
+int optprobe__hold(struct optprobe_hold *h)
+{
+	int err = 0;
+
+	h->held = false;
+	pthread_mutex_lock(&opt.mu);
+	if (!opt.holders)
+		err = turn_off();
+	if (!err) {
+		opt.holders++;
+		h->held = true;
+	}
+	pthread_mutex_unlock(&opt.mu);
+	return err;
 }
 
 void optprobe__release(struct optprobe_hold *h)
@@ -69,6 +100,27 @@ void optprobe__release(struct optprobe_hold *h)
 	if (!h->held)
 		return;
 	h->held = false;
-	/* Not put back: the guard, left without a word, tries once more. */
-	guard__stop(&h->guard, !put('1'));
+	pthread_mutex_lock(&opt.mu);
+	/* Not put back: the guard stays armed and tries once more at the end. */
+	if (!--opt.holders && opt.off && !put('1')) {
+		opt.off = false;
+		guard__arm(&opt.guard, false);
+	}
+	pthread_mutex_unlock(&opt.mu);
+}
+
+const char *optprobe__text(int err)
+{
+	return !err ? "held off, then back on" : err == -ENOENT ? "off or unknown" :
+							  "left on: cannot change it";
+}
+
+void optprobe__end(void)
+{
+	pthread_mutex_lock(&opt.mu);
+	if (opt.off && !opt.holders && !put('1'))
+		opt.off = false;
+	/* Still off (a holder left, or put back failed): the guard tries. */
+	guard__stop(&opt.guard, !opt.off);
+	pthread_mutex_unlock(&opt.mu);
 }

@@ -93,6 +93,53 @@ static int attach_live(struct live *l, const struct ksym *s, bool report,
 	return idx;
 }
 
+/*
+ * Probes discovery places in one burst past which the kprobe optimizer
+ * is held off for the rest of it: each change of the setting is a line
+ * in the kernel's log and a pass over every kprobe of the machine, not
+ * worth it for a few.
+ */
+#define LIVE_OPT_AFTER 8
+
+static unsigned int probes_placed(const struct icall *ic)
+{
+	const struct icall_stats *st = icall__stats(ic);
+
+	/* a call site has a kprobe on the call and one after it (a lazy one fewer) */
+	return st->probes + 2 * st->cprobed;
+}
+
+void live_burst_probe(struct live *l)
+{
+	unsigned int n;
+
+	if (!l->ic)
+		return;
+	n = probes_placed(l->ic);
+	if (!l->burst.on) {
+		l->burst.on = true;
+		l->burst.tried = false;
+		l->burst.from = n;
+		l->burst.t0 = links__now();
+	} else if (!l->burst.tried && n - l->burst.from >= LIVE_OPT_AFTER) {
+		l->burst.tried = true;
+		l->burst.opt_err = optprobe__hold(&l->burst.opt);
+	}
+}
+
+void live_burst_end(struct live *l)
+{
+	if (!l->burst.on)
+		return;
+	l->burst.on = false;
+	optprobe__release(&l->burst.opt);
+	if (l->verbose && l->burst.tried && l->ic)
+		fprintf(stderr, "bpfgraph: discovery placed %u probes in %.2f s (kprobe "
+			"optimization %s after the first %d)\n",
+			probes_placed(l->ic) - l->burst.from, links__now() - l->burst.t0,
+			optprobe__text(l->burst.opt_err), LIVE_OPT_AFTER);
+}
+
 int live_hook(struct live *l, uint32_t idx)
 {
 	int err = hooks__add(&l->hooks, idx);
@@ -103,8 +150,10 @@ int live_hook(struct live *l, uint32_t idx)
 	}
 	l->attached++;
 	live_frange_set(l->obj, idx, &l->p->funcs.f[idx]);
-	if (l->ic)
+	if (l->ic) {
+		live_burst_probe(l);
 		icall__probe(l->ic, idx, &l->p->funcs.f[idx]);
+	}
 	return 0;
 }
 
@@ -119,12 +168,14 @@ int live_hook(struct live *l, uint32_t idx)
  * s has no fentry site: function_graph shows what it calls in its place,
  * __rcu_read_lock at its call sites too (icall__probe_calls).
  */
-static void probe_untraced_calls(struct icall *ic, const struct ksym *s)
+static void probe_untraced_calls(struct live *l, const struct ksym *s)
 {
 	struct bg_func f = { .name = (char *)s->name, .addr = s->addr, .size = s->size };
 
-	if (ic)
-		icall__probe_calls(ic, &f);
+	if (!l->ic)
+		return;
+	live_burst_probe(l);
+	icall__probe_calls(l->ic, &f);
 }
 
 /*
@@ -144,7 +195,7 @@ void live_attach_callees(struct live *l, const struct ksym *s, bool through)
 		attach_live(l, callees[i], false, &why);
 		/* Not only when looking through: it is considered once. */
 		if (why == PS_NOT_TRACEABLE)
-			probe_untraced_calls(l->ic, callees[i]);
+			probe_untraced_calls(l, callees[i]);
 		if (through && (why == PS_NO_BTF || why == PS_NOT_TRACEABLE))
 			live_attach_callees(l, callees[i], false);
 	}
@@ -188,6 +239,7 @@ static void on_settled(void *ctx)
 	n = hooks__flush(&l->hooks);
 	l->failed += n;
 	l->attached -= n < l->attached ? n : l->attached;
+	live_burst_end(l);
 	kprobes__retire(l->kp);
 	kprobes__merge(l->kp, l->tier.ksession && l->net.state != NET_ALWAYS ? LIVE_MAX_SESSIONS
 									 : LIVE_MAX_PAIRS);
@@ -214,7 +266,7 @@ static void on_caller(void *ctx, const struct ksym *s)
 	 * in its place: attach them.
 	 */
 	if (idx < 0 && why == PS_NOT_TRACEABLE) {
-		probe_untraced_calls(l->ic, s);
+		probe_untraced_calls(l, s);
 		live_attach_callees(l, s, true);
 	}
 	if (idx < 0)
@@ -249,7 +301,7 @@ static void on_target(void *ctx, uint64_t target, uint32_t func)
 	if (idx >= 0)
 		l->p->funcs.f[idx].flags |= BG_FN_EXPANDED;
 	if (why == PS_NOT_TRACEABLE)
-		probe_untraced_calls(l->ic, s);
+		probe_untraced_calls(l, s);
 	live_attach_callees(l, s, true);
 }
 
@@ -390,13 +442,15 @@ void live__probe_calls(struct live *l, const struct ksyms *ks, struct ktext *kt,
 	/* The plan looked through these for callees: their calls show too. */
 	for (size_t i = 0; i < l->p->ncands && !stop__signal(); i++)
 		if (l->p->cands[i].skip == PS_NOT_TRACEABLE && !l->p->cands[i].notrace)
-			probe_untraced_calls(l->ic, l->p->cands[i].sym);
+			icall__probe_calls(l->ic, &(struct bg_func){
+				.name = (char *)l->p->cands[i].sym->name,
+				.addr = l->p->cands[i].sym->addr,
+				.size = l->p->cands[i].sym->size });
 	optprobe__release(&opt);
 	if (l->verbose)
 		fprintf(stderr, "bpfgraph: call-site and indirect-call probes placed in %.2f s "
 			"(kprobe optimization %s meanwhile)\n", links__now() - t0,
-			!opt_err ? "held off, then back on" :
-			opt_err == -ENOENT ? "off or unknown" : "left on: cannot change it");
+			optprobe__text(opt_err));
 }
 
 
@@ -537,6 +591,7 @@ const struct kprobe_stats *live__kprobe_stats(const struct live *l)
 
 void live__detach(struct live *l)
 {
+	live_burst_end(l);
 	rcusites__detach(l);
 	icall__detach(l->ic);
 	live_free_wide(l, true);
@@ -560,6 +615,9 @@ void live__free(struct live *l)
 	free(l->ft_own);
 	free(l->ft_met);
 	rcusites__free(l);
+	live_burst_end(l);
+	/* Every holder has released: the optimizer's guard goes. */
+	optprobe__end();
 	icall__free(l->ic);
 	kprobes__free(l->kp);
 	free(l);

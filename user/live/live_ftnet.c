@@ -412,6 +412,7 @@ static void link_all(struct live *l)
 		}
 		failed += hooks__flush(&l->hooks);
 	}
+	live_burst_end(l);
 	l->met_callees = l->attached - before;
 	if (l->verbose)
 		fprintf(stderr, "bpfgraph: first traced call over: function_graph recorded %llu "

@@ -13,6 +13,7 @@
 #include "hooks.h"
 #include "live.h"
 #include "netfsm.h"
+#include "optprobe.h"
 
 struct icall;
 struct kprobes;
@@ -77,6 +78,14 @@ struct live {
 	} probe_later;
 	/* The rcu pair's move from the keep link to call sites (rcusites.c). */
 	struct rcusites *rcu;
+	/* Discovery's probes in the burst under way (live_burst_probe()). */
+	struct {
+		bool on, tried;
+		unsigned int from; /* l->ic's probes when it began */
+		double t0;
+		int opt_err;
+		struct optprobe_hold opt;
+	} burst;
 };
 
 /*
@@ -96,6 +105,14 @@ void live_attach_callees(struct live *l, const struct ksym *s, bool through);
  * 0 or -errno.
  */
 int live_hook(struct live *l, uint32_t idx);
+/*
+ * Before discovery places probes (l->ic): a burst of them begins, or has
+ * placed enough for the kprobe optimizer to be held off for the rest of
+ * it (optprobe.h).
+ */
+void live_burst_probe(struct live *l);
+/* What discovery found is hooked: the burst is over, the optimizer back on. */
+void live_burst_end(struct live *l);
 /*
  * A paused net is over and what it met hooked: the command resumes, with
  * live discovery pausing it as without a net.

@@ -38,6 +38,7 @@
 #include "icall.h"
 #include "links.h"
 #include "live_int.h"
+#include "optprobe.h"
 #include "stop.h"
 #include "wide.h"
 
@@ -79,6 +80,7 @@ struct rcusites {
 	double t0, switched_at;
 	double setup_s; /* loading the probe programs */
 	unsigned int funcs, rounds;
+	int opt_err; /* the first round's optprobe__hold() */
 	char why[96]; /* RS_GAVE_UP: why */
 	bool joined, told;
 };
@@ -103,8 +105,11 @@ static void set_state(struct rcusites *rs, enum rs_state s)
 	pthread_mutex_unlock(&rs->mu);
 }
 
-/* One round: false when the thread is to give up (rs->why says why). */
-static bool place_round(struct rcusites *rs)
+/*
+ * A round's probes, placed in a row: false when the thread is to give up
+ * (rs->why says why).
+ */
+static bool place_probes(struct rcusites *rs)
 {
 	for (size_t i = 0; i < rs->nround; i++) {
 		const struct rs_func *r = &rs->round[i];
@@ -127,6 +132,20 @@ static bool place_round(struct rcusites *rs)
 		}
 	}
 	return true;
+}
+
+/* One round, with the kprobe optimizer held off meanwhile (optprobe.h). */
+static bool place_round(struct rcusites *rs)
+{
+	struct optprobe_hold opt = { 0 };
+	int err = rs->nround ? optprobe__hold(&opt) : 0;
+	bool ok;
+
+	if (rs->rounds == 1)
+		rs->opt_err = err;
+	ok = place_probes(rs);
+	optprobe__release(&opt);
+	return ok;
 }
 
 /* The functions probed at their call sites (the plan's BG_FN_CALLSITE ones). */
@@ -299,9 +318,10 @@ static void take_over(struct live *l, struct rcusites *rs)
 
 		fprintf(stderr, "bpfgraph: __rcu_read_lock/unlock: at their call sites from now "
 			"on, %.2f s after the net closed (programs loaded in %.2f s; %u functions' "
-			"code read in %u rounds, %.2f s; %u calls probed, %.2f s); the hook on them "
-			"goes\n", rs->switched_at - rs->t0, rs->setup_s, rs->funcs, rs->rounds,
-			st->read_s, st->cprobed, st->attach_s - st->read_s);
+			"code read in %u rounds, %.2f s; %u calls probed, %.2f s, kprobe optimization "
+			"%s); the hook on them goes\n", rs->switched_at - rs->t0, rs->setup_s, rs->funcs,
+			rs->rounds, st->read_s, st->cprobed, st->attach_s - st->read_s,
+			optprobe__text(rs->opt_err));
 	}
 }
 
