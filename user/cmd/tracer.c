@@ -355,6 +355,7 @@ static int run_close(struct run *r, const struct plan *p, const struct tracer_si
 		close(r->stats_fd);
 	cerr = output__close(r->out, ran ? &t : NULL, ts->record);
 	t_out = links__now();
+	live__settle(r->live);
 	run__release(r, wait);
 	/* Where a stop's time goes: the records left are the user's to keep. */
 	if (verbosity && ran)

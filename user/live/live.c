@@ -589,6 +589,16 @@ const struct kprobe_stats *live__kprobe_stats(const struct live *l)
 	return l->kp ? kprobes__stats(l->kp) : NULL;
 }
 
+void live__settle(struct live *l)
+{
+	if (!l)
+		return;
+	rcusites__stop(l);
+	live_burst_end(l);
+	/* Every holder has released: the optimizer's guard goes. */
+	optprobe__end();
+}
+
 void live__detach(struct live *l)
 {
 	live_burst_end(l);
@@ -615,9 +625,7 @@ void live__free(struct live *l)
 	free(l->ft_own);
 	free(l->ft_met);
 	rcusites__free(l);
-	live_burst_end(l);
-	/* Every holder has released: the optimizer's guard goes. */
-	optprobe__end();
+	live__settle(l);
 	icall__free(l->ic);
 	kprobes__free(l->kp);
 	free(l);

@@ -90,6 +90,12 @@ unsigned int live__traced(const struct live *l);
 double live__wide_attach_s(const struct live *l);
 /* Stats of the kprobe links, NULL when there are none. */
 const struct kprobe_stats *live__kprobe_stats(const struct live *l);
+/*
+ * The trace is over: nothing more is placed (the rcu pair's thread ends),
+ * and the kprobe optimizer's setting is the machine's again, before the
+ * hooks may be left to another process to release. NULL: nothing to do.
+ */
+void live__settle(struct live *l);
 /* Closes every hook live made (call-site probes, the net, kprobe links). */
 void live__detach(struct live *l);
 /*

@@ -1,6 +1,7 @@
 #!/bin/sh
 # After bpfgraph exits, nothing of it is left in the kernel: no program
-# named bg_*, no extra link, map or pin, no function still hooked.
+# named bg_*, no extra link, map or pin, no function still hooked, the
+# tracer and the kprobe optimizer's setting as they were.
 # Snapshots: before (baseline), during (once bg_ programs show up), after.
 # Then --wait-detach, which releases the hooks itself: it must exit 0.
 # bench-timeout: 600
@@ -23,7 +24,9 @@ tally() { # LABEL
 	echo "progs=$(objects "$1.progs") links=$(objects "$1.links") maps=$(objects "$1.maps")" \
 		"hooked=$(wc -l <"$1.ftrace") pins=$(wc -l <"$1.pins")" \
 		"bg_progs=$(grep -c 'name bg_' "$1.progs")" \
-		"errors=$(cat "$1.progs" "$1.links" "$1.maps" | grep -c '^Error')"
+		"errors=$(cat "$1.progs" "$1.links" "$1.maps" | grep -c '^Error')" \
+		"optprobes=$(cat /proc/sys/debug/kprobes-optimization 2>/dev/null || echo none)" \
+		"tracer=$(cat $T/current_tracer)"
 }
 
 snap before

@@ -10,6 +10,8 @@
 #   NAME.marks  the process's "mark CALLS NS" lines and "total CALLS"
 #   NAME.txt    bpfgraph's text (funcgraph-abstime, funcgraph-proc)
 #   NAME.err    its stderr (-v), NAME.rc, NAME.pid (the process)
+#   NAME.opt    debug.kprobes-optimization before bpfgraph and after its
+#               hooks were released (bpfgraph holds it at 0 for a while)
 # bench-timeout: 600
 set -u
 . /bench/lib/guest.sh
@@ -21,6 +23,8 @@ steady() { # NAME [-p]
 	echo $lp >$name.pid
 	usleep 200000
 	if [ "${2:-}" = -p ]; then sel="-p $lp"; else sel=; fi
+	opt=/proc/sys/debug/kprobes-optimization
+	cat $opt >$name.opt 2>/dev/null || echo none >$name.opt
 	progress "$name: bpfgraph -G vfs_read $sel -d 12 over a pread loop"
 	# shellcheck disable=SC2086 # $sel is two words or none
 	bpfgraph -v -G vfs_read $sel -d 12 -O funcgraph-abstime -O funcgraph-proc \
@@ -41,6 +45,7 @@ steady() { # NAME [-p]
 	kill -TERM $lp
 	wait $lp
 	wait_released
+	cat $opt >>$name.opt 2>/dev/null || echo none >>$name.opt
 }
 
 steady pid -p
