@@ -1007,6 +1007,24 @@ static void test_conflicts(void **state __maybe_unused)
 	cli__free(&o);
 }
 
+/* --no-optimizer-hold: a flag, off by default, for every way of tracing. */
+static void test_no_optimizer_hold(void **state __maybe_unused)
+{
+	struct bg_opts o;
+
+	PARSE_OK(&o, "-G", "f", "--", "ls");
+	assert_false(o.no_opt_hold);
+	cli__free(&o);
+	PARSE_OK(&o, "-G", "f", "--no-optimizer-hold", "-p", "7");
+	assert_true(o.no_opt_hold);
+	cli__free(&o);
+	PARSE_OK(&o, "-G", "f", "--no-optimizer-hold");
+	assert_true(o.no_opt_hold);
+	cli__free(&o);
+	EXPECT_USAGE("option '--no-optimizer-hold' doesn't allow an argument", "-G", "f",
+		     "--no-optimizer-hold=1");
+}
+
 /* --inherit follows the tasks of -p or of a COMMAND: it needs one of them. */
 static void test_inherit(void **state __maybe_unused)
 {
@@ -1258,6 +1276,7 @@ int main(void)
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_conflicts),
 		cmocka_unit_test(test_inherit),
+		cmocka_unit_test(test_no_optimizer_hold),
 		cmocka_unit_test(test_subcommands),
 		cmocka_unit_test(test_exit_status),
 		cmocka_unit_test(test_help),

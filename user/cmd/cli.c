@@ -31,6 +31,7 @@ enum {
 	K_TEE,
 	K_NO_PAUSE,
 	K_NO_CALLSITES,
+	K_NO_OPT_HOLD,
 	K_DISCOVER_IRQS,
 	K_NO_DISCOVERY,
 	K_KPROBES,
@@ -62,6 +63,10 @@ const struct cli_opt cli_opts[] = {
 	  OFF(no_callsites), 0, 0,
 	  "do not trace __rcu_read_lock/unlock\n(no trampoline may hook them) by kprobes where\n"
 	  "traced functions call them" },
+	{ "no-optimizer-hold", K_NO_OPT_HOLD, NULL, G_SELECT, cli_set_flag,
+	  OFF(no_opt_hold), 0, 0,
+	  "leave debug.kprobes-optimization alone\n(default: 0 while call-site kprobes are\n"
+	  "placed in a row, then back to 1: placed\nseveral times faster)" },
 	{ "discover-irqs", K_DISCOVER_IRQS, NULL, G_SELECT, cli_set_flag,
 	  OFF(discover_irqs), 0, 0,
 	  "follow interrupt work too when finding\nfunctions while tracing (default: show\n"

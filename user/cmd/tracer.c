@@ -27,6 +27,7 @@
 #include "ktext.h"
 #include "links.h"
 #include "live.h"
+#include "optprobe.h"
 #include "output.h"
 #include "plan.h"
 #include "preflight.h"
@@ -395,10 +396,13 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 {
 	struct run r = { .s = { .go_fd = -1, .batch_fd = -1, .duration_ms = o->duration_ms },
 			 .stats_fd = -1 };
-	int err = run_setup(&r, o, p, ts, k), cerr;
+	int err, cerr;
 	const struct kprobe_stats *ks;
 	unsigned int hooked;
 
+	if (o->no_opt_hold)
+		optprobe__forbid();
+	err = run_setup(&r, o, p, ts, k);
 	if (!err) {
 		run_bind(&r, o, p, k);
 		/* Asked to stop before tracing began: the command never runs. */

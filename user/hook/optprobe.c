@@ -15,6 +15,7 @@ static struct {
 	pthread_mutex_t mu;
 	unsigned int holders;
 	bool off; /* the setting was 1 and this process made it 0 */
+	bool forbidden; /* optprobe__forbid() */
 	struct guard guard; /* pid 0 until the first hold */
 } opt = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
@@ -61,6 +62,8 @@ static int turn_off(void)
 	/* Left off by a release that could not put it back: still ours. */
 	if (opt.off)
 		return 0;
+	if (opt.forbidden)
+		return -EPERM;
 	if (get() != '1')
 		return -ENOENT;
 	/* Armed before the setting changes: from here on it is put back whatever happens. */
@@ -109,10 +112,22 @@ void optprobe__release(struct optprobe_hold *h)
 	pthread_mutex_unlock(&opt.mu);
 }
 
+void optprobe__forbid(void)
+{
+	pthread_mutex_lock(&opt.mu);
+	opt.forbidden = true;
+	pthread_mutex_unlock(&opt.mu);
+}
+
 const char *optprobe__text(int err)
 {
-	return !err ? "held off, then back on" : err == -ENOENT ? "off or unknown" :
-							  "left on: cannot change it";
+	if (!err)
+		return "held off, then back on";
+	if (err == -ENOENT)
+		return "off or unknown";
+	if (err == -EPERM)
+		return "left alone as asked";
+	return "left on: cannot change it";
 }
 
 void optprobe__end(void)

@@ -39,6 +39,8 @@ struct optprobe_hold {
 int optprobe__hold(struct optprobe_hold *h);
 /* h's hold ends: the last one turns it back on. Thread-safe; idempotent. */
 void optprobe__release(struct optprobe_hold *h);
+/* Every hold from now on fails with -EPERM (--no-optimizer-hold). */
+void optprobe__forbid(void);
 /* What optprobe__hold()'s result meant, for -v: "held off, then back on"... */
 const char *optprobe__text(int err);
 /* The trace is over: the guard goes (every holder released first). */
