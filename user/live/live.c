@@ -168,14 +168,19 @@ int live_hook(struct live *l, uint32_t idx)
  * s has no fentry site: function_graph shows what it calls in its place,
  * __rcu_read_lock at its call sites too (icall__probe_calls).
  */
-static void probe_untraced_calls(struct live *l, const struct ksym *s)
+static void probe_untraced_calls(struct icall *ic, const struct ksym *s)
 {
 	struct bg_func f = { .name = (char *)s->name, .addr = s->addr, .size = s->size };
 
-	if (!l->ic)
-		return;
+	if (ic)
+		icall__probe_calls(ic, &f);
+}
+
+/* The same, found by discovery: part of its burst (live_burst_probe). */
+static void discover_untraced_calls(struct live *l, const struct ksym *s)
+{
 	live_burst_probe(l);
-	icall__probe_calls(l->ic, &f);
+	probe_untraced_calls(l->ic, s);
 }
 
 /*
@@ -195,7 +200,7 @@ void live_attach_callees(struct live *l, const struct ksym *s, bool through)
 		attach_live(l, callees[i], false, &why);
 		/* Not only when looking through: it is considered once. */
 		if (why == PS_NOT_TRACEABLE)
-			probe_untraced_calls(l, callees[i]);
+			discover_untraced_calls(l, callees[i]);
 		if (through && (why == PS_NO_BTF || why == PS_NOT_TRACEABLE))
 			live_attach_callees(l, callees[i], false);
 	}
@@ -266,7 +271,7 @@ static void on_caller(void *ctx, const struct ksym *s)
 	 * in its place: attach them.
 	 */
 	if (idx < 0 && why == PS_NOT_TRACEABLE) {
-		probe_untraced_calls(l, s);
+		discover_untraced_calls(l, s);
 		live_attach_callees(l, s, true);
 	}
 	if (idx < 0)
@@ -301,7 +306,7 @@ static void on_target(void *ctx, uint64_t target, uint32_t func)
 	if (idx >= 0)
 		l->p->funcs.f[idx].flags |= BG_FN_EXPANDED;
 	if (why == PS_NOT_TRACEABLE)
-		probe_untraced_calls(l, s);
+		discover_untraced_calls(l, s);
 	live_attach_callees(l, s, true);
 }
 
@@ -442,10 +447,7 @@ void live__probe_calls(struct live *l, const struct ksyms *ks, struct ktext *kt,
 	/* The plan looked through these for callees: their calls show too. */
 	for (size_t i = 0; i < l->p->ncands && !stop__signal(); i++)
 		if (l->p->cands[i].skip == PS_NOT_TRACEABLE && !l->p->cands[i].notrace)
-			icall__probe_calls(l->ic, &(struct bg_func){
-				.name = (char *)l->p->cands[i].sym->name,
-				.addr = l->p->cands[i].sym->addr,
-				.size = l->p->cands[i].sym->size });
+			probe_untraced_calls(l->ic, l->p->cands[i].sym);
 	optprobe__release(&opt);
 	if (l->verbose)
 		fprintf(stderr, "bpfgraph: call-site and indirect-call probes placed in %.2f s "
@@ -601,7 +603,6 @@ void live__settle(struct live *l)
 
 void live__detach(struct live *l)
 {
-	live_burst_end(l);
 	rcusites__detach(l);
 	icall__detach(l->ic);
 	live_free_wide(l, true);
