@@ -134,7 +134,7 @@ static struct plan_opts plan_opts_of(const struct bg_opts *o, const struct kerne
 static void start_wide(struct kernel *k, const struct bg_opts *o)
 {
 	struct wide_opts wo = {
-		.ks = k->ks, .kt = k->kt,
+		.ks = k->ks, .kt = k->kt, .btf = k->kb ? kbtf__btf(k->kb, NULL) : NULL,
 		.notrace = o->notrace.v, .n_notrace = o->notrace.n,
 		/* fprobe on ftrace ops: see wide_opts.split_hot and attach_kprobes(). */
 		.split_hot = !k->caps.fprobe_fgraph,
@@ -284,11 +284,11 @@ static int run_trace(struct run *r, const struct kernel *k)
 	run__cpu(r->cpu_ready);
 	if (verbosity)
 		fprintf(stderr, "bpfgraph: ready after %.2f s: kernel symbols, BTF and text %.2f s, "
-			"hook probes and plan %.2f s, programs and links %.2f s (the wide net "
-			"%.2f s of it)\n",
+			"hook probes and plan %.2f s, programs and links %.2f s (loading the "
+			"programs %.2f s, the wide net %.2f s of it)\n",
 			links__now() - k->t_start, k->t_kernel - k->t_start,
 			k->t_plan - k->t_kernel, links__now() - k->t_plan,
-			live__wide_attach_s(r->live));
+			attach__stats(r->a)->load_s, live__wide_attach_s(r->live));
 	/* Say when tracing really began (without a command: when to stop). */
 	traced = attach__stats(r->a)->attached + live__traced(r->live);
 	if (s->child <= 0 && (verbosity || isatty(STDERR_FILENO)))

@@ -304,6 +304,7 @@ int attach__load(struct attach *a)
 	attach_cost.skel_s = links__now();
 	err = bpfobj__load(a->obj);
 	attach_cost.skel_s = links__now() - attach_cost.skel_s;
+	a->st.load_s = attach_cost.skel_s;
 	if (err) {
 		attach__explain_load_error(a->err, err);
 		return err;

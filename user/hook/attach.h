@@ -25,6 +25,7 @@ struct attach_stats {
 	uint32_t handed_over; /* ... of which kprobes trace instead (attach__disown) */
 	uint32_t no_fds; /* ... of which for want of file descriptors (EMFILE) */
 	double attach_s, detach_s;
+	double load_s; /* loading (verifying) the BPF object's programs */
 	uint64_t recursion_misses;
 };
 

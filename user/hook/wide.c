@@ -16,6 +16,7 @@
 #include <bpf/bpf.h>
 
 #include "bpfgraph.h"
+#include "ftrecs.h"
 #include "functab.h"
 #include "globset.h"
 #include "kprobe.h"
@@ -120,6 +121,51 @@ static int from_tracefs(struct wide *w)
 	return err;
 }
 
+static int read_kmem(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	return ktext__read(ctx, addr, buf, len);
+}
+
+/* A record's site: its function, when the site is that function's fentry site. */
+static int record_site(void *ctx, uint64_t ip)
+{
+	struct wide *w = ctx;
+	const struct ksym *s = ksyms__find_addr(w->o.ks, ip);
+
+	/*
+	 * The kernel marks the records of weak functions' leftovers disabled
+	 * (kallsyms names another function there, further away): not hooked.
+	 */
+	return s && ip - s->addr < BG_FENTRY_SITE_END ? add(w, s) : 0;
+}
+
+/*
+ * ftrace's records, read from kernel memory (user/kernel/ftrecs.h): the
+ * sites available_filter_functions_addrs lists, without the kallsyms
+ * lookup tracefs makes for each line. 0, or -errno where the kernel's
+ * BTF, kallsyms or /proc/kcore does not give them.
+ */
+static int from_records(struct wide *w)
+{
+	struct ftrecs_layout l;
+	uint64_t head = ksyms__data(w->o.ks, KSYMS_FTRACE_PAGES);
+	long n;
+
+	if (!w->o.btf || !w->o.kt || !head)
+		return -ENOENT;
+	n = ftrecs__layout(w->o.btf, &l);
+	if (!n)
+		n = ftrecs__walk(&l, head, read_kmem, w->o.kt, record_site, w);
+	w->st.records = n;
+	if (n < 0)
+		return (int)n;
+	/* No site at all: not ftrace's list (a kernel without it reads as empty). */
+	if (!w->n)
+		return -ENOENT;
+	w->st.source = "ftrace's records in kernel memory (/proc/kcore)";
+	return 0;
+}
+
 /*
  * Sections the kernel builds without fentry calls (noinstr is notrace, and
  * so is the entry code), whose functions may still start with a 5-byte
@@ -193,8 +239,13 @@ static void *list_all(void *arg)
 {
 	struct wide *w = arg;
 	double t0 = links__now();
-	int err = from_tracefs(w);
+	int err = from_records(w);
 
+	if (err && err != -ENOMEM) {
+		w->n = 0;
+		w->st.denied = 0;
+		err = from_tracefs(w);
+	}
 	if (err && err != -ENOMEM) {
 		w->n = 0;
 		w->st.denied = 0;

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct btf;
 struct functab;
 struct ksym;
 struct ksyms;
@@ -24,8 +25,13 @@ struct ktext;
 
 struct wide_opts {
 	const struct ksyms *ks;
-	/* Where tracefs cannot be read: fentry sites are found in the text. */
+	/*
+	 * ftrace's records are read from kernel memory through kt, their
+	 * layout from btf (NULL: not); where that fails, tracefs lists the
+	 * sites, and where tracefs cannot be read, they are found in the text.
+	 */
 	struct ktext *kt;
+	const struct btf *btf;
 	/* -x globs: their calls are hidden with their subtrees (BG_CK_NOTRACE). */
 	char *const *notrace;
 	size_t n_notrace;
@@ -65,6 +71,7 @@ struct wide_stats {
 	size_t funcs; /* in the table */
 	size_t denied; /* traceable, left out: on the tracer's own path */
 	const char *source; /* where the traceable functions were listed */
+	long records; /* ftrace's records read (source: kernel memory), -errno: failed */
 	int links; /* the net's links: 1, 2 with wide_opts.split_hot, 3 with an entry-only part */
 	size_t entry_only; /* of funcs: hooked without a return (wide_opts.mem_budget) */
 	size_t decoded; /* functions whose code was read to choose them */

@@ -13,6 +13,15 @@ struct ksyms {
 	char *strs; /* all names and modules, NUL separated */
 	size_t strs_len, strs_cap;
 	int hidden;
+	uint64_t data[KSYMS_DATA_NR]; /* ksyms_data_names' addresses, 0: not listed */
+};
+
+/*
+ * The few data symbols (vmlinux's, by name) that bpfgraph reads kernel
+ * memory at; every other data symbol is skipped as the lines are read.
+ */
+static const char *const ksyms_data_names[KSYMS_DATA_NR] = {
+	[KSYMS_FTRACE_PAGES] = "ftrace_pages_start",
 };
 
 static int is_text(char t)
@@ -234,9 +243,25 @@ static int hexval(char c)
 	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
+/* A data symbol of vmlinux (no module column) that ksyms_data_names asks for. */
+static int keep_data(struct ksyms *ks, uint64_t addr, char type, const char *name)
+{
+	size_t len;
+
+	if (type != 'b' && type != 'B' && type != 'd' && type != 'D')
+		return 0;
+	len = strcspn(name, " \t\n");
+	if (name[len] == '\t' || name[len] == ' ')
+		return 0; /* a module's */
+	for (int i = 0; i < KSYMS_DATA_NR; i++)
+		if (strlen(ksyms_data_names[i]) == len && !strncmp(name, ksyms_data_names[i], len))
+			ks->data[i] = addr;
+	return 0;
+}
+
 /*
  * One line of kallsyms: "ADDR TYPE NAME[\t[MODULE]]". Only text symbols
- * are kept. The last module seen is reused, as a module's symbols come
+ * are kept, and the data symbols of keep_data(). The last module seen is reused, as a module's symbols come
  * together.
  */
 static int parse_line(struct ksyms *ks, char *line, long *last_mod)
@@ -254,9 +279,9 @@ static int parse_line(struct ksyms *ks, char *line, long *last_mod)
 	if (!digits || *p != ' ' || !p[1] || p[2] != ' ')
 		return 0;
 	type = p[1];
-	if (!is_text(type))
-		return 0;
 	name = p + 3;
+	if (!is_text(type))
+		return keep_data(ks, addr, type, name);
 	for (p = name; *p && *p != '\t' && *p != ' ' && *p != '\n'; p++)
 		;
 	if (p == name)
@@ -409,6 +434,11 @@ size_t ksyms__name_count(const struct ksyms *ks, const char *name, const char *m
 		n += same_module(s->module, module);
 	}
 	return n;
+}
+
+uint64_t ksyms__data(const struct ksyms *ks, enum ksyms_data which)
+{
+	return which < KSYMS_DATA_NR ? ks->data[which] : 0;
 }
 
 int ksyms__hidden(const struct ksyms *ks)

@@ -32,6 +32,14 @@ const struct ksym *ksyms__find_name(const struct ksyms *ks, const char *name,
  * than one means it may land on another function than the one planned.
  */
 size_t ksyms__name_count(const struct ksyms *ks, const char *name, const char *module);
+/* Data symbols kept by name (the rest of kallsyms' data is not). */
+enum ksyms_data {
+	KSYMS_FTRACE_PAGES, /* ftrace's list of its records (struct ftrace_page *) */
+	KSYMS_DATA_NR,
+};
+
+/* A kept data symbol's address, 0 when kallsyms does not list it. */
+uint64_t ksyms__data(const struct ksyms *ks, enum ksyms_data which);
 /* True when every address reads as 0 (kptr_restrict hides them). */
 int ksyms__hidden(const struct ksyms *ks);
 

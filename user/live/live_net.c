@@ -352,10 +352,19 @@ int live__attach_wide(struct live *l)
 	}
 	netfsm__open(&l->net, false, l->wide_always); /* paused: live__bind() */
 	*bpfobj__vars(l->obj)->wide_on = 1;
-	if (l->verbose)
-		fprintf(stderr, "bpfgraph: wide net: %zu functions (from %s; %zu on the tracer's "
+	if (l->verbose && ws->records < 0)
+		fprintf(stderr, "bpfgraph: wide net: ftrace's records not read from kernel memory "
+			"(%s)\n", strerror((int)-ws->records));
+	if (l->verbose) {
+		char recs[32] = "";
+
+		if (ws->records > 0)
+			snprintf(recs, sizeof(recs), ": %ld records", ws->records);
+		fprintf(stderr, "bpfgraph: wide net: %zu functions (from %s%s; %zu on the tracer's "
 			"own path left out) in %d links, %.2f s to list, %.2f s to attach\n",
-			ws->funcs, ws->source, ws->denied, ws->links, ws->build_s, ws->attach_s);
+			ws->funcs, ws->source, recs, ws->denied, ws->links, ws->build_s,
+			ws->attach_s);
+	}
 	if (l->verbose && ws->pool_bytes)
 		fprintf(stderr, "bpfgraph: wide net: the kernel's return hooks for %zu of them "
 			"take about %.1f MiB (--wide-mem); %zu hooked at their entry only (%zu "

@@ -12,6 +12,7 @@
 #   NAME.err    its stderr (-v), NAME.rc, NAME.pid (the process)
 #   NAME.opt    debug.kprobes-optimization before bpfgraph and after its
 #               hooks were released (bpfgraph holds it at 0 for a while)
+#   NAME.aff    the lines of available_filter_functions_addrs (6.5+)
 # bench-timeout: 600
 set -u
 . /bench/lib/guest.sh
@@ -25,6 +26,10 @@ steady() { # NAME [-p]
 	if [ "${2:-}" = -p ]; then sel="-p $lp"; else sel=; fi
 	opt=/proc/sys/debug/kprobes-optimization
 	cat $opt >$name.opt 2>/dev/null || echo none >$name.opt
+	# The kernel's count of what ftrace can hook, against the records
+	# bpfgraph read from kernel memory for the wide net (-v).
+	wc -l </sys/kernel/tracing/available_filter_functions_addrs >$name.aff 2>/dev/null ||
+		rm -f $name.aff
 	progress "$name: bpfgraph -G vfs_read $sel -d 12 over a pread loop"
 	# shellcheck disable=SC2086 # $sel is two words or none
 	bpfgraph -v -G vfs_read $sel -d 12 -O funcgraph-abstime -O funcgraph-proc \
