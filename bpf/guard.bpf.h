@@ -393,7 +393,7 @@ static __always_inline struct task_state *multi_entry(struct pt_regs *regs, stru
 	/* Only while a merge's two links are attached (bg_merging). */
 	bool dedup = cached && bg_merging;
 	struct task_state *ran;
-	__u64 sp, ret = 0;
+	__u64 sp, frame, ret = 0;
 	__u32 skip;
 
 	/* Read once: clang would derive a pointer from ctx, which the verifier refuses. */
@@ -407,12 +407,16 @@ static __always_inline struct task_state *multi_entry(struct pt_regs *regs, stru
 			session_took(sp, st, ck, opens, skip);
 		return st;
 	}
-	/* No return hook (wide__narrow()): closed at the task's next event. */
-	if (ck & BG_CK_LAZY)
-		return on_entry(regs, st, ck, BG_FRAME_LAZY, NULL, ret, BG_ARGS_REGS_AT, false);
-	ran = on_entry(regs, st, ck, BG_FRAME_MULTI(BG_CK_GEN(ck)), NULL, ret, BG_ARGS_REGS_AT,
-		       false);
-	if (dedup && ran)
+	/*
+	 * No return hook (wide__narrow()): closed at the task's next event.
+	 * One on_entry() for both frames, the frame a value the verifier
+	 * does not know: inlined twice, with a constant each, it walked the
+	 * whole entry twice (most of what loading these programs costs).
+	 */
+	frame = (ck & BG_CK_LAZY) ? BG_FRAME_LAZY : BG_FRAME_MULTI(BG_CK_GEN(ck));
+	barrier_var(frame);
+	ran = on_entry(regs, st, ck, frame, NULL, ret, BG_ARGS_REGS_AT, false);
+	if (dedup && ran && !(ck & BG_CK_LAZY))
 		session_took(sp, ran, ck, opens, skip);
 	return ran;
 }
@@ -432,7 +436,7 @@ static __always_inline bool guarded_ck(void *ctx, enum bg_run what, bool graph, 
 	struct pt_regs *regs = ctx;
 	struct task_state *st, *ran;
 	bool start, was;
-	__u64 ck, ret = 0;
+	__u64 ck, ret = 0, frame = BG_FRAME_KPROBE;
 	struct bg_cpu_in *in;
 	__u32 opens = 0;
 
@@ -466,19 +470,17 @@ static __always_inline bool guarded_ck(void *ctx, enum bg_run what, bool graph, 
 		/*
 		 * On a call site (icall.h): its caller is the traced function.
 		 * The argument registers are set for the call already; with no
-		 * return address read, ctx only serves them.
+		 * return address read, ctx only serves them. Elsewhere at the
+		 * function's first instruction: sp points at the return
+		 * address. One on_entry() for both (see multi_entry()).
 		 */
-		if (ck & BG_CK_CALLSITE) {
-			ran = on_entry(ctx, st, ck, (ck & BG_CK_TAIL)   ? BG_FRAME_TAIL :
-					       (ck & BG_CK_LAZY) ? BG_FRAME_LAZY :
-								   BG_FRAME_KPROBE, NULL, 0, BG_ARGS_REGS_AT,
-				       false);
+		if (ck & BG_CK_CALLSITE)
+			frame = (ck & BG_CK_TAIL) ? BG_FRAME_TAIL :
+				(ck & BG_CK_LAZY) ? BG_FRAME_LAZY : BG_FRAME_KPROBE;
+		else if (hide_own_call(regs, st, ck, &ret))
 			break;
-		}
-		/* At the function's first instruction: sp points at the return address. */
-		if (hide_own_call(regs, st, ck, &ret))
-			break;
-		ran = on_entry(ctx, st, ck, BG_FRAME_KPROBE, NULL, ret, BG_ARGS_REGS_AT, false);
+		barrier_var(frame);
+		ran = on_entry(ctx, st, ck, frame, NULL, ret, BG_ARGS_REGS_AT, false);
 		break;
 	case BG_RUN_KEXIT:
 		if (st)

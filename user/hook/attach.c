@@ -305,6 +305,8 @@ int attach__load(struct attach *a)
 	err = bpfobj__load(a->obj);
 	attach_cost.skel_s = links__now() - attach_cost.skel_s;
 	a->st.load_s = attach_cost.skel_s;
+	if (a->verbose >= 2 && !err)
+		bpfobj__print_verified(a->obj, a->err);
 	if (err) {
 		attach__explain_load_error(a->err, err);
 		return err;

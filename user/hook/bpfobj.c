@@ -354,6 +354,24 @@ int bpfobj__load(struct bpfobj *o)
 	return err;
 }
 
+void bpfobj__print_verified(const struct bpfobj *o, FILE *f)
+{
+	struct bpf_program *prog;
+
+	if (!o || !o->skel)
+		return;
+	bpf_object__for_each_program(prog, o->skel->obj) {
+		struct bpf_prog_info pi = {};
+		__u32 len = sizeof(pi);
+		int fd = bpf_program__fd(prog);
+
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &pi, &len))
+			fprintf(f, "bpfgraph: program %s: %u instructions, %u walked by the "
+				"verifier\n", bpf_program__name(prog), pi.xlated_prog_len / 8,
+				pi.verified_insns);
+	}
+}
+
 struct bpf_program *bpfobj__prog(const struct bpfobj *o, enum bpfobj_prog p)
 {
 	return o && o->skel ? prog_of(o->skel, p) : NULL;

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include <bpf/bpf.h>
@@ -122,6 +123,8 @@ struct bpfobj *bpfobj__open(const struct bpfobj_config *c);
  */
 void bpfobj__set_pause(struct bpfobj *o, pid_t tgid, bool wide_once);
 int bpfobj__load(struct bpfobj *o);
+/* -vv: each loaded program's size and how many instructions the verifier walked. */
+void bpfobj__print_verified(const struct bpfobj *o, FILE *f);
 struct bpf_program *bpfobj__prog(const struct bpfobj *o, enum bpfobj_prog p);
 /* -1 before loading or for a program left out. */
 int bpfobj__prog_fd(const struct bpfobj *o, enum bpfobj_prog p);
