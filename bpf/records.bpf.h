@@ -169,6 +169,41 @@ static __always_inline void fill(struct bg_rec *r, const struct task_state *st, 
 	r->depth = depth;
 }
 
+/* bg_emit()'s last argument: the record's type and depth, and how put() takes it. */
+#define BG_EMIT_DEPTH_SHIFT 8
+#define BG_EMIT_OUT (1ULL << 16)
+#define BG_EMIT_EXIT (1ULL << 17)
+#define BG_EMIT_WAKE (1ULL << 18)
+
+/*
+ * fill() and put() of one record, out of line (see bg_emit_call): every
+ * argument a scalar, so that the verifier checks it once for any values.
+ * pid_func: the thread id << 32 | the function index.
+ */
+__noinline int bg_emit(__u64 ts, __u64 val, __u64 dur, __u64 pid_func, __u64 bits)
+{
+	struct bg_rec r;
+	__u8 type = bits & 0xff;
+
+	if (dur > 0xffffffffULL) {
+		dur /= 1000;
+		type |= BG_RF_DUR_US;
+		if (dur > 0xffffffffULL)
+			dur = 0xffffffffULL;
+	}
+	r.ts = ts;
+	r.val = val;
+	r.dur = dur;
+	r.pid = pid_func >> 32;
+	r.func = (__u32)pid_func;
+	r.cpu = bpf_get_smp_processor_id();
+	r.type = type;
+	r.depth = (bits >> BG_EMIT_DEPTH_SHIFT) & 0xff;
+	put(&r, ts, bits & BG_EMIT_OUT, bits & BG_EMIT_WAKE ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP,
+	    bits & BG_EMIT_EXIT);
+	return 0;
+}
+
 /*
  * Records never wake the reader, which polls (user/session/session.c): a wake-up
  * is an irq_work self-interrupt that lands inside the traced call, and
@@ -181,19 +216,26 @@ static __always_inline void emit(const struct task_state *st, __u8 type, __u64 t
 {
 	bool target = (type & BG_REC_TYPE_MASK) == BG_REC_TARGET;
 	bool end = (type & BG_REC_TYPE_MASK) == BG_REC_EXIT && !depth;
-	struct bg_rec r;
-
-	fill(&r, st, type, ts, val, dur, func, depth);
+	bool exit = (type & BG_REC_TYPE_MASK) == BG_REC_EXIT;
 	/*
 	 * The graph function returned: let the reader have its graph. A
 	 * target wakes the reader up, unless the command stops at the graph's
 	 * end (stop_at_end): then that end does. A wake-up is an interrupt
 	 * (irq_work) on this CPU, drawn in the graph when it lands inside one.
 	 */
-	put(&r, ts, end || st->switching || target,
-	    (target && !st->stop_at_end) || (end && st->stop_at_end) ? BPF_RB_FORCE_WAKEUP :
-								      BPF_RB_NO_WAKEUP,
-	    (type & BG_REC_TYPE_MASK) == BG_REC_EXIT);
+	bool out = end || st->switching || target;
+	bool wake = (target && !st->stop_at_end) || (end && st->stop_at_end);
+	struct bg_rec r;
+
+	if (bg_emit_call) {
+		bg_emit(ts, val, dur, (__u64)st->tid << 32 | func,
+			type | (__u64)(depth & 0xff) << BG_EMIT_DEPTH_SHIFT |
+				(out ? BG_EMIT_OUT : 0) | (exit ? BG_EMIT_EXIT : 0) |
+				(wake ? BG_EMIT_WAKE : 0));
+		return;
+	}
+	fill(&r, st, type, ts, val, dur, func, depth);
+	put(&r, ts, out, wake ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP, exit);
 }
 
 /*

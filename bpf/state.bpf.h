@@ -45,6 +45,15 @@ const volatile __u8 bg_discover_irqs = 0;
  */
 const volatile __u8 bg_fold = 0;
 /*
+ * emit() calls bg_emit(), a global function the verifier checks once per
+ * program, instead of inlining the batching at each of its call sites,
+ * which made up more than half of what it walked in the kprobe programs.
+ * Off on the trampoline tiers, as bg_fold: their per-function copies are
+ * loaded without BTF function records, where a global function turns
+ * static and is walked at every call all the same.
+ */
+const volatile __u8 bg_emit_call = 0;
+/*
  * Where a return hook sends a hooked function's return: fgraph's
  * return_to_handler (fprobe's exit handler on 6.14 and later, and
  * function_graph) and rethook's arch_rethook_trampoline (fprobe before

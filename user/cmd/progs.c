@@ -73,6 +73,7 @@ struct bpfobj *progs__open(const struct bg_opts *o, const struct kernel *k,
 		 * a function in 110 ms instead of 36).
 		 */
 		.fold = !raw && !(o->flags & BG_O_RETADDR) && !tier__trampolines(t),
+		.emit_call = !tier__trampolines(t),
 		.filter_pid = o->nr_pids > 0 || o->command_argc > 0,
 		.inherit = o->inherit, .max_pids = o->inherit ? BG_INHERIT_PIDS : BG_MAX_PIDS,
 		.cpumask = o->nr_cpus > 0 ? o->cpus : NULL, .comm = o->comm,

@@ -209,6 +209,7 @@ static void fill_rodata(struct graph_bpf__rodata *ro, const struct bpfobj_config
 	ro->bg_max_depth = c->max_depth;
 	ro->bg_discover_irqs = c->discover_irqs;
 	ro->bg_fold = c->fold;
+	ro->bg_emit_call = c->emit_call;
 	ro->bg_thresh_ns = c->thresh_ns;
 	ro->bg_self_tgid = getpid();
 	ro->bg_filter_pid = c->filter_pid;

@@ -85,6 +85,8 @@ struct bpfobj_config {
 	 * address, no record file is written, no trampoline tier.
 	 */
 	bool fold;
+	/* records made by a function of their own (bg_emit_call): not on trampolines */
+	bool emit_call;
 	bool filter_pid; /* only tasks in BGM_PIDS (and their threads) */
 	/* BGM_PIDS follows the tasks its tasks create (BGP_FORK, BGP_TASK_EXIT loaded) */
 	bool inherit;
