@@ -150,8 +150,9 @@ static __always_inline void put(const struct bg_rec *r, __u64 now, bool out, __u
 	b->writing = 0;
 }
 
-static __always_inline void fill(struct bg_rec *r, const struct task_state *st, __u8 type,
-				 __u64 ts, __u64 val, __u64 dur, __u32 func, __u32 depth)
+/* A record of thread tid; a duration past 32 bits goes in microseconds. */
+static __always_inline void fill_tid(struct bg_rec *r, __u32 tid, __u8 type, __u64 ts, __u64 val,
+				     __u64 dur, __u32 func, __u32 depth)
 {
 	if (dur > 0xffffffffULL) {
 		dur /= 1000;
@@ -162,11 +163,17 @@ static __always_inline void fill(struct bg_rec *r, const struct task_state *st, 
 	r->ts = ts;
 	r->val = val;
 	r->dur = dur;
-	r->pid = st->tid;
+	r->pid = tid;
 	r->func = func;
 	r->cpu = bpf_get_smp_processor_id();
 	r->type = type;
 	r->depth = depth;
+}
+
+static __always_inline void fill(struct bg_rec *r, const struct task_state *st, __u8 type,
+				 __u64 ts, __u64 val, __u64 dur, __u32 func, __u32 depth)
+{
+	fill_tid(r, st->tid, type, ts, val, dur, func, depth);
 }
 
 /* bg_emit()'s last argument: the record's type and depth, and how put() takes it. */
@@ -183,22 +190,9 @@ static __always_inline void fill(struct bg_rec *r, const struct task_state *st, 
 __noinline int bg_emit(__u64 ts, __u64 val, __u64 dur, __u64 pid_func, __u64 bits)
 {
 	struct bg_rec r;
-	__u8 type = bits & 0xff;
 
-	if (dur > 0xffffffffULL) {
-		dur /= 1000;
-		type |= BG_RF_DUR_US;
-		if (dur > 0xffffffffULL)
-			dur = 0xffffffffULL;
-	}
-	r.ts = ts;
-	r.val = val;
-	r.dur = dur;
-	r.pid = pid_func >> 32;
-	r.func = (__u32)pid_func;
-	r.cpu = bpf_get_smp_processor_id();
-	r.type = type;
-	r.depth = (bits >> BG_EMIT_DEPTH_SHIFT) & 0xff;
+	fill_tid(&r, pid_func >> 32, bits & 0xff, ts, val, dur, (__u32)pid_func,
+		 (bits >> BG_EMIT_DEPTH_SHIFT) & 0xff);
 	put(&r, ts, bits & BG_EMIT_OUT, bits & BG_EMIT_WAKE ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP,
 	    bits & BG_EMIT_EXIT);
 	return 0;
