@@ -144,10 +144,10 @@ int bg_mexit(struct pt_regs *regs)
 static __always_inline int session_run(struct pt_regs *regs, enum bg_run entry, bool cached)
 {
 	if (PT_REGS_IP(regs) - bpf_get_func_ip(regs) >= BG_FENTRY_SITE_END) {
-		guarded(regs, BG_RUN_SEXIT, false);
+		guarded_ck(regs, BG_RUN_SEXIT, false, false, cached);
 		return 0;
 	}
-	return guarded_ck(regs, entry, false, cached) ? 0 : 1;
+	return guarded_ck(regs, entry, false, cached, cached) ? 0 : 1;
 }
 
 /* The plan on the kprobe.multi tier where the kernel has kprobe.session links (6.10+). */

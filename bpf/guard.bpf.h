@@ -384,7 +384,7 @@ static __always_inline bool end_run(struct task_state *ran, bool was, __u32 open
 /*
  * A kprobe.multi or kprobe.session entry (the plan's, or the wide net's:
  * BG_RUN_MENTRY, BG_RUN_WENTRY); cached: the plan's session program (see
- * session_dup()). opens: the task's count of opened frames before. Returns
+ * session_dup()), whose records are made inline (emit_as()'s hot). opens: the task's count of opened frames before. Returns
  * the task's state, as on_entry().
  */
 static __always_inline struct task_state *multi_entry(struct pt_regs *regs, struct task_state *st,
@@ -415,7 +415,7 @@ static __always_inline struct task_state *multi_entry(struct pt_regs *regs, stru
 	 */
 	frame = (ck & BG_CK_LAZY) ? BG_FRAME_LAZY : BG_FRAME_MULTI(BG_CK_GEN(ck));
 	barrier_var(frame);
-	ran = on_entry(regs, st, ck, frame, NULL, ret, BG_ARGS_REGS_AT, false);
+	ran = on_entry(regs, st, ck, frame, NULL, ret, BG_ARGS_REGS_AT, false, cached);
 	if (dedup && ran && !(ck & BG_CK_LAZY))
 		session_took(sp, ran, ck, opens, skip);
 	return ran;
@@ -429,9 +429,11 @@ static __always_inline struct task_state *multi_entry(struct pt_regs *regs, stru
  * need not walk for every clone. The stack-pointer close (on_entry()'s
  * unwind) only on fentry-multi (BG_RUN_TENTRY), where lost exits come
  * from: the kprobe programs' frames keep no sp (BG_FRAME_HAS_SP), and a
- * close stops at them (docs/kernels.md, "Lost exits").
+ * close stops at them (docs/kernels.md, "Lost exits"). hot: the plan's
+ * kprobe.session program, whose records are made inline (emit_as()).
  */
-static __always_inline bool guarded_ck(void *ctx, enum bg_run what, bool graph, bool cached)
+static __always_inline bool guarded_ck(void *ctx, enum bg_run what, bool graph, bool cached,
+				       bool hot)
 {
 	struct pt_regs *regs = ctx;
 	struct task_state *st, *ran;
@@ -459,12 +461,12 @@ static __always_inline bool guarded_ck(void *ctx, enum bg_run what, bool graph, 
 	case BG_RUN_ENTRY:
 	case BG_RUN_TENTRY:
 		ran = on_entry(ctx, st, ck, (__u64)ctx, tramp_caller_at(ctx, ck), 0, BG_ARGS_TRAMP,
-			       what == BG_RUN_TENTRY);
+			       what == BG_RUN_TENTRY, false);
 		break;
 	case BG_RUN_EXIT:
 		bpf_get_func_ret(ctx, &ret);
 		if (st)
-			on_exit(st, ck, (__u64)ctx, ret, false, true, NULL);
+			on_exit(st, ck, (__u64)ctx, ret, false, true, NULL, false);
 		break;
 	case BG_RUN_KENTRY:
 		/*
@@ -480,11 +482,11 @@ static __always_inline bool guarded_ck(void *ctx, enum bg_run what, bool graph, 
 		else if (hide_own_call(regs, st, ck, &ret))
 			break;
 		barrier_var(frame);
-		ran = on_entry(ctx, st, ck, frame, NULL, ret, BG_ARGS_REGS_AT, false);
+		ran = on_entry(ctx, st, ck, frame, NULL, ret, BG_ARGS_REGS_AT, false, false);
 		break;
 	case BG_RUN_KEXIT:
 		if (st)
-			on_exit(st, ck, BG_FRAME_KPROBE, PT_REGS_RC(regs), false, false, NULL);
+			on_exit(st, ck, BG_FRAME_KPROBE, PT_REGS_RC(regs), false, false, NULL, false);
 		break;
 	case BG_RUN_MENTRY:
 	case BG_RUN_WENTRY:
@@ -494,7 +496,7 @@ static __always_inline bool guarded_ck(void *ctx, enum bg_run what, bool graph, 
 	case BG_RUN_SEXIT: /* ck 0: on_exit() takes it from the frame or the link */
 		if (st)
 			on_exit(st, ck, BG_FRAME_MULTI(BG_CK_GEN(ck)), PT_REGS_RC(regs), true, false,
-				what == BG_RUN_SEXIT ? ctx : NULL);
+				what == BG_RUN_SEXIT ? ctx : NULL, hot);
 		break;
 	case BG_RUN_ICALL:
 		if (st)
@@ -511,7 +513,7 @@ static __always_inline bool guarded_ck(void *ctx, enum bg_run what, bool graph, 
 /* A run whose cookie is the kernel's to find (see link_cookie()). */
 static __always_inline bool guarded(void *ctx, enum bg_run what, bool graph)
 {
-	return guarded_ck(ctx, what, graph, false);
+	return guarded_ck(ctx, what, graph, false, false);
 }
 
 #endif

@@ -71,7 +71,7 @@ static __always_inline void on_icall(struct pt_regs *regs, struct task_state *st
 		 * the task's next event, as for a call site without an exit probe.
 		 */
 		on_entry(NULL, st, BG_TARGET_INDEX(*v) | BG_CK_CALLSITE | BG_CK_LAZY,
-			 BG_FRAME_LAZY, NULL, 0, BG_ARGS_NONE, false);
+			 BG_FRAME_LAZY, NULL, 0, BG_ARGS_NONE, false, false);
 		return;
 	}
 	if (v || (st->irq && !bg_discover_irqs))

@@ -38,10 +38,10 @@ static __always_inline struct task_state *enter_state(struct task_state *st, __u
 
 /*
  * Pop frame top (the task's innermost) at now and record its exit (unless
- * shorter than tracing_thresh).
+ * shorter than tracing_thresh); hot as emit_as().
  */
 static __always_inline void pop_frame(struct task_state *st, __u32 top, __u64 now, __u8 type,
-				      __u64 ret, __u32 func)
+				      __u64 ret, __u32 func, bool hot)
 {
 	__u64 dur = now - st->calltime[top & BG_DEPTH_MASK];
 
@@ -71,7 +71,7 @@ static __always_inline void pop_frame(struct task_state *st, __u32 top, __u64 no
 	}
 	/* With stop_at_end, emit() wakes the reader up: the target or the pause waits. */
 	if (!bg_thresh_ns || dur >= bg_thresh_ns)
-		emit(st, type, now, ret, dur, func, top);
+		emit_as(st, type, now, ret, dur, func, top, hot);
 	else if (!top)
 		flush_cpu(); /* the graph ended, its last exit below the threshold */
 	/* SIGSTOP: delivered on the way back to user space. */
@@ -149,7 +149,7 @@ static __always_inline bool close_lazy_top(struct task_state *st, __u64 caller, 
 	if (top != st->depth - 1 || st->frame[top] != BG_FRAME_LAZY ||
 	    lazy_holds(st, top, caller, idx))
 		return false;
-	pop_frame(st, top, bpf_ktime_get_ns(), BG_REC_EXIT | BG_RF_NOEXIT, 0, st->func[top]);
+	pop_frame(st, top, bpf_ktime_get_ns(), BG_REC_EXIT | BG_RF_NOEXIT, 0, st->func[top], false);
 	return true;
 }
 
@@ -334,13 +334,13 @@ static __always_inline bool close_returned(struct task_state *st, __u64 sp, __u6
  * its arguments are (funcgraph-args). unwind: close the frames the
  * entry's sp (caller_at, the address of its return address) shows
  * returned (close_returned()); a constant, true on fentry-multi only
- * (guarded() says why).
+ * (guarded() says why). hot: as emit_as(), a constant.
  * Returns the task's state (created here by an entry function), or NULL.
  */
 static __always_inline struct task_state *on_entry(void *ctx, struct task_state *st, __u64 ck,
 						   __u64 frame, const void *caller_at,
 						   __u64 caller, enum bg_args_from args,
-						   bool unwind)
+						   bool unwind, bool hot)
 {
 	__u32 limit = bg_max_depth ? bg_max_depth : BG_MAX_DEPTH;
 	__u32 d;
@@ -410,7 +410,7 @@ static __always_inline struct task_state *on_entry(void *ctx, struct task_state 
 		fill(&r[0], st, BG_REC_ENTRY | flags, now, shown, 0, BG_CK_INDEX(ck), d);
 		emit_entry_args(st, ctx, args, ck, r, now);
 	} else if (!bg_thresh_ns) {
-		emit(st, BG_REC_ENTRY | flags, now, shown, 0, BG_CK_INDEX(ck), d);
+		emit_as(st, BG_REC_ENTRY | flags, now, shown, 0, BG_CK_INDEX(ck), d, hot);
 	}
 	/* As user space's discovery: interrupt work only when asked. */
 	if (ctx && caller && d && (!flags || bg_discover_irqs))
@@ -498,10 +498,10 @@ static __always_inline void session_frame(struct task_state *st, __u32 top, void
  * multi: a kprobe.multi exit (frame is BG_FRAME_MULTI); tramp: a fexit
  * (frame is the ctx pointer, which the verifier lets no arithmetic touch).
  * sctx: a kprobe.session return's context, ck and frame then found by
- * session_frame().
+ * session_frame(). hot: as emit_as(), a constant.
  */
 static __always_inline void on_exit(struct task_state *st, __u64 ck, __u64 frame, __u64 ret,
-				    bool multi, bool tramp, void *sctx)
+				    bool multi, bool tramp, void *sctx, bool hot)
 {
 	__u32 idx = BG_CK_INDEX(ck);
 	__u64 now, dur;
@@ -572,7 +572,7 @@ static __always_inline void on_exit(struct task_state *st, __u64 ck, __u64 frame
 		}
 		top -= i;
 	}
-	pop_frame(st, top, bpf_ktime_get_ns(), BG_REC_EXIT, ret, idx);
+	pop_frame(st, top, bpf_ktime_get_ns(), BG_REC_EXIT, ret, idx, hot);
 }
 
 #endif

@@ -47,7 +47,8 @@ const volatile __u8 bg_fold = 0;
 /*
  * emit() calls bg_emit(), a global function the verifier checks once per
  * program, instead of inlining the batching at each of its call sites,
- * which made up more than half of what it walked in the kprobe programs.
+ * which made up more than half of what it walked in the kprobe programs;
+ * but for the plan's kprobe.session entries and exits (emit_as()'s hot).
  * Off on the trampoline tiers, as bg_fold: their per-function copies are
  * loaded without BTF function records, where a global function turns
  * static and is walked at every call all the same.
