@@ -384,8 +384,9 @@ static __always_inline bool end_run(struct task_state *ran, bool was, __u32 open
 /*
  * A kprobe.multi or kprobe.session entry (the plan's, or the wide net's:
  * BG_RUN_MENTRY, BG_RUN_WENTRY); cached: the plan's session program (see
- * session_dup()), whose records are made inline (emit_as()'s hot). opens: the task's count of opened frames before. Returns
- * the task's state, as on_entry().
+ * session_dup()), whose records are made inline (emit_as()'s hot).
+ * opens: the task's count of opened frames before. Returns the task's
+ * state, as on_entry().
  */
 static __always_inline struct task_state *multi_entry(struct pt_regs *regs, struct task_state *st,
 						      __u64 ck, bool cached, __u32 opens)
