@@ -469,11 +469,13 @@ static __always_inline bool other_gen_open(struct task_state *st, __u32 top, __u
 /*
  * A kprobe.session return's function index and frame (sctx: its
  * context): the top frame's when that frame is the kprobe.multi hook's of
- * the function at the hooked address (its code range says, by the index
- * the frame was opened with), else the link cookie's. A session's return
- * runs only for a call whose entry opened a frame (or a hidden one), the
- * innermost open one unless an exit was lost; the cookie of a
- * kprobe.multi link is a binary search among its addresses.
+ * the function at the hooked address (its code range, bg_franges, says by
+ * the index the frame was opened with), else the link cookie's. A
+ * session's return runs only for a call whose entry opened a frame (or a
+ * hidden one), the innermost open one unless an exit was lost; the cookie
+ * of a kprobe.multi link is a binary search among its addresses, so user
+ * space sets the range of every function it hooks (-v counts the returns
+ * that searched).
  */
 static __always_inline void session_frame(struct task_state *st, __u32 top, void *sctx,
 					  __u32 *idx, __u64 *frame)
@@ -488,6 +490,7 @@ static __always_inline void session_frame(struct task_state *st, __u32 top, void
 		*frame = st->frame[top & BG_DEPTH_MASK];
 		return;
 	}
+	stat_inc(BG_ST_SEXIT_SEARCH, 1);
 	ck = bpf_get_attach_cookie(sctx);
 	*idx = BG_CK_INDEX(ck);
 	*frame = BG_FRAME_MULTI(BG_CK_GEN(ck));

@@ -435,6 +435,8 @@ enum bg_reg {
 #define BG_ST_PIDS_FULL 13
 /* plan session runs whose cookie the cache did not have (the search ran) */
 #define BG_ST_CKC_MISS 14
-#define BG_ST_NR 15
+/* kprobe.session returns whose function the kernel's cookie search named */
+#define BG_ST_SEXIT_SEARCH 15
+#define BG_ST_NR 16
 
 #endif /* BPFGRAPH_H */

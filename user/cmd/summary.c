@@ -79,6 +79,11 @@ static void print_hook_paths(const struct session *s)
 		fprintf(stderr, "bpfgraph: %llu runs of the plan's kprobe.session program asked "
 			"the kernel for their link cookie (not in the cache)\n",
 			(unsigned long long)s->st.ckc_miss);
+	/* Returns of functions whose code range bg_franges lacked: see session_frame(). */
+	if (s->st.sexit_search)
+		fprintf(stderr, "bpfgraph: %llu kprobe.session returns asked the kernel for their "
+			"link cookie (no code range for their function)\n",
+			(unsigned long long)s->st.sexit_search);
 }
 
 static void print_summary(const struct plan *p, const struct run *r, int verbosity)

@@ -389,6 +389,13 @@ static void link_all(struct live *l)
 	unsigned int before, failed = l->failed, cannot = hook_met(l);
 	int err = l->link_plan(l->link_ctx);
 
+	/*
+	 * On kprobe tiers the plan's links took what the net met (hook_met()
+	 * leaves it to them): their code ranges, which tell a
+	 * kprobe.session return its function without the kernel's search
+	 * of the link's addresses (session_frame()), are set here.
+	 */
+	live__set_franges(l);
 	/* -EINTR: a stop request ended the linking, the trace is over. */
 	if (err && err != -EINTR)
 		fprintf(stderr, "bpfgraph: cannot hook the plan once the first call was over: %s\n",

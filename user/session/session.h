@@ -35,6 +35,7 @@ struct session_stats {
 	uint64_t active_neg; /* the in-graph task count missed a transition (a bug) */
 	uint64_t tramp_call, tramp_jmp; /* trampoline frames seen of each layout */
 	uint64_t ckc_miss; /* plan session runs whose cookie the cache lacked (BG_ST_CKC_MISS) */
+	uint64_t sexit_search; /* session returns named by the cookie search (BG_ST_SEXIT_SEARCH) */
 	uint64_t unmapped; /* wide net records of no known function (dropped) */
 	uint64_t detail_lost; /* --args-detail reads left out (batch busy) */
 	uint64_t held; /* graphs not begun while the wide net's finds were linked */
