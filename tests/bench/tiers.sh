@@ -167,6 +167,9 @@ for t in $tiers; do
 	res "$t read_cpu $(sed -n "s/^bpfgraph: own CPU from ready .* reading and writing records \([0-9.]*\) s of it.*/\1/p" $t.call.err | head -n 1)"
 	res "$t read_sys $(sed -n "s/^bpfgraph: own CPU from ready .* reading and writing records [0-9.]* s of it (system \([0-9.]*\) s.*/\1/p" $t.call.err | head -n 1)"
 	res "$t calls $(sed -n 's/.* calls=\([0-9]*\).*/\1/p' $t.call | head -n 1)"
+	# ... and per record: what the figure per call holds less the one-time
+	# work, whose weight on it changes with the calls bwl made.
+	res "$t read_rec_ns $(sed -n 's/^bpfgraph: own CPU from ready .* page faults; \([0-9]*\) ns per record)$/\1/p' $t.call.err | head -n 1)"
 	# For a diagnosis: the wait for an idle machine before the loop, and
 	# the reader's CPU at its start and end (bwl's line, whole).
 	res "$t bwl $(head -n 1 $t.call)"
