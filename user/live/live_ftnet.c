@@ -391,11 +391,13 @@ static void link_all(struct live *l)
 
 	/*
 	 * On kprobe tiers the plan's links took what the net met (hook_met()
-	 * leaves it to them): their code ranges, which tell a
-	 * kprobe.session return its function without the kernel's search
-	 * of the link's addresses (session_frame()), are set here.
+	 * leaves it to them, live_hook() does not run): their code ranges,
+	 * which tell a kprobe.session return its function without the
+	 * kernel's search of the link's addresses (session_frame()), are set
+	 * here; the plan's own were set at the start.
 	 */
-	live__set_franges(l);
+	for (size_t i = 0; i < l->ft_nmet; i++)
+		live_frange_set(l->obj, l->ft_met[i], &l->p->funcs.f[l->ft_met[i]]);
 	/* -EINTR: a stop request ended the linking, the trace is over. */
 	if (err && err != -EINTR)
 		fprintf(stderr, "bpfgraph: cannot hook the plan once the first call was over: %s\n",
