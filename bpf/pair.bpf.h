@@ -163,6 +163,9 @@ static __always_inline bool close_lazy_top(struct task_state *st, __u64 caller, 
  */
 static __always_inline void close_lazy(struct task_state *st, __u64 caller, __u32 idx)
 {
+#ifdef BG_ABLATE_LAZY
+	return; /* a measurement build (tests/bench/ablate.sh): lazy frames stay open */
+#endif
 	if (close_lazy_top(st, caller, idx) && caller)
 		close_lazy_top(st, caller, idx);
 }

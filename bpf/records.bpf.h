@@ -136,6 +136,25 @@ static __always_inline void put(const struct bg_rec *r, __u64 now, bool out, __u
 {
 	struct bg_batch *b = batch_get();
 
+#if defined(BG_ABLATE_BATCH) || defined(BG_ABLATE_STAGE)
+	/*
+	 * Measurement builds (tests/bench/ablate.sh): the batch looked up and
+	 * nothing staged (BATCH); the leaf fold tried, nothing staged (STAGE).
+	 */
+	if (b && !out) {
+#ifdef BG_ABLATE_STAGE
+		b->writing = 1;
+		if (exit && bg_fold)
+			bg_fold_leaf(r->pid, r->func, (__u32)r->type << 8 | r->depth, r->val, r->dur);
+		b->writing = 0;
+#endif
+		barrier_var(b);
+		return;
+	}
+#endif
+#ifdef BG_ABLATE_FOLD
+	exit = false; /* a measurement build (tests/bench/ablate.sh): leaves unfolded */
+#endif
 	if (!b) {
 		if (bpf_ringbuf_output(&bg_events, (void *)r, sizeof(*r), flags))
 			stat_inc(BG_ST_DROPS, 1);
@@ -225,6 +244,11 @@ static __always_inline void emit_as(const struct task_state *st, __u8 type, __u6
 	bool wake = (target && !st->stop_at_end) || (end && st->stop_at_end);
 	struct bg_rec r;
 
+#ifdef BG_ABLATE_EMIT
+	/* A measurement build (tests/bench/ablate.sh): the plan's records not made. */
+	if (hot && !end)
+		return;
+#endif
 	if (bg_emit_call && !hot) {
 		bg_emit(ts, val, dur, (__u64)st->tid << 32 | func,
 			type | (__u64)(depth & 0xff) << BG_EMIT_DEPTH_SHIFT |

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The performance bench (issue #6) in one command:
-#   tests/bench/run.sh [--short | --tiers | --start | --mem | --profile]
+#   tests/bench/run.sh [--short | --tiers | --start | --mem | --profile | --ablate]
 # Builds bpfgraph, the bench's workload timer (bwl) and baseline loop
 # (ldlink) into $OUTPUT (default build), boots the QEMU bench once
 # (tests/vm/run.sh) with tests/bench/perf.sh as the scenario and prints
@@ -17,6 +17,11 @@
 # Debian's linux-perf, copied in; tests/bench/profile.sh and
 # profile.check; PROF_FUNC, PROF_OP, PROF_NCALL, PROF_SECS, PROF_SKIP,
 # PROF_OPTS).
+# --ablate: what each piece of the programs' work costs a traced call:
+# bpfgraph built once per part in ABL_PARTS with that part left out
+# (-DBG_ABLATE_<PART>, into $OUTPUT/ablate), the same loop traced by each
+# and by the usual build in one boot (tests/bench/ablate.sh and
+# ablate.check; ABL_PARTS, ABL_FUNC, ABL_NCALL, ABL_ROUNDS, ABL_OPTS).
 # Environment: OUTPUT, BENCH_SKIP="unrel-bg sub-args sub-kprobes sub-work"
 # (steps to leave out: bpfgraph on the unrelated workload; the in-subtree
 # runs with -O funcgraph-args, with --kprobes, the per-work trampolines),
@@ -43,12 +48,31 @@ case "${1:-}" in
 	}
 	export BG_VM_TOOLS="${BG_VM_TOOLS:-} perf"
 	;;
+--ablate) script=ablate ;;
 "") ;;
-*) echo "usage: tests/bench/run.sh [--short | --tiers | --start | --mem | --profile]" >&2; exit 2 ;;
+*) echo "usage: tests/bench/run.sh [--short | --tiers | --start | --mem | --profile | --ablate]" >&2; exit 2 ;;
 esac
 
 make -s OUTPUT="$OUTPUT" "$OUTPUT/bpfgraph" "$OUTPUT/vm/wl"
 make -s -f tests/bench/Makefile OUTPUT="$OUTPUT"
+
+# The ablation builds: the guest gets them at the same absolute path.
+abl_parts=${ABL_PARTS:-emit batch stage fold callers hide lazy}
+abl_bin=
+if [ $script = ablate ]; then
+	mkdir -p "$OUTPUT/ablate/bin"
+	abl_bin=$(cd "$OUTPUT/ablate/bin" && pwd)
+	cp "$OUTPUT/bpfgraph" "$abl_bin/bpfgraph-base"
+	tools="$abl_bin/bpfgraph-base"
+	for p in $abl_parts; do
+		echo "bench: building bpfgraph without '$p' (-DBG_ABLATE_${p^^})" >&2
+		make -s OUTPUT="$OUTPUT/ablate/$p" EXTRA_BPF_CFLAGS="-DBG_ABLATE_${p^^}" \
+			"$OUTPUT/ablate/$p/bpfgraph" >/dev/null
+		cp "$OUTPUT/ablate/$p/bpfgraph" "$abl_bin/bpfgraph-$p"
+		tools="$tools $abl_bin/bpfgraph-$p"
+	done
+	export BG_VM_TOOLS="${BG_VM_TOOLS:-} $tools"
+fi
 
 # The guest gets only what tests/vm/run.sh packs: the bench's two
 # programs travel inside the scenario script, as a base64 tarball.
@@ -65,6 +89,9 @@ tar -C "$b" -czf "$b/payload.tgz" bwl ldlink
 	echo "PROF_FUNC='${PROF_FUNC:-do_sys_openat2}' PROF_OP='${PROF_OP:-openmiss}'" \
 		"PROF_NCALL=${PROF_NCALL:-10000} PROF_SECS=${PROF_SECS:-1} PROF_SKIP=${PROF_SKIP:-20000000}" \
 		"PROF_OPTS='${PROF_OPTS:-}'"
+	echo "ABL_BIN='$abl_bin' ABL_PARTS='$abl_parts' ABL_FUNC='${ABL_FUNC:-do_sys_openat2}'" \
+		"ABL_NCALL=${ABL_NCALL:-300} ABL_ROUNDS=${ABL_ROUNDS:-2}" \
+		"$([ -z "${ABL_OPTS+set}" ] || printf "ABL_OPTS='%s'" "$ABL_OPTS")"
 	echo 'mkdir -p /tmp/bb && base64 -d <<"BENCH_PAYLOAD" | gunzip | tar -x -f - -C /tmp/bb'
 	base64 "$b/payload.tgz"
 	echo 'BENCH_PAYLOAD'
