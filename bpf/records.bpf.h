@@ -100,17 +100,15 @@ static __always_inline void stage(struct bg_batch *b, const struct bg_rec *r, __
  * switch or an interrupt's records is not last, and a flushed one is
  * gone: those exits are staged as such. The caller holds the batch
  * (writing). type_depth: the exit's type byte << 8 | its depth.
- * A function of its own, global: the verifier checks it once per
- * program, not at every exit of every program (inline, it added 0.3 s
- * to loading 6.12's programs).
+ * b: the batch, looked up by the caller.
  */
-__noinline int bg_fold_leaf(__u32 pid, __u32 func, __u32 type_depth, __u64 val, __u32 dur)
+static __always_inline int fold_into(struct bg_batch *b, __u32 pid, __u32 func, __u32 type_depth,
+				     __u64 val, __u32 dur)
 {
-	__u32 zero = 0, n;
-	struct bg_batch *b = bpf_map_lookup_elem(&bg_batch, &zero);
 	struct bg_rec *e;
+	__u32 n;
 
-	if (!b || !b->n)
+	if (!b->n)
 		return 0;
 	n = b->n;
 	e = &b->rec[(n - 1) & (BG_BATCH - 1)];
@@ -125,14 +123,29 @@ __noinline int bg_fold_leaf(__u32 pid, __u32 func, __u32 type_depth, __u64 val, 
 }
 
 /*
+ * fold_into() out of line, for every exit but the plan's kprobe.session
+ * ones (put()'s hot): a global function, which the verifier checks once
+ * per program, not at every exit of every program (inline everywhere, it
+ * added 0.3 s to loading 6.12's programs).
+ */
+__noinline int bg_fold_leaf(__u32 pid, __u32 func, __u32 type_depth, __u64 val, __u32 dur)
+{
+	__u32 zero = 0;
+	struct bg_batch *b = bpf_map_lookup_elem(&bg_batch, &zero);
+
+	return b ? fold_into(b, pid, func, type_depth, val, dur) : 0;
+}
+
+/*
  * Stages r (made at now) in this CPU's batch, or folds it into the entry
  * there (exit: r is an EXIT, known where the caller's type is a constant),
  * and flushes the batch when full, when out (a graph ended, the
  * task is on its way out of the CPU, a target for discovery) or when its
- * oldest record waited long enough.
+ * oldest record waited long enough. hot: as emit_as(); the fold is then
+ * made inline, on the batch already looked up.
  */
 static __always_inline void put(const struct bg_rec *r, __u64 now, bool out, __u64 flags,
-				bool exit)
+				bool exit, bool hot)
 {
 	struct bg_batch *b = batch_get();
 
@@ -162,7 +175,8 @@ static __always_inline void put(const struct bg_rec *r, __u64 now, bool out, __u
 	}
 	b->writing = 1;
 	if (!exit || !bg_fold ||
-	    !bg_fold_leaf(r->pid, r->func, (__u32)r->type << 8 | r->depth, r->val, r->dur))
+	    !(hot ? fold_into(b, r->pid, r->func, (__u32)r->type << 8 | r->depth, r->val, r->dur) :
+		    bg_fold_leaf(r->pid, r->func, (__u32)r->type << 8 | r->depth, r->val, r->dur)))
 		stage(b, r, now);
 	if (out || b->n >= BG_BATCH || now - b->first_ts >= BG_BATCH_AGE_NS)
 		flush(b, flags);
@@ -213,7 +227,7 @@ __noinline int bg_emit(__u64 ts, __u64 val, __u64 dur, __u64 pid_func, __u64 bit
 	fill_tid(&r, pid_func >> 32, bits & 0xff, ts, val, dur, (__u32)pid_func,
 		 (bits >> BG_EMIT_DEPTH_SHIFT) & 0xff);
 	put(&r, ts, bits & BG_EMIT_OUT, bits & BG_EMIT_WAKE ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP,
-	    bits & BG_EMIT_EXIT);
+	    bits & BG_EMIT_EXIT, false);
 	return 0;
 }
 
@@ -257,7 +271,7 @@ static __always_inline void emit_as(const struct task_state *st, __u8 type, __u6
 		return;
 	}
 	fill(&r, st, type, ts, val, dur, func, depth);
-	put(&r, ts, out, wake ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP, exit);
+	put(&r, ts, out, wake ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP, exit, hot);
 }
 
 static __always_inline void emit(const struct task_state *st, __u8 type, __u64 ts, __u64 val,
@@ -477,7 +491,7 @@ static __always_inline void emit_comm(const struct task_state *st)
 	r.dur = bpf_get_current_pid_tgid() >> 32;
 	r.cpu = bpf_get_smp_processor_id();
 	r.type = BG_REC_COMM;
-	put(&r, bpf_ktime_get_ns(), false, BPF_RB_NO_WAKEUP, false);
+	put(&r, bpf_ktime_get_ns(), false, BPF_RB_NO_WAKEUP, false, false);
 }
 
 #endif
