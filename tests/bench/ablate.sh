@@ -25,7 +25,7 @@ cpu_of() { sed -n 's/.* cpu_ns=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
 F=${ABL_FUNC:-do_sys_openat2}
 N=${ABL_NCALL:-300}
 res "kernel $(uname -r)"
-res "func $F ncall $N rounds ${ABL_ROUNDS:-2} opts ${ABL_OPTS--}"
+res "func $F ncall $N rounds ${ABL_ROUNDS:-2} opts ${ABL_OPTS---no-discovery}"
 bwl -o none.call openmiss "$N"
 res "none $(cpu_of none.call)"
 r=1
