@@ -225,19 +225,16 @@ static int any_glob(char **globs, int n, const char *name)
 }
 
 /*
- * Could t, what a call or jmp at a fentry site enters, be a trampoline made
- * since the symbols were read? Not inside vmlinux's text (_stext to
- * _etext), where no trampoline image is ever placed: there it is the
+ * Is t, what a call or jmp at a fentry site enters, inside vmlinux's text
+ * (_stext to _etext)? No trampoline image is ever placed there: it is the
  * function's own tail call, and /proc/kallsyms is not read again for it.
  */
-static bool maybe_new_tramp(const struct plan_opts *o, uint64_t t)
+static bool in_kernel_text(const struct plan_opts *o, uint64_t t)
 {
 	const struct ksym *lo = o->ks ? ksyms__find_name(o->ks, "_stext", NULL) : NULL;
 	const struct ksym *hi = o->ks ? ksyms__find_name(o->ks, "_etext", NULL) : NULL;
 
-	if (lo && hi && t >= lo->addr && t < hi->addr)
-		return false;
-	return kcode__is_tramp_now(NULL, t);
+	return lo && hi && t >= lo->addr && t < hi->addr;
 }
 
 int plan_read_code(const struct plan_opts *o, const struct ksym *s, uint8_t *buf, size_t *len)
@@ -302,20 +299,31 @@ static enum plan_skip classify(const struct plan_opts *o, const struct ksym *s,
 	if (o->kt && !plan_read_code(o, s, code, &len)) {
 		kcode__scan(code, len < 16 ? len : 16, s->addr, o->ks, NULL, 0, &ci);
 		/*
-		 * An int3 at the site: ftrace is rewriting it (another tracer's
-		 * hooks coming or going, a bpfgraph releasing its own in the
-		 * background): look again, for up to 200 ms. One that stays is
-		 * a kprobe on a function without a site.
+		 * Another tracer's hooks coming or going, or a bpfgraph
+		 * releasing its own in the background: an int3 at the site
+		 * while ftrace rewrites it, or a call to a trampoline made since
+		 * the symbols were read (a trampoline gets a new image whenever
+		 * its programs change), or to one already freed and gone from
+		 * kallsyms by the time it is looked up there. Look again, for
+		 * up to 200 ms (an int3) or three times (a call or jmp out of the
+		 * kernel's text: each look reads kallsyms whole). An int3 that
+		 * stays is a kprobe on a function without a site; a call into
+		 * kernel text is not a site.
 		 */
-		for (int i = 0; !ci.fentry_site && ci.site_int3 && i < 20; i++) {
+		for (int i = 0, other = 0; !ci.fentry_site && i < 20; i++) {
+			bool out = ci.site_other && !in_kernel_text(o, ci.site_other);
+
+			if (out && kcode__is_tramp_now(NULL, ci.site_other)) {
+				ci.fentry_site = 1;
+				break;
+			}
+			if (!ci.site_int3 && (!out || ++other >= 3))
+				break;
 			nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
 			if (plan_read_code(o, s, code, &len))
 				break;
 			kcode__scan(code, len < 16 ? len : 16, s->addr, o->ks, NULL, 0, &ci);
 		}
-		/* Hooked by a trampoline made since the symbols were read. */
-		if (!ci.fentry_site && ci.site_other && maybe_new_tramp(o, ci.site_other))
-			ci.fentry_site = 1;
 		if (!ci.fentry_site)
 			return PS_NOT_TRACEABLE;
 	} else if (btf != PS_NONE) {
