@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The performance bench (issue #6) in one command:
-#   tests/bench/run.sh [--short | --tiers | --start | --mem | --profile | --ablate]
+#   tests/bench/run.sh [--short | --tiers | --start | --mem | --profile | --ablate | --hits]
 # Builds bpfgraph, the bench's workload timer (bwl) and baseline loop
 # (ldlink) into $OUTPUT (default build), boots the QEMU bench once
 # (tests/vm/run.sh) with tests/bench/perf.sh as the scenario and prints
@@ -22,6 +22,10 @@
 # (-DBG_ABLATE_<PART>, into $OUTPUT/ablate), the same loop traced by each
 # and by the usual build in one boot (tests/bench/ablate.sh and
 # ablate.check; ABL_PARTS, ABL_FUNC, ABL_NCALL, ABL_ROUNDS, ABL_OPTS).
+# --hits: which hooked functions an unrelated task's pipe loop calls in
+# the steady state of a traced loop, and whether the traced calls ever
+# showed them (tests/bench/hits.sh and hits.check; HITS_FUNC, HITS_OP,
+# HITS_NPIPE, HITS_NCOUNT).
 # Environment: OUTPUT, BENCH_SKIP="unrel-bg sub-args sub-kprobes sub-work"
 # (steps to leave out: bpfgraph on the unrelated workload; the in-subtree
 # runs with -O funcgraph-args, with --kprobes, the per-work trampolines),
@@ -49,8 +53,9 @@ case "${1:-}" in
 	export BG_VM_TOOLS="${BG_VM_TOOLS:-} perf"
 	;;
 --ablate) script=ablate ;;
+--hits) script=hits ;;
 "") ;;
-*) echo "usage: tests/bench/run.sh [--short | --tiers | --start | --mem | --profile | --ablate]" >&2; exit 2 ;;
+*) echo "usage: tests/bench/run.sh [--short | --tiers | --start | --mem | --profile | --ablate | --hits]" >&2; exit 2 ;;
 esac
 
 make -s OUTPUT="$OUTPUT" "$OUTPUT/bpfgraph" "$OUTPUT/vm/wl"
@@ -92,6 +97,8 @@ tar -C "$b" -czf "$b/payload.tgz" bwl ldlink
 	echo "ABL_BIN='$abl_bin' ABL_PARTS='$abl_parts' ABL_FUNC='${ABL_FUNC:-do_sys_openat2}'" \
 		"ABL_NCALL=${ABL_NCALL:-300} ABL_ROUNDS=${ABL_ROUNDS:-2}" \
 		"$([ -z "${ABL_OPTS+set}" ] || printf "ABL_OPTS='%s'" "$ABL_OPTS")"
+	echo "HITS_FUNC='${HITS_FUNC:-do_sys_openat2}' HITS_OP='${HITS_OP:-openmiss}'" \
+		"HITS_NPIPE=${HITS_NPIPE:-5000} HITS_NCOUNT=${HITS_NCOUNT:-500}"
 	echo 'mkdir -p /tmp/bb && base64 -d <<"BENCH_PAYLOAD" | gunzip | tar -x -f - -C /tmp/bb'
 	base64 "$b/payload.tgz"
 	echo 'BENCH_PAYLOAD'
