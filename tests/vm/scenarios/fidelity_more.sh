@@ -1,10 +1,11 @@
 #!/bin/sh
 # More of the fidelity suite (tests/vm/lib/fidelity.sh runs them), across
-# subsystems: memory mappings, their faults and their removal, file
-# writes, metadata and directories, futexes, signals, fork, the sleep
-# path and packet receive in softirq. CI runs it on 6.12 and 7.3
-# (tools/check.sh's BG_VM_KERNEL_SCENARIOS), not on 6.1, where it takes
-# about an hour of guest time: BG_VM_KERNEL=6.1 tests/vm/run.sh fidelity_more.
+# subsystems: memory mappings and their faults, file writes, metadata
+# and directories, futexes, signals, fork, the sleep path and packet
+# receive in softirq (their removal: fidelity_munmap). CI runs it on 6.12
+# and 7.3 (tools/check.sh's BG_VM_KERNEL_SCENARIOS), not on 6.1, where it
+# takes about an hour of guest time: BG_VM_KERNEL=6.1 tests/vm/run.sh
+# fidelity_more.
 # bench-timeout: 7200
 # bench-default: off
 # bench-clock: icount
@@ -14,7 +15,6 @@ set -u
 
 run_case mmap vm_mmap_pgoff mmap 1
 run_case fault handle_mm_fault fault 4
-run_case munmap __vm_munmap mmap 1
 run_case mprotect do_mprotect_pkey mprotect 1
 run_case write vfs_write write 1
 run_case stat vfs_statx stat 1
