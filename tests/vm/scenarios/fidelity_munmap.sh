@@ -5,10 +5,10 @@
 # 7.3. On 6.12 bpfgraph's calls walk the page tables of the 64 KiB
 # mapping twice (zap_pte_range breaks out once), the kernel's captures
 # once, in every call of the run looked at (precision 0.887-0.937 over
-# four runs; cause not found);
-# on 7.3 a reschedule in the last calls (bpfgraph's reader shares the
-# guest's one CPU with them) and a full batch's page freeing still being
-# found in the calls before (recall 0.873 in one run of five).
+# four runs; cause not found); on 7.3 a reschedule in the last calls
+# (bpfgraph's reader shares the guest's one CPU with them) and a full
+# batch's page freeing still being found in the calls before (recall
+# 0.873 in one run of five).
 # bench-timeout: 3600
 # bench-default: off
 # bench-clock: icount
