@@ -312,9 +312,22 @@ int bg_net_leave(struct pt_regs *regs)
 		return 0;
 	/* Two threads returning at once may both see 0: a second SIGSTOP does nothing. */
 	__sync_fetch_and_add(&bg_net_open, -1);
-	if (bg_net_open <= 0) {
+	/* A call exec made, before the command's own code ran: not the first. */
+	if (bg_net_open <= 0 && (!bg_net_wait_exec || bg_net_exec_ns)) {
 		bg_net_armed = 0;
 		bpf_send_signal(19 /* SIGSTOP */);
 	}
+	return 0;
+}
+
+/*
+ * The command's exec is done (its new image loaded, before its first
+ * instruction): from now on a -G call's end is the first call's.
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(bg_net_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	if ((bpf_get_current_pid_tgid() >> 32) == bg_pause_tgid && !bg_net_exec_ns)
+		bg_net_exec_ns = bpf_ktime_get_ns();
 	return 0;
 }

@@ -107,6 +107,16 @@ volatile __u32 bg_stop_req = 0;
 volatile __u32 bg_net_armed = 0;
 volatile __s32 bg_net_open = 0;
 /*
+ * The command's exec (bg_net_exec): calls exec makes itself of a -G
+ * function (the loader's mappings, the argument pages' faults) do not end
+ * the net's first call, the first one to end after it does. Waited for
+ * while bg_net_wait_exec is set (user space, with the tracepoint
+ * attached); bg_net_exec_ns: when the command's exec was done (the
+ * clock of the net's records), 0 until then.
+ */
+volatile __u32 bg_net_wait_exec = 0;
+volatile __u64 bg_net_exec_ns = 0;
+/*
  * The wide net (bg_wide) records entries: set while it is the only hook of
  * the functions it covers, cleared before they get links of their own.
  */

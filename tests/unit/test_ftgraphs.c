@@ -105,6 +105,50 @@ static void test_first_passes_later_held_until_end(void **state)
 	ftg__free(&g);
 }
 
+/* Graphs ending before ts 100 are not the first (the command's exec made them). */
+static bool after_100(void *ctx, const struct bg_rec *end)
+{
+	(void)ctx;
+	return end->ts >= 100;
+}
+
+/*
+ * Calls the command's exec made: shown as read, not the first; the first
+ * to end after the exec is, and only graphs begun after it are held.
+ */
+static void test_exec_calls_not_first(void **state)
+{
+	const struct ftg_ops ops = { .pass = pass, .comm = comm, .is_first = after_100,
+				     .first_end = first_end };
+	struct ftgraphs g;
+	struct seen s;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	ftg__init(&g, &ops);
+	g.ops.ctx = &s;
+	call(&g, 7, 10);
+	call(&g, 7, 20);
+	/* both as read (comm, four records each), neither the first */
+	assert_int_equal(s.n, 10);
+	assert_int_equal(s.firsts, 0);
+	assert_false(g.first_over);
+	/* begun before the exec was done, ended after it: the first */
+	take(&g, BG_REC_ENTRY, 7, 0, 90);
+	assert_int_equal(s.n, 12);
+	take(&g, BG_REC_EXIT, 7, 0, 110);
+	assert_int_equal(s.n, 13);
+	assert_int_equal(s.firsts, 1);
+	assert_true(g.first_over);
+	/* the next one is held until its end */
+	take(&g, BG_REC_ENTRY, 7, 0, 120);
+	assert_int_equal(s.n, 13);
+	take(&g, BG_REC_EXIT, 7, 0, 121);
+	assert_int_equal(s.n, 16);
+	assert_int_equal(s.firsts, 1);
+	ftg__free(&g);
+}
+
 /* Another thread's graph under way when the first ends goes on as read. */
 static void test_concurrent_graph_not_held(void **state)
 {
@@ -274,6 +318,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_first_passes_later_held_until_end),
 		cmocka_unit_test(test_concurrent_graph_not_held),
+		cmocka_unit_test(test_exec_calls_not_first),
 		cmocka_unit_test(test_drop_cuts_held_graphs),
 		cmocka_unit_test(test_drop_in_first_call),
 		cmocka_unit_test(test_unended_held_graphs_cut),

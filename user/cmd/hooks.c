@@ -140,6 +140,7 @@ int run__attach_ftnet(struct run *r, const struct bg_opts *o, const struct kerne
 	if (fo.ngraph) {
 		bpf_program__set_autoload(bpfobj__prog(r->obj, BGP_NET_ENTER), true);
 		bpf_program__set_autoload(bpfobj__prog(r->obj, BGP_NET_LEAVE), true);
+		bpf_program__set_autoload(bpfobj__prog(r->obj, BGP_NET_EXEC), true);
 	}
 	err = fo.ngraph ? attach__load(r->a) : 0;
 	if (err || !fo.ngraph) {

@@ -51,6 +51,9 @@ SAME_SIZE(bg_cpu_in_on, uint32_t);
 SAME_SIZE(bg_in_epoch, int64_t[2]);
 SAME_SIZE(bg_epoch, uint32_t);
 SAME_SIZE(bg_merging, uint32_t);
+SAME_SIZE(bg_net_armed, uint32_t);
+SAME_SIZE(bg_net_wait_exec, uint32_t);
+SAME_SIZE(bg_net_exec_ns, uint64_t);
 
 static struct bpf_program *prog_of(const struct graph_bpf *s, enum bpfobj_prog p)
 {
@@ -71,6 +74,7 @@ static struct bpf_program *prog_of(const struct graph_bpf *s, enum bpfobj_prog p
 	case BGP_TASK_EXIT: return s->progs.bg_task_exit;
 	case BGP_NET_ENTER: return s->progs.bg_net_enter;
 	case BGP_NET_LEAVE: return s->progs.bg_net_leave;
+	case BGP_NET_EXEC: return s->progs.bg_net_exec;
 	case BGP_NR: break;
 	}
 	return NULL;
@@ -250,6 +254,7 @@ static void choose_progs(struct graph_bpf *s, const struct bpfobj_config *c)
 	/* The ftrace net's: loaded only once it is taken (hooks.c). */
 	bpf_program__set_autoload(s->progs.bg_net_enter, false);
 	bpf_program__set_autoload(s->progs.bg_net_leave, false);
+	bpf_program__set_autoload(s->progs.bg_net_exec, false);
 	if (c->wide)
 		bpf_program__set_expected_attach_type(s->progs.bg_wide,
 						      (enum bpf_attach_type)BG_ATTACH_KPROBE_SESSION);
@@ -342,6 +347,8 @@ static void set_vars(struct bpfobj *o)
 		.rcu_sites = &b->bg_rcu_sites,
 		.stop_req = &b->bg_stop_req,
 		.net_armed = &b->bg_net_armed,
+		.net_wait_exec = &b->bg_net_wait_exec,
+		.net_exec_ns = (volatile uint64_t *)&b->bg_net_exec_ns,
 		.cpu_in_on = &b->bg_cpu_in_on,
 	};
 }

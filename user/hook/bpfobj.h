@@ -41,6 +41,7 @@ enum bpfobj_prog {
 	BGP_TASK_EXIT, /* tp_btf/sched_process_exit: --inherit */
 	BGP_NET_ENTER, /* kprobe: the ftrace net's -G functions */
 	BGP_NET_LEAVE, /* kretprobe: ... the stop at the first call's end */
+	BGP_NET_EXEC, /* tp_btf/sched_process_exec: ... not before the command's exec is done */
 	BGP_NR,
 };
 
@@ -72,6 +73,8 @@ struct bpfobj_vars {
 	volatile uint32_t *rcu_sites; /* BG_CK_SITES */
 	volatile uint32_t *stop_req; /* bg_stop_req */
 	volatile uint32_t *net_armed; /* bg_net_armed */
+	volatile uint32_t *net_wait_exec; /* bg_net_wait_exec */
+	volatile uint64_t *net_exec_ns; /* bg_net_exec_ns */
 	volatile uint32_t *cpu_in_on; /* bg_cpu_in_on: the sched_switch program is attached */
 };
 

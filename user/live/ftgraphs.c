@@ -98,17 +98,19 @@ static int graph_start(struct ftgraphs *g, const struct bg_rec *r, struct ftg_ta
 	return g->ops.comm(g->ops.ctx, r, &c) == 1 ? put(g, t, &c) : 0;
 }
 
-/* A graph's end: a held one goes to the session whole. */
-static int graph_end(struct ftgraphs *g, struct ftg_task *t)
+/* A graph's end (its top-level exit): a held one goes to the session whole. */
+static int graph_end(struct ftgraphs *g, struct ftg_task *t, const struct bg_rec *end)
 {
-	bool first = !g->first_over;
+	bool first = !g->first_over && (!g->ops.is_first || g->ops.is_first(g->ops.ctx, end));
 	int err = 0;
 
 	for (size_t i = 0; t->held && i < t->n && !err; i++)
 		err = g->ops.pass(g->ops.ctx, &t->rec[i]);
 	task_drop(g, t);
+	if (!first)
+		return err;
 	g->first_over = true;
-	if (first && g->ops.first_end)
+	if (g->ops.first_end)
 		g->ops.first_end(g->ops.ctx);
 	return err;
 }
@@ -190,7 +192,7 @@ int ftg__take(struct ftgraphs *g, const struct bg_rec *r, bool own)
 		restack(t, &c, entry);
 	if ((err = put(g, t, &c)))
 		return err;
-	return t && top && !entry ? graph_end(g, t) : 0;
+	return t && top && !entry ? graph_end(g, t, &c) : 0;
 }
 
 void ftg__lost(struct ftgraphs *g, uint64_t count)

@@ -4,9 +4,11 @@
  * records go to the session as they are read and which wait for their
  * graph's end.
  *
- * Graphs begun before any graph's end was read go on at once: the first
- * traced call, and those of other threads under way with it. Graphs
- * begun later are held until their end: the command is stopped only once
+ * Graphs begun before the first graph's end was read go on at once: the
+ * first traced call, those of other threads under way with it, and those
+ * that ended before it without being the first (first_end() below: the
+ * calls the command's exec made). Graphs begun later are held until
+ * their end: the command is stopped only once
  * the first end is read, and one that goes on calling can fill
  * function_graph's buffers meanwhile; a graph some of whose events the
  * kernel dropped is left out whole (a page's missed-events mark does not
@@ -27,6 +29,12 @@ struct ftg_ops {
 	int (*pass)(void *ctx, const struct bg_rec *r);
 	/* The task's BG_REC_COMM record for a graph's start into out: 1, or 0: none. */
 	int (*comm)(void *ctx, const struct bg_rec *entry, struct bg_rec *out);
+	/*
+	 * Whether the graph ending at end (its top-level exit) is the first
+	 * call: else it goes to the session as before it, and the first is
+	 * still to come (NULL: the first to end).
+	 */
+	bool (*is_first)(void *ctx, const struct bg_rec *end);
 	/* The first graph's end was taken (may be NULL). */
 	void (*first_end)(void *ctx);
 	void *ctx;
@@ -39,7 +47,7 @@ struct ftgraphs {
 	struct ftg_task *task;
 	size_t ntask, cap;
 	unsigned int open; /* graphs under way, whole so far */
-	bool first_over; /* a graph's end was taken */
+	bool first_over; /* the first graph's end was taken */
 	bool lost; /* the kernel dropped events */
 	uint64_t lost_first; /* events dropped before the first end */
 	uint64_t cut; /* held graphs left out: events of theirs may be gone */

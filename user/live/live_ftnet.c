@@ -116,15 +116,18 @@ static int met_push(struct live *l, uint32_t idx)
 /*
  * kprobes' dispatch, which function_graph draws inside a graph where a
  * kprobe on ftrace was there before it (the stop probes' handlers, or
- * another tool's): left out with what it calls. Only these: the rest of
- * the planner's deny list (__rcu_read_lock, spin locks, clocks) is the
- * traced code's own work too.
+ * another tool's): left out with what it calls. So is a tracepoint's
+ * BPF dispatch (bpf_trace_run*), the exec's tracepoint program's inside
+ * a -G function that holds the exec (stop_probes()). Only these: the
+ * rest of the planner's deny list (__rcu_read_lock, spin locks, clocks)
+ * is the traced code's own work too.
  */
 static bool kprobe_path(const char *name)
 {
 	static const char *const globs[] = {
 		"*kprobe*", "*kretprobe*", "*rethook*", "trace_call_bpf", "opt_pre_handler",
-		"optimized_callback", "aggr_pre_handler", "aggr_post_handler", NULL,
+		"optimized_callback", "aggr_pre_handler", "aggr_post_handler", "bpf_trace_run*",
+		NULL,
 	};
 
 	for (int i = 0; globs[i]; i++)
@@ -214,10 +217,26 @@ static void first_end(void *ctx)
 		session__stop_child(l->s);
 }
 
+/*
+ * A graph ended before the command's exec was done is exec's (stop_probes()).
+ * The records' clock is the one bpf_ktime_get_ns() reads (trace_clock mono).
+ */
+static bool is_first(void *ctx, const struct bg_rec *end)
+{
+	struct live *l = ctx;
+	const struct bpfobj_vars *v = bpfobj__vars(l->obj);
+	uint64_t exec_ns;
+
+	if (!l->ft_exec || !v)
+		return true;
+	exec_ns = __atomic_load_n(v->net_exec_ns, __ATOMIC_ACQUIRE);
+	return exec_ns && end->ts >= exec_ns;
+}
+
 static void graphs_init(struct live *l)
 {
-	const struct ftg_ops ops = { .pass = pass, .comm = comm_of, .first_end = first_end,
-				     .ctx = l };
+	const struct ftg_ops ops = { .pass = pass, .comm = comm_of, .is_first = is_first,
+				     .first_end = first_end, .ctx = l };
 
 	ftg__init(&l->ftg, &ops);
 }
@@ -286,7 +305,38 @@ static void stop_probes_free(struct live *l)
  * an older kprobe's callback makes them run inside, their calls are left
  * out: kprobe_path()). Should one fail, the command is stopped
  * once that end is read, as without them.
+ *
+ * The first call is the first to end after the command's exec is done
+ * (bg_net_exec, on sched_process_exec): the calls exec makes itself (an
+ * ELF segment's mapping, a fault on the argument pages) are its own work,
+ * at fixed addresses and on fresh memory, not the command's. Ended by
+ * them, the net saw none of what the command's own first call reached
+ * (7.3, -G vm_mmap_pgoff: the workload's first mmap searched for a free
+ * area two calls below what exec's fixed mappings ran, missed, recall
+ * 0.82-0.93). Their graphs are shown all the same, and what they met is
+ * hooked with the rest. Without the tracepoint, the first to end.
  */
+static void exec_probe(struct live *l)
+{
+	struct bpf_program *ex = bpfobj__prog(l->obj, BGP_NET_EXEC);
+	const struct bpfobj_vars *v = bpfobj__vars(l->obj);
+	struct bpf_link *ln;
+
+	if (!ex || bpf_program__fd(ex) < 0)
+		return;
+	ln = bpf_program__attach(ex);
+	if (libbpf_get_error(ln)) {
+		if (l->verbose)
+			fprintf(stderr, "bpfgraph: ftrace net: no tracepoint on the command's exec "
+				"(%s): the first traced call to end is the first, exec's own "
+				"included\n", strerror((int)-libbpf_get_error(ln)));
+		return;
+	}
+	l->ft_stop[l->ft_nstop++] = ln; /* its slot: stop_probes() */
+	__atomic_store_n(v->net_wait_exec, 1, __ATOMIC_RELEASE);
+	l->ft_exec = true;
+}
+
 static void stop_probes(struct live *l)
 {
 	struct bpf_program *in = bpfobj__prog(l->obj, BGP_NET_ENTER);
@@ -296,6 +346,7 @@ static void stop_probes(struct live *l)
 
 	if (!in || !out || !v || bpf_program__fd(in) < 0 || bpf_program__fd(out) < 0)
 		return;
+	/* Two probes a -G function, and the exec's tracepoint. */
 	l->ft_stop = calloc(2 * l->ft_ngraph + 1, sizeof(*l->ft_stop));
 	for (size_t i = 0; l->ft_stop && i < l->ft_ngraph && !err; i++) {
 		/* The return probe first: the entry count must never miss its return. */
@@ -316,6 +367,7 @@ static void stop_probes(struct live *l)
 		stop_probes_free(l);
 		return;
 	}
+	exec_probe(l);
 	__atomic_store_n(v->net_armed, 1, __ATOMIC_RELEASE);
 }
 
@@ -337,6 +389,10 @@ static void close_net(struct live *l)
 	ftnet__stop(l->ft);
 	read_net(l, 0);
 	ftg__close(&l->ftg);
+	if (l->ft_end_unread && !l->ftg.first_over)
+		fprintf(stderr, "bpfgraph: function_graph did not record the first traced call's "
+			"end (its per-CPU buffers were full: tracefs's buffer_size_kb): the call is "
+			"drawn as far as it was recorded\n");
 	if (l->ftg.lost_first)
 		fprintf(stderr, "bpfgraph: function_graph lost %llu records of the first traced "
 			"call (its per-CPU buffers were full: tracefs's buffer_size_kb)\n",
@@ -456,6 +512,26 @@ static void net_act(struct live *l, enum net_action act)
 }
 
 /*
+ * The stop probe saw the first call end and stopped the command, whose
+ * end the records may never show: function_graph's buffers full when it
+ * came (overwrite is off), and no later event to carry the mark of the
+ * loss, the command being stopped. Waiting for that end hung the trace
+ * (6.12, -G __x64_sys_execve over a shell: the exec's 34 000 records
+ * filled the 1.4 MiB buffer within a poll). The net closes as after the
+ * end, the call drawn as far as it was recorded.
+ */
+static bool probe_over(struct live *l)
+{
+	const struct bpfobj_vars *v = bpfobj__vars(l->obj);
+
+	if (l->ftg.first_over || !l->ft_nstop || !v ||
+	    __atomic_load_n(v->net_armed, __ATOMIC_ACQUIRE) || !session__child_stopped(l->s))
+		return false;
+	l->ft_end_unread = true;
+	return true;
+}
+
+/*
  * Each poll: what function_graph recorded, then the net's next steps. It
  * is closed once the first graph is over, no graph is under way and the
  * command is stopped: a graph begun meanwhile would be cut, and what the
@@ -474,7 +550,8 @@ static void on_poll(void *ctx, uint64_t graphs_done)
 
 	(void)graphs_done;
 	read_net(l, FT_READ_PAGES);
-	in.first_over = l->s->graphs_done > 0;
+	/* The first call's end taken (not exec's), and a graph through the session. */
+	in.first_over = (l->ftg.first_over && l->s->graphs_done > 0) || probe_over(l);
 	in.child_exited = l->net.state == NET_OPEN && session__child_exited(l->s);
 	do {
 		in.now = links__now();

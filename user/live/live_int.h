@@ -67,6 +67,8 @@ struct live {
 	size_t ft_ngraph;
 	struct bpf_link **ft_stop;
 	size_t ft_nstop;
+	bool ft_exec; /* the first call is the first to end after the command's exec */
+	bool ft_end_unread; /* the stop probe ended the first call before its end was read */
 	/* The plan's hooks, made once it is over (live__open_ftnet). */
 	int (*link_plan)(void *ctx);
 	void *link_ctx;
