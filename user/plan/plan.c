@@ -485,9 +485,22 @@ static void suggest(const struct plan_opts *o, const char *glob)
 	const char *best[4] = {};
 	size_t bestd[4] = { 4, 4, 4, 4 };
 
+	/*
+	 * A name that holds the one asked for comes first: a function
+	 * renamed with a prefix (7.x's anon_pipe_write for pipe_write) or
+	 * known by a compiler's clone (name.isra.0) is farther in edits than
+	 * unrelated short names.
+	 */
+	bool plain = !strpbrk(glob, "*?[") && strlen(glob) >= 4;
+
 	for (size_t i = 0; i < ksyms__count(o->ks); i++) {
 		const struct ksym *s = ksyms__at(o->ks, i);
-		size_t d = edit_distance(glob, s->name);
+		size_t d;
+
+		/* The padding before a function (CONFIG_FUNCTION_PADDING_ALIGNMENT) is not one. */
+		if (!strncmp(s->name, "__pfx_", 6))
+			continue;
+		d = plain && strstr(s->name, glob) ? 0 : edit_distance(glob, s->name);
 
 		for (int k = 0; k < 4; k++) {
 			if (d >= bestd[k])
