@@ -198,12 +198,14 @@ static int run_open(struct run *r, const struct bg_opts *o, struct plan *p,
 
 /* The command (stopped until session__go), the hooks and the outputs. */
 static int run_setup(struct run *r, const struct bg_opts *o, struct plan *p,
-		     const struct tracer_sinks *ts, struct kernel *k)
+		     const struct tracer_sinks *ts, struct kernel *k, struct spawned *cmd)
 {
 	struct session *s = &r->s;
 	int err = run_open(r, o, p, ts, k);
 
-	if (!err && o->command_argc)
+	if (!err && cmd->pid > 0)
+		session__adopt(s, cmd);
+	else if (!err && o->command_argc)
 		err = session__spawn(s, o->command, preflight__nofile_before());
 	if (err)
 		return err;
@@ -392,7 +394,7 @@ static int run_close(struct run *r, const struct plan *p, const struct tracer_si
 }
 
 static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_sinks *ts,
-		 struct kernel *k)
+		 struct kernel *k, struct spawned *cmd)
 {
 	struct run r = { .s = { .go_fd = -1, .batch_fd = -1, .duration_ms = o->duration_ms },
 			 .stats_fd = -1 };
@@ -402,7 +404,7 @@ static int trace(const struct bg_opts *o, struct plan *p, const struct tracer_si
 
 	if (o->no_opt_hold)
 		optprobe__forbid();
-	err = run_setup(&r, o, p, ts, k);
+	err = run_setup(&r, o, p, ts, k, cmd);
 	if (!err) {
 		run_bind(&r, o, p, k);
 		/* Asked to stop before tracing began: the command never runs. */
@@ -453,6 +455,7 @@ int tracer__run(const struct bg_opts *o, const struct tracer_sinks *ts)
 	struct kernel k = {};
 	struct plan p = {};
 	struct plan_opts po;
+	struct spawned cmd = { 0, -1 };
 	int err = preflight__before(o, ts->record ? ts->record : o->output);
 
 	if (err)
@@ -460,6 +463,22 @@ int tracer__run(const struct bg_opts *o, const struct tracer_sinks *ts)
 	/* Ctrl-C from here on ends with what was done, not by the default action. */
 	stop__catch();
 	preflight__raise_nofile();
+	/*
+	 * The command is forked now, while this process is small: its exec
+	 * then frees a copy of a few pages, not of the kernel's symbols, BTF
+	 * and text read below (tens of MiB), whose teardown a traced exec
+	 * drew (thousands of page-table lines in -G __x64_sys_execve's first
+	 * call, which filled function_graph's buffers) and whose freed page
+	 * tables and VMAs left the RCU grace-period thread work to do in the
+	 * command's first calls. It waits for session__go().
+	 */
+	if (o->command_argc && !o->dry_run) {
+		err = session__spawn_early(&cmd, o->command, preflight__nofile_before());
+		if (err) {
+			fprintf(stderr, "bpfgraph: cannot start the command: %s\n", strerror(-err));
+			return err;
+		}
+	}
 	k.t_start = links__now();
 	err = load_kernel(&k, o);
 	k.t_kernel = links__now();
@@ -480,8 +499,10 @@ int tracer__run(const struct bg_opts *o, const struct tracer_sinks *ts)
 		tier__print(&k.tier, stdout, "# ");
 		plan__print(&p, stdout);
 	} else if (!err) {
-		err = trace(o, &p, ts, &k);
+		err = trace(o, &p, ts, &k, &cmd);
 	}
+	/* Not handed to a session (an error, --dry-run): it exits unrun. */
+	session__drop(&cmd);
 	plan__free(&p);
 	free_kernel(&k);
 	return err;

@@ -19,7 +19,35 @@
 
 int session__spawn(struct session *s, char **argv, const struct rlimit *nofile)
 {
-	pid_t parent = getpid();
+	struct spawned c = { 0, -1 };
+	int err = session__spawn_early(&c, argv, nofile);
+
+	if (!err)
+		session__adopt(s, &c);
+	return err;
+}
+
+void session__adopt(struct session *s, struct spawned *c)
+{
+	s->child = c->pid;
+	s->go_fd = c->go_fd;
+	c->pid = 0;
+	c->go_fd = -1;
+}
+
+void session__drop(struct spawned *c)
+{
+	if (c->pid <= 0)
+		return;
+	close(c->go_fd);
+	waitpid(c->pid, NULL, 0);
+	c->pid = 0;
+	c->go_fd = -1;
+}
+
+int session__spawn_early(struct spawned *sp, char **argv, const struct rlimit *nofile)
+{
+	pid_t parent = getpid(), child;
 	int p[2];
 	char c;
 
@@ -35,15 +63,15 @@ int session__spawn(struct session *s, char **argv, const struct rlimit *nofile)
 	 * changes credentials (set-user-ID or set-group-ID, file
 	 * capabilities) clears it.
 	 */
-	s->child = fork();
-	if (s->child < 0) {
+	child = fork();
+	if (child < 0) {
 		int err = -errno;
 
 		close(p[0]);
 		close(p[1]);
 		return err;
 	}
-	if (s->child == 0) {
+	if (child == 0) {
 		close(p[1]);
 		/* A parent gone before prctl() sent no death signal. */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
@@ -58,7 +86,8 @@ int session__spawn(struct session *s, char **argv, const struct rlimit *nofile)
 		_exit(127);
 	}
 	close(p[0]);
-	s->go_fd = p[1];
+	sp->pid = child;
+	sp->go_fd = p[1];
 	return 0;
 }
 

@@ -151,6 +151,18 @@ struct session {
  */
 int session__spawn(struct session *s, char **argv, const struct rlimit *nofile);
 /*
+ * The same before the session exists (struct spawned), handed to it with
+ * session__adopt(), or let go with session__drop() (its go-ahead pipe
+ * closed: it exits without running; reaped).
+ */
+struct spawned {
+	pid_t pid; /* 0: none */
+	int go_fd;
+};
+int session__spawn_early(struct spawned *c, char **argv, const struct rlimit *nofile);
+void session__adopt(struct session *s, struct spawned *c);
+void session__drop(struct spawned *c);
+/*
  * Can COMMAND be run, as execvp() would look it up (PATH when it has no
  * '/')? 0, or -ENOENT / -EACCES: checked before anything is attached, so
  * that a typo does not cost a whole attach and detach.
