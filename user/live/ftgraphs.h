@@ -6,7 +6,7 @@
  *
  * Graphs begun before the first graph's end was read go on at once: the
  * first traced call, those of other threads under way with it, and those
- * that ended before it without being the first (first_end() below: the
+ * that ended before it without being the first (is_first below: the
  * calls the command's exec made). Graphs begun later are held until
  * their end: the command is stopped only once
  * the first end is read, and one that goes on calling can fill
