@@ -203,12 +203,11 @@ static int run_setup(struct run *r, const struct bg_opts *o, struct plan *p,
 	struct session *s = &r->s;
 	int err = run_open(r, o, p, ts, k);
 
-	if (!err && cmd->pid > 0)
-		session__adopt(s, cmd);
-	else if (!err && o->command_argc)
-		err = session__spawn(s, o->command, preflight__nofile_before());
 	if (err)
 		return err;
+	/* Forked by tracer__run() before the kernel's data was read. */
+	if (cmd->pid > 0)
+		session__adopt(s, cmd);
 	/*
 	 * --inherit: the tasks it creates would go on while it is stopped, and
 	 * the wide net would wait for a graph of its own to end: traced on

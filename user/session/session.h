@@ -132,7 +132,7 @@ struct session {
 	struct fetch_stats fetch_st;
 	bool polling; /* in session__run's loop */
 	uint64_t stop_records; /* st.records then */
-	pid_t child; /* started by session__spawn, released by session__go */
+	pid_t child; /* started by session__spawn (or _early, then adopted), released by session__go */
 	/*
 	 * Stop the child (SIGSTOP) while what was found is attached, then
 	 * let it go on (SIGCONT): its next calls are then complete.
