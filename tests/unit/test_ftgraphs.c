@@ -54,13 +54,20 @@ static void take(struct ftgraphs *g, int type, uint32_t pid, uint8_t depth, uint
 	assert_int_equal(ftg__take(g, &r, false), 0);
 }
 
-static void init(struct ftgraphs *g, struct seen *s)
+/* is_first: which ends may be the first (NULL: any). */
+static void init_with(struct ftgraphs *g, struct seen *s,
+		      bool (*is_first)(void *, const struct bg_rec *))
 {
-	const struct ftg_ops ops = { .pass = pass, .comm = comm, .first_end = first_end,
-				     .ctx = s };
+	const struct ftg_ops ops = { .pass = pass, .comm = comm, .is_first = is_first,
+				     .first_end = first_end, .ctx = s };
 
 	memset(s, 0, sizeof(*s));
 	ftg__init(g, &ops);
+}
+
+static void init(struct ftgraphs *g, struct seen *s)
+{
+	init_with(g, s, NULL);
 }
 
 /* A whole call: entry, a child, their exits. */
@@ -118,15 +125,11 @@ static bool after_100(void *ctx, const struct bg_rec *end)
  */
 static void test_exec_calls_not_first(void **state)
 {
-	const struct ftg_ops ops = { .pass = pass, .comm = comm, .is_first = after_100,
-				     .first_end = first_end };
 	struct ftgraphs g;
 	struct seen s;
 
 	(void)state;
-	memset(&s, 0, sizeof(s));
-	ftg__init(&g, &ops);
-	g.ops.ctx = &s;
+	init_with(&g, &s, after_100);
 	call(&g, 7, 10);
 	call(&g, 7, 20);
 	/* both as read (comm, four records each), neither the first */

@@ -299,13 +299,6 @@ static void stop_probes_free(struct live *l)
 }
 
 /*
- * The probes that stop the command at its first traced call's end
- * (bg_net_enter, bg_net_leave), made once function_graph is on: ftrace
- * calls its newest callback first, so they run outside the graph (where
- * an older kprobe's callback makes them run inside, their calls are left
- * out: kprobe_path()). Should one fail, the command is stopped
- * once that end is read, as without them.
- *
  * The first call is the first to end after the command's exec is done
  * (bg_net_exec, on sched_process_exec): the calls exec makes itself (an
  * ELF segment's mapping, a fault on the argument pages) are its own work,
@@ -337,6 +330,14 @@ static void exec_probe(struct live *l)
 	l->ft_exec = true;
 }
 
+/*
+ * The probes that stop the command at its first traced call's end
+ * (bg_net_enter, bg_net_leave), made once function_graph is on: ftrace
+ * calls its newest callback first, so they run outside the graph (where
+ * an older kprobe's callback makes them run inside, their calls are left
+ * out: kprobe_path()). Should one fail, the command is stopped
+ * once that end is read, as without them.
+ */
 static void stop_probes(struct live *l)
 {
 	struct bpf_program *in = bpfobj__prog(l->obj, BGP_NET_ENTER);
