@@ -69,6 +69,11 @@ case "$tiers ${TIERS_ONLY:-}" in *tmulti*ftnet*" ksession-ftnet"*) tiers="$tiers
 # ... and the wide net with the plan on kprobe.multi link pairs, not sessions.
 case "$tiers ${TIERS_ONLY:-}" in *kmulti*wide*" wide-pairs"*) tiers="$tiers wide-pairs" ;; esac
 case "$tiers ${TIERS_ONLY:-}" in *tmulti-wide*tmulti-wide-norcu*) tiers="$tiers tmulti-wide-norcu" ;; esac
+# The lock primitives hooked like other callees (--hook-locks), not at
+# their call sites: the two nets' steady state before call sites took them.
+case "$tiers ${TIERS_ONLY:-}" in *wide*" wide-locks"*) tiers="$tiers wide-locks" ;; esac
+case "$tiers ${TIERS_ONLY:-}" in *ftnet*" ftnet-locks"*) tiers="$tiers ftnet-locks" ;; esac
+case "$tiers ${TIERS_ONLY:-}" in *fentry*" fentry-locks"*) tiers="$tiers fentry-locks" ;; esac
 # TIERS_ONLY="TIER...": these of them only (the CI's short run).
 if [ -n "${TIERS_ONLY:-}" ]; then
 	only=
@@ -90,6 +95,9 @@ opts_of() {
 	wide-norcu) echo "--hook=auto --wide=session --no-callsite-probes" ;;
 	ftnet) echo "--hook=auto --wide=first" ;;
 	ftnet-norcu) echo "--hook=auto --wide=first --no-callsite-probes" ;;
+	fentry-locks) echo "--hook=fentry --hook-locks" ;;
+	wide-locks) echo "--hook=auto --wide=session --hook-locks" ;;
+	ftnet-locks) echo "--hook=auto --wide=first --hook-locks" ;;
 	tmulti-ftnet) echo "--hook=fentry-multi --wide=first" ;;
 	ksession-ftnet) echo "--hook=kprobe-session --wide=first" ;;
 	wide-pairs) echo "--hook=kprobe-multi --wide=session" ;;
@@ -188,7 +196,9 @@ for t in $tiers; do
 	bpfgraph $o -G "$F" -- /bin/wl openmiss 1 sleep 300 openmiss 1 >$t.first.txt 2>$t.first.err
 	wait_released
 	progress "$t: start, unrelated work, stop"
-	if [ "${t%-norcu}" = ftnet ] || [ "${t#*-}" = ftnet ]; then
+	# The tier without its variant's suffix (what is measured is the same).
+	b=${t%-norcu} && b=${b%-locks}
+	if [ "$b" = ftnet ] || [ "${t#*-}" = ftnet ]; then
 		s=$(up)
 		# Its COMMAND: one call at once, then asleep; the net is
 		# function_graph's own, whose cost to unrelated work is fg's row.
@@ -217,7 +227,7 @@ for t in $tiers; do
 		res "$t pipe_before $(ns_of $t.pipe0)"
 		echo go >go.$t
 	fi
-	if [ "${t%-norcu}" = wide ] || [ "$t" = wide-pairs ] || [ "${t%-norcu}" = tmulti-wide ]; then
+	if [ "$b" = wide ] || [ "$t" = wide-pairs ] || [ "$b" = tmulti-wide ]; then
 		wait_for 'first traced call over' $t.ss.err 120
 		# The steady state: once the narrowed net's hook on the rcu pair
 		# has handed over to call-site probes (or stayed), placed by a

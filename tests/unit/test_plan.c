@@ -455,7 +455,7 @@ static void test_deny_list(void **state)
  * prototype and dropped every datagram.
  */
 #define FAKE_TEXT 0xffffffff81001000ULL
-enum { F_LOOKUP, F_SCORE1, F_SCORE2, F_UNIQUE, F_TWOPROTO, F_END, F_NR };
+enum { F_LOOKUP, F_SCORE1, F_SCORE2, F_UNIQUE, F_TWOPROTO, F_SPIN, F_END, F_NR };
 
 static void write_file(const char *path, const void *data, size_t len)
 {
@@ -469,7 +469,8 @@ static void write_file(const char *path, const void *data, size_t len)
 static void fake_kallsyms(const char *dir)
 {
 	static const char *const names[F_NR] = { "udp_lookup", "compute_score", "compute_score",
-						 "unique_fn", "twoproto", "end" };
+						 "unique_fn", "twoproto", "_raw_spin_lock",
+						 "end" };
 	char path[256], buf[1024];
 	size_t n = 0;
 
@@ -511,6 +512,7 @@ static void fake_btf(const char *dir)
 	assert_true(btf__add_func(btf, "unique_fn", BTF_FUNC_STATIC, p1) > 0);
 	assert_true(btf__add_func(btf, "twoproto", BTF_FUNC_STATIC, p1) > 0);
 	assert_true(btf__add_func(btf, "twoproto", BTF_FUNC_STATIC, p2) > 0);
+	assert_true(btf__add_func(btf, "_raw_spin_lock", BTF_FUNC_GLOBAL, p1) > 0);
 	raw = btf__raw_data(btf, &size);
 	assert_non_null(raw);
 	snprintf(path, sizeof(path), "%s/vmlinux", dir);
@@ -535,7 +537,7 @@ static void fake_kcore(const char *dir)
 			.p_vaddr = FAKE_TEXT, .p_filesz = sizeof(text), .p_memsz = sizeof(text),
 			.p_align = 1 },
 	};
-	static const int callees[] = { F_SCORE1, F_SCORE2, F_UNIQUE, F_TWOPROTO };
+	static const int callees[] = { F_SCORE1, F_SCORE2, F_UNIQUE, F_TWOPROTO, F_SPIN };
 	char path[256];
 	FILE *f;
 
@@ -546,14 +548,14 @@ static void fake_kcore(const char *dir)
 		memcpy(c, "\x0f\x1f\x44\x00\x00", 5); /* nop5: the fentry site */
 		c[5] = 0xc3; /* ret */
 	}
-	for (int k = 0; k < 4; k++) {
+	for (int k = 0; k < 5; k++) {
 		uint8_t *c = text + 5 + 5 * k;
 		int32_t rel = 0x100 * callees[k] - (5 + 5 * k + 5);
 
 		c[0] = 0xe8; /* call rel32 */
 		memcpy(c + 1, &rel, 4);
 	}
-	text[5 + 5 * 4] = 0xc3;
+	text[5 + 5 * 5] = 0xc3;
 	snprintf(path, sizeof(path), "%s/kcore", dir);
 	f = fopen(path, "w");
 	assert_non_null(f);
@@ -653,7 +655,8 @@ static void test_plan_duplicate_names(void **state)
 	assert_int_equal(bf.nr_regs, 1);
 
 	assert_int_equal(plan__build(&p, &o), 0);
-	assert_int_equal(p.nattach, 5);
+	/* udp_lookup, both compute_score, unique_fn, twoproto, _raw_spin_lock */
+	assert_int_equal(p.nattach, 6);
 	c = cand_at(&p, FAKE_TEXT);
 	assert_non_null(c);
 	assert_int_equal(c->skip, PS_NONE);
@@ -679,7 +682,7 @@ static void test_plan_duplicate_names(void **state)
 	/* Without kprobes they are left out, not given a trampoline. */
 	o.kprobes = 0;
 	assert_int_equal(plan__build(&p, &o), 0);
-	assert_int_equal(p.nattach, 2);
+	assert_int_equal(p.nattach, 3);
 	assert_int_equal(cand_at(&p, FAKE_TEXT + 0x100)->skip, PS_DUPLICATE);
 	assert_int_equal(cand_at(&p, FAKE_TEXT + 0x200)->skip, PS_DUPLICATE);
 	assert_int_equal(cand_at(&p, FAKE_TEXT + 0x100ULL * F_TWOPROTO)->skip,
@@ -697,6 +700,60 @@ static void test_plan_duplicate_names(void **state)
 	for (size_t i = 0; i < p.funcs.n; i++)
 		assert_int_equal(p.funcs.f[i].flags & (BG_FN_GRAPH | BG_FN_KPROBE),
 				 BG_FN_GRAPH | BG_FN_KPROBE);
+	plan__free(&p);
+
+	free_fake_kernel(dir, &o);
+}
+
+/*
+ * A lock primitive reached as a callee is traced at its call sites (no
+ * hook of its own that every task's locks would run), unless
+ * --hook-locks or without call sites; named with -G it is hooked.
+ */
+static void test_plan_shared_leaf(void **state)
+{
+	char dir[] = "/tmp/bg_test_plan.XXXXXX", *globs[] = { "udp_lookup" };
+	struct plan_opts o = { .graph = globs, .n_graph = 1, .callee_depth = 1,
+			       .max_funcs = 100, .kprobes = 1, .callsites = 1, .err = stderr };
+	const uint64_t lock = FAKE_TEXT + 0x100ULL * F_SPIN;
+	const struct plan_cand *c;
+	struct plan p;
+
+	(void)state;
+	fake_kernel(dir, &o);
+	assert_true(plan__shared_leaf("_raw_spin_lock"));
+	assert_false(plan__shared_leaf("udp_lookup"));
+	/* Not denied: the nets and -G may hook it. */
+	assert_null(plan__denied("_raw_spin_lock"));
+
+	assert_int_equal(plan__build(&p, &o), 0);
+	c = cand_at(&p, lock);
+	assert_true(c && c->why == PW_CALLSITE && c->skip == PS_NONE && c->kprobe);
+	/* No trampoline (BG_FN_KPROBE) and no link: icall wraps it. */
+	assert_int_equal(p.funcs.f[c->func].flags & (BG_FN_CALLSITE | BG_FN_KPROBE),
+			 BG_FN_CALLSITE | BG_FN_KPROBE);
+	plan__free(&p);
+
+	o.hook_locks = 1;
+	assert_int_equal(plan__build(&p, &o), 0);
+	c = cand_at(&p, lock);
+	assert_true(c && c->why == PW_CALLEE && c->skip == PS_NONE && !c->kprobe);
+	assert_false(p.funcs.f[c->func].flags & BG_FN_CALLSITE);
+	plan__free(&p);
+
+	o.hook_locks = 0;
+	o.callsites = 0;
+	assert_int_equal(plan__build(&p, &o), 0);
+	c = cand_at(&p, lock);
+	assert_true(c && c->why == PW_CALLEE && !(p.funcs.f[c->func].flags & BG_FN_CALLSITE));
+	plan__free(&p);
+
+	o.callsites = 1;
+	globs[0] = "_raw_spin_lock";
+	assert_int_equal(plan__build(&p, &o), 0);
+	c = cand_at(&p, lock);
+	assert_true(c && c->why == PW_ENTRY && c->skip == PS_NONE && !c->kprobe);
+	assert_int_equal(p.funcs.f[c->func].flags & (BG_FN_CALLSITE | BG_FN_GRAPH), BG_FN_GRAPH);
 	plan__free(&p);
 
 	free_fake_kernel(dir, &o);
@@ -898,6 +955,7 @@ int main(void)
 		cmocka_unit_test(test_ktext_read_ahead),
 		cmocka_unit_test(test_plan_duplicate_names),
 		cmocka_unit_test(test_plan_max_funcs),
+		cmocka_unit_test(test_plan_shared_leaf),
 		cmocka_unit_test(test_plan_live_host),
 	};
 

@@ -126,6 +126,7 @@ static struct plan_opts plan_opts_of(const struct bg_opts *o, const struct kerne
 		 * a wide net, which shows those calls itself, is narrowed).
 		 */
 		.callsites = k->kt && !o->thresh_ns && !o->no_callsites,
+		.hook_locks = o->hook_locks,
 		.ks = k->ks, .kb = k->kb, .kt = k->kt, .ops = k->ops, .err = stderr,
 	};
 }
@@ -139,6 +140,7 @@ static void start_wide(struct kernel *k, const struct bg_opts *o)
 		/* fprobe on ftrace ops: see wide_opts.split_hot and attach_kprobes(). */
 		.split_hot = !k->caps.fprobe_fgraph,
 		.no_rcu = o->no_callsites,
+		.hook_locks = o->hook_locks,
 		/* rethook pools: fprobe on ftrace ops, as for split_hot. */
 		.ret_pools = !k->caps.fprobe_fgraph,
 		.mem_budget = o->wide_mem,

@@ -37,7 +37,7 @@ struct icall_stats {
 struct icall;
 
 /* How many functions icall__wrap() takes. */
-#define ICALL_MAX_WRAP 8
+#define ICALL_MAX_WRAP 32
 
 /* prog: the loaded bg_icall program. NULL + errno on failure. */
 struct icall *icall__new(struct bpf_program *prog, const struct ksyms *ks, struct ktext *kt,

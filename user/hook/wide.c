@@ -457,9 +457,13 @@ out:
 	return err;
 }
 
+/* The rcu pair, and the lock primitives traced at their call sites after the net. */
 static bool keep_rcu(const struct wide *w, size_t i)
 {
-	return shown_rcu(w->sym[i]);
+	const struct ksym *s = w->sym[i];
+
+	return shown_rcu(s) ||
+	       (!w->o.no_rcu && !w->o.hook_locks && !s->module && plan__shared_leaf(s->name));
 }
 
 int wide__narrow(struct wide *w, const int32_t *met, bool planned, int entry_fd)

@@ -50,6 +50,12 @@ struct wide_opts {
 	 */
 	bool no_rcu;
 	/*
+	 * --hook-locks (or --no-callsite-probes): the lock primitives
+	 * (plan__shared_leaf()) are linked with what the net met, not kept
+	 * by the keep link until their call sites are probed.
+	 */
+	bool hook_locks;
+	/*
 	 * Where fprobe preallocates return hooks per hooked function and CPU
 	 * (6.10-6.13: a rethook pool per link, sized 2 x functions x possible
 	 * CPUs, whose per-CPU rings each have room for all of them), the net's

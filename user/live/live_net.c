@@ -80,8 +80,8 @@ static void link_met(struct live *l, bool net_closed)
 		if (idx < 0)
 			continue;
 		f = &l->p->funcs.f[idx];
-		/* __rcu_read_lock...: the keep link, then call sites (rcusites.c). */
-		if (!f->module && plan__hook_only(f->name))
+		/* __rcu_read_lock, the locks: the keep link, then call sites (rcusites.c). */
+		if ((f->flags & BG_FN_CALLSITE) || (!f->module && plan__hook_only(f->name)))
 			continue;
 		if (!l->kp || kprobes__attached(l->kp, (uint32_t)idx))
 			continue;
@@ -100,7 +100,8 @@ static void link_met(struct live *l, bool net_closed)
 		if (idx < 0)
 			continue;
 		f = &l->p->funcs.f[idx];
-		if ((f->flags & BG_FN_EXPANDED) || (!f->module && plan__hook_only(f->name)))
+		if ((f->flags & (BG_FN_EXPANDED | BG_FN_CALLSITE)) ||
+		    (!f->module && plan__hook_only(f->name)))
 			continue;
 		f->flags |= BG_FN_EXPANDED;
 		s = ksyms__find_addr(l->po.ks, f->addr);

@@ -111,6 +111,31 @@ static const struct {
 
 static const char *clock_read; /* of the current clocksource, or NULL */
 
+/*
+ * Lock primitives every subsystem calls: leaves but where a lock is
+ * contended (or a reschedule is due on unlock). A hook on one of them
+ * runs for every task's every lock taken, traced or not (about half of
+ * the hooked calls an unrelated pipe loop made, docs/performance.md,
+ * "Which hooks an unrelated task pays for"). Reached as callees, they
+ * are shown where traced functions call them instead (PW_CALLSITE), as
+ * kprobe_only's are; named with -G or -a, or with --hook-locks, they are
+ * hooked like any other function.
+ */
+static const char *const shared_leaves[] = {
+	"_raw_spin_lock", "_raw_spin_lock_irq", "_raw_spin_lock_irqsave", "_raw_spin_lock_bh",
+	"_raw_spin_trylock", "_raw_spin_unlock", "_raw_spin_unlock_irq",
+	"_raw_spin_unlock_irqrestore", "_raw_spin_unlock_bh", "_raw_read_lock",
+	"_raw_read_unlock", "_raw_write_lock", "_raw_write_unlock", "mutex_unlock", NULL,
+};
+
+bool plan__shared_leaf(const char *name)
+{
+	for (int i = 0; shared_leaves[i]; i++)
+		if (!strcmp(shared_leaves[i], name))
+			return true;
+	return false;
+}
+
 const char *plan__set_clocksource(const char *clocksource)
 {
 	clock_read = NULL;
@@ -296,6 +321,9 @@ static enum plan_skip classify(const struct plan_opts *o, const struct ksym *s,
 		return PS_DENIED;
 	memset(bf, 0, sizeof(*bf));
 	btf = fentry_blocker(o, s, bf);
+	/* A shared leaf at its call sites: by kprobes, no trampoline of its own. */
+	if (why == PW_CALLSITE && btf == PS_NONE)
+		*kprobe = 1;
 	if (o->kt && !plan_read_code(o, s, code, &len)) {
 		kcode__scan(code, len < 16 ? len : 16, s->addr, o->ks, NULL, 0, &ci);
 		/*
@@ -696,6 +724,14 @@ int plan__build(struct plan *p, const struct plan_opts *o)
 		err = add_glob(p, o, &seen, irq_globs[i], PW_IRQ, code);
 	for (i = 0; o->callsites && o->kprobes && kprobe_only_name(i) && !err; i++) {
 		const struct ksym *s = ksyms__find_name(o->ks, kprobe_only_name(i), NULL);
+		struct plan_cand c = { .sym = s, .why = PW_CALLSITE };
+
+		if (s && (err = add_cand(p, o, &seen, c, code)) > 0)
+			err = 0;
+	}
+	for (i = 0; o->callsites && o->kprobes && !o->hook_locks && shared_leaves[i] && !err;
+	     i++) {
+		const struct ksym *s = ksyms__find_name(o->ks, shared_leaves[i], NULL);
 		struct plan_cand c = { .sym = s, .why = PW_CALLSITE };
 
 		if (s && (err = add_cand(p, o, &seen, c, code)) > 0)

@@ -66,6 +66,7 @@ struct plan_opts {
 	/* with kprobes_only: how, for --dry-run ("kprobe.multi"); NULL: "kprobe (--kprobes)" */
 	const char *kprobes_how;
 	int callsites; /* kprobe-only functions: at their call sites (icall.h) */
+	int hook_locks; /* --hook-locks: shared_leaves as other callees, not at call sites */
 	struct ksyms *ks;
 	struct kbtf *kb;
 	struct ktext *kt; /* NULL: no callee discovery, no traceability check */
@@ -139,6 +140,11 @@ const char *plan__denied(const char *name);
  * (__rcu_read_lock..., the clocksource's read function): 1 or 0.
  */
 int plan__hook_only(const char *name);
+/*
+ * A lock primitive (spin locks, mutex_unlock) that, reached as a callee,
+ * is traced at its call sites (plan.c's shared_leaves).
+ */
+bool plan__shared_leaf(const char *name);
 /*
  * The current clocksource's name (sysfs current_clocksource): its read
  * function, which our programs call for every timestamp, is traced at

@@ -48,6 +48,9 @@ void plan__print(const struct plan *p, FILE *out)
 			snprintf(why, sizeof(why), "allowed (-a %s)", c->glob);
 		else if (c->why == PW_IRQ)
 			snprintf(why, sizeof(why), "interrupt entry (funcgraph-irqs)");
+		else if (c->why == PW_CALLSITE && plan__shared_leaf(c->sym->name))
+			snprintf(why, sizeof(why), "a lock every task takes: kprobes where traced "
+				 "functions call it (--hook-locks: hooked)");
 		else if (c->why == PW_CALLSITE)
 			snprintf(why, sizeof(why), "no trampoline (ours call it): kprobes where traced "
 				 "functions call it");
