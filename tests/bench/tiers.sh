@@ -69,11 +69,12 @@ case "$tiers ${TIERS_ONLY:-}" in *tmulti*ftnet*" ksession-ftnet"*) tiers="$tiers
 # ... and the wide net with the plan on kprobe.multi link pairs, not sessions.
 case "$tiers ${TIERS_ONLY:-}" in *kmulti*wide*" wide-pairs"*) tiers="$tiers wide-pairs" ;; esac
 case "$tiers ${TIERS_ONLY:-}" in *tmulti-wide*tmulti-wide-norcu*) tiers="$tiers tmulti-wide-norcu" ;; esac
-# The lock primitives hooked like other callees (--hook-locks), not at
-# their call sites: the two nets' steady state before call sites took them.
-case "$tiers ${TIERS_ONLY:-}" in *wide*" wide-locks"*) tiers="$tiers wide-locks" ;; esac
-case "$tiers ${TIERS_ONLY:-}" in *ftnet*" ftnet-locks"*) tiers="$tiers ftnet-locks" ;; esac
-case "$tiers ${TIERS_ONLY:-}" in *fentry*" fentry-locks"*) tiers="$tiers fentry-locks" ;; esac
+# The lock primitives the other way than the tier's default (--locks):
+# hooked like other callees behind the wide net (-p: at their call sites
+# by default), at their call sites for a COMMAND (hooked by default).
+case "$tiers ${TIERS_ONLY:-}" in *wide*" wide-lockhook"*) tiers="$tiers wide-lockhook" ;; esac
+case "$tiers ${TIERS_ONLY:-}" in *ftnet*" ftnet-lockcs"*) tiers="$tiers ftnet-lockcs" ;; esac
+case "$tiers ${TIERS_ONLY:-}" in *fentry*" fentry-lockcs"*) tiers="$tiers fentry-lockcs" ;; esac
 # TIERS_ONLY="TIER...": these of them only (the CI's short run).
 if [ -n "${TIERS_ONLY:-}" ]; then
 	only=
@@ -95,9 +96,9 @@ opts_of() {
 	wide-norcu) echo "--hook=auto --wide=session --no-callsite-probes" ;;
 	ftnet) echo "--hook=auto --wide=first" ;;
 	ftnet-norcu) echo "--hook=auto --wide=first --no-callsite-probes" ;;
-	fentry-locks) echo "--hook=fentry --hook-locks" ;;
-	wide-locks) echo "--hook=auto --wide=session --hook-locks" ;;
-	ftnet-locks) echo "--hook=auto --wide=first --hook-locks" ;;
+	fentry-lockcs) echo "--hook=fentry --locks=callsites" ;;
+	wide-lockhook) echo "--hook=auto --wide=session --locks=hooked" ;;
+	ftnet-lockcs) echo "--hook=auto --wide=first --locks=callsites" ;;
 	tmulti-ftnet) echo "--hook=fentry-multi --wide=first" ;;
 	ksession-ftnet) echo "--hook=kprobe-session --wide=first" ;;
 	wide-pairs) echo "--hook=kprobe-multi --wide=session" ;;
@@ -197,7 +198,7 @@ for t in $tiers; do
 	wait_released
 	progress "$t: start, unrelated work, stop"
 	# The tier without its variant's suffix (what is measured is the same).
-	b=${t%-norcu} && b=${b%-locks}
+	b=${t%-norcu} && b=${b%-lockhook} && b=${b%-lockcs}
 	if [ "$b" = ftnet ] || [ "${t#*-}" = ftnet ]; then
 		s=$(up)
 		# Its COMMAND: one call at once, then asleep; the net is

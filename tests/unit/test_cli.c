@@ -833,6 +833,24 @@ static void test_hook(void **state __maybe_unused)
 		     "-G", "f", "--hook=trampoline");
 }
 
+/* --locks: auto by default, hooked or callsites by name. */
+static void test_locks(void **state __maybe_unused)
+{
+	struct bg_opts o;
+
+	PARSE_OK(&o, "-G", "f");
+	assert_int_equal(o.locks, BG_LOCKS_AUTO);
+	cli__free(&o);
+	PARSE_OK(&o, "-G", "f", "--locks=hooked");
+	assert_int_equal(o.locks, BG_LOCKS_HOOKED);
+	cli__free(&o);
+	PARSE_OK(&o, "-G", "f", "--locks", "callsites");
+	assert_int_equal(o.locks, BG_LOCKS_CALLSITES);
+	cli__free(&o);
+	EXPECT_USAGE("invalid --locks 'sites': expected auto, hooked or callsites", "-G", "f",
+		     "--locks=sites");
+}
+
 /* Short options cluster and take attached arguments; long ones abbreviate. */
 static void test_getopt_forms(void **state __maybe_unused)
 {
@@ -1269,6 +1287,7 @@ int main(void)
 		cmocka_unit_test(test_output_other),
 		cmocka_unit_test(test_stat_hist),
 		cmocka_unit_test(test_hook),
+		cmocka_unit_test(test_locks),
 		cmocka_unit_test(test_getopt_forms),
 		cmocka_unit_test(test_getopt_errors),
 		cmocka_unit_test(test_other_tools_aliases),

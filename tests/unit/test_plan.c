@@ -708,7 +708,7 @@ static void test_plan_duplicate_names(void **state)
 /*
  * A lock primitive reached as a callee is traced at its call sites (no
  * hook of its own that every task's locks would run), unless
- * --hook-locks or without call sites; named with -G it is hooked.
+ * --locks=hooked or without call sites; named with -G it is hooked.
  */
 static void test_plan_shared_leaf(void **state)
 {

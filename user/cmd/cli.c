@@ -31,7 +31,7 @@ enum {
 	K_TEE,
 	K_NO_PAUSE,
 	K_NO_CALLSITES,
-	K_HOOK_LOCKS,
+	K_LOCKS,
 	K_NO_OPT_HOLD,
 	K_DISCOVER_IRQS,
 	K_NO_DISCOVERY,
@@ -64,9 +64,11 @@ const struct cli_opt cli_opts[] = {
 	  OFF(no_callsites), 0, 0,
 	  "do not trace __rcu_read_lock/unlock\n(no trampoline may hook them) by kprobes where\n"
 	  "traced functions call them" },
-	{ "hook-locks", K_HOOK_LOCKS, NULL, G_SELECT, cli_set_flag, OFF(hook_locks), 0, 0,
-	  "hook spin locks and mutex_unlock like other\ncallees (default: kprobes where traced\n"
-	  "functions call them, so that other tasks'\nlocks run no hook)" },
+	{ "locks", K_LOCKS, "WHERE", G_SELECT, cli_set_locks, 0, 0, 0,
+	  "how spin locks and mutex_unlock are traced:\nhooked like other callees, or at their\n"
+	  "callsites in traced functions (the locks\nof other tasks then run no hook; lock calls\n"
+	  "from functions without an fentry site are\nnot seen); auto (default): callsites with\n"
+	  "-p or system-wide, hooked for a COMMAND" },
 	{ "no-optimizer-hold", K_NO_OPT_HOLD, NULL, G_SELECT, cli_set_flag,
 	  OFF(no_opt_hold), 0, 0,
 	  "leave debug.kprobes-optimization alone\n(default: 0 while call-site kprobes are\n"

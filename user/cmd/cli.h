@@ -86,7 +86,7 @@ struct bg_opts {
 	bool inherit; /* --inherit: also the tasks -p's or COMMAND's create */
 	bool no_pause; /* --no-pause: COMMAND runs on during live discovery */
 	bool no_callsites; /* --no-callsite-probes */
-	bool hook_locks; /* --hook-locks: lock primitives hooked, not at their call sites */
+	enum bg_locks locks; /* --locks */
 	bool no_opt_hold; /* --no-optimizer-hold: the kprobe optimizer's setting untouched */
 	bool discover_irqs; /* --discover-irqs */
 	bool no_discovery; /* --no-discovery: the static plan only */

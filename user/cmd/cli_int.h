@@ -120,6 +120,7 @@ int cli_set_format(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_hook(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_kprobes(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_wide(struct cli_ctx *c, const struct cli_opt *d, char *arg);
+int cli_set_locks(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_folded_weight(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_args_detail(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_input(struct cli_ctx *c, const struct cli_opt *d, char *arg);

@@ -452,6 +452,22 @@ int cli_set_hook(struct cli_ctx *c, const struct cli_opt *d __maybe_unused, char
 			     c->name, arg);
 }
 
+static const char *const locks_names[] = {
+	[BG_LOCKS_AUTO] = "auto", [BG_LOCKS_HOOKED] = "hooked", [BG_LOCKS_CALLSITES] = "callsites",
+};
+
+int cli_set_locks(struct cli_ctx *c, const struct cli_opt *d __maybe_unused, char *arg)
+{
+	int i = name_index(locks_names, sizeof(locks_names) / sizeof(locks_names[0]), arg);
+
+	if (i >= 0) {
+		c->o->locks = (enum bg_locks)i;
+		return 0;
+	}
+	return cli_usage_err(c->err, "invalid %s '%s': expected auto, hooked or callsites",
+			     c->name, arg);
+}
+
 static const char *const wide_names[] = {
 	[BG_WIDE_FIRST] = "first", [BG_WIDE_ALWAYS] = "always", [BG_WIDE_OFF] = "off",
 	[BG_WIDE_FTRACE] = "ftrace", [BG_WIDE_SESSION] = "session",

@@ -110,6 +110,18 @@ static void free_kernel(struct kernel *k)
 	ktext__close(k->kt);
 }
 
+/*
+ * The lock primitives hooked like other callees, not at their call sites
+ * (--locks): a hook on them runs for every lock the machine's tasks take,
+ * which -p and system-wide traces, run beside the work they watch, are
+ * spared by default; a COMMAND's trace keeps the lock calls of functions
+ * without an fentry site, where no call-site probe may go.
+ */
+static bool hook_locks(const struct bg_opts *o)
+{
+	return o->locks == BG_LOCKS_HOOKED || (o->locks == BG_LOCKS_AUTO && o->command_argc);
+}
+
 static struct plan_opts plan_opts_of(const struct bg_opts *o, const struct kernel *k)
 {
 	return (struct plan_opts){
@@ -126,7 +138,7 @@ static struct plan_opts plan_opts_of(const struct bg_opts *o, const struct kerne
 		 * a wide net, which shows those calls itself, is narrowed).
 		 */
 		.callsites = k->kt && !o->thresh_ns && !o->no_callsites,
-		.hook_locks = o->hook_locks,
+		.hook_locks = hook_locks(o),
 		.ks = k->ks, .kb = k->kb, .kt = k->kt, .ops = k->ops, .err = stderr,
 	};
 }
@@ -140,7 +152,7 @@ static void start_wide(struct kernel *k, const struct bg_opts *o)
 		/* fprobe on ftrace ops: see wide_opts.split_hot and attach_kprobes(). */
 		.split_hot = !k->caps.fprobe_fgraph,
 		.no_rcu = o->no_callsites,
-		.hook_locks = o->hook_locks,
+		.hook_locks = hook_locks(o),
 		/* rethook pools: fprobe on ftrace ops, as for split_hot. */
 		.ret_pools = !k->caps.fprobe_fgraph,
 		.mem_budget = o->wide_mem,
@@ -229,7 +241,7 @@ static int run_setup(struct run *r, const struct bg_opts *o, struct plan *p,
 	}
 	/* A net sees every hook: an earlier trace's, still being released, first. */
 	if (k->tier.ftnet || k->tier.wide)
-		handoff__wait_others(HANDOFF_WAIT_S, stderr);
+		handoff__wait_others(HANDOFF_WAIT_S, stderr, !k->tier.ftnet);
 	err = run__attach_ftnet(r, o, k, p);
 	err = !err ? run__attach(r, k) : err > 0 ? 0 : err;
 	if (!err)

@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -27,6 +30,11 @@
  * string: the child's errno, shared with this process, stays untouched.
  */
 #define HANDOFF_COMM "bpfgraph-free"
+/*
+ * Its name once only perf events are left, kprobes with no program and
+ * disabled: a later trace need not wait for those (see releaser_main).
+ */
+#define HANDOFF_COMM_PERF "bpfgraph-freep"
 
 static void name_releaser(void)
 {
@@ -117,11 +125,21 @@ static int wait_child(pid_t child, double t0, double wait_s)
  */
 #define RELEASER_STACK (64 * 1024)
 
+#define RELEASER_MAX_FD 65536
+
 static struct {
 	int rd, wr; /* the pipe: the child goes on at its end */
 	int next; /* the next descriptor a closer takes (atomic) */
 	int last; /* the highest descriptor */
+	int phase; /* 1: all but perf events (those disabled), 2: perf events */
+	/* perf event descriptors (kprobes), bit per descriptor below RELEASER_MAX_FD */
+	uint64_t perf[RELEASER_MAX_FD / 64];
 } rel;
+
+static bool perf_fd(int fd)
+{
+	return fd < RELEASER_MAX_FD && (rel.perf[fd / 64] >> (fd % 64) & 1);
+}
 
 /*
  * Closers at once, sharing the child's descriptor table: on kernels that
@@ -140,31 +158,53 @@ static int closer_main(void *arg)
 	int fd;
 
 	(void)arg;
-	while ((fd = __atomic_fetch_add(&rel.next, 1, __ATOMIC_RELAXED)) <= rel.last)
-		close_range((unsigned int)fd, (unsigned int)fd, 0);
+	while ((fd = __atomic_fetch_add(&rel.next, 1, __ATOMIC_RELAXED)) <= rel.last) {
+		if (rel.phase == 1 && perf_fd(fd))
+			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		else if (rel.phase == 2 || !perf_fd(fd))
+			close_range((unsigned int)fd, (unsigned int)fd, 0);
+	}
 	return 0;
 }
 
-/* The highest open descriptor (before the child is made: this allocates). */
+/*
+ * The highest open descriptor, and which are perf events (before the
+ * child is made: this allocates).
+ */
 static int last_fd(void)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *e;
 	int last = 0;
 
-	while (d && (e = readdir(d)))
-		if (atoi(e->d_name) > last && atoi(e->d_name) != dirfd(d))
-			last = atoi(e->d_name);
+	memset(rel.perf, 0, sizeof(rel.perf));
+	while (d && (e = readdir(d))) {
+		int fd = atoi(e->d_name);
+		char link[64];
+		ssize_t n;
+
+		if (fd == dirfd(d))
+			continue;
+		if (fd > last)
+			last = fd;
+		n = readlinkat(dirfd(d), e->d_name, link, sizeof(link) - 1);
+		if (n > 0 && fd < RELEASER_MAX_FD) {
+			link[n] = 0;
+			if (!strcmp(link, "anon_inode:[perf_event]"))
+				rel.perf[fd / 64] |= 1ULL << (fd % 64);
+		}
+	}
 	if (d)
 		closedir(d);
 	return last;
 }
 
-/* Every descriptor above 2 closed by up to RELEASER_CLOSERS processes at once. */
-static void close_all_at_once(void)
+/* Up to RELEASER_CLOSERS processes at once over the descriptors above 2, in phase. */
+static void close_all_at_once(int phase)
 {
 	int n = 0;
 
+	rel.phase = phase;
 	rel.next = STDERR_FILENO + 1;
 	for (int i = 0; i < RELEASER_CLOSERS; i++) {
 		void *st = mmap(NULL, RELEASER_STACK, PROT_READ | PROT_WRITE,
@@ -179,7 +219,8 @@ static void close_all_at_once(void)
 	closer_main(NULL);
 	while (n > 0 && (wait(NULL) > 0 || errno == EINTR))
 		n--;
-	close_above_stdio();
+	if (phase == 2)
+		close_above_stdio();
 }
 
 static int releaser_main(void *arg)
@@ -207,7 +248,18 @@ static int releaser_main(void *arg)
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
 	wait_eof(rel.rd);
-	close_all_at_once();
+	/*
+	 * Links, trampolines and programs first; the kprobes (perf events)
+	 * are disabled, their programs gone with their links. Then the name
+	 * says that what is left runs no program and records nothing: a
+	 * later trace's net need not wait for it (handoff__wait_others).
+	 * Each kprobe's release waits for RCU grace periods one after the
+	 * other (perf_kprobe_destroy() under event_mutex): with hundreds of
+	 * call-site probes, tens of seconds.
+	 */
+	close_all_at_once(1);
+	prctl(PR_SET_NAME, (unsigned long)HANDOFF_COMM_PERF, 0UL, 0UL, 0UL);
+	close_all_at_once(2);
 	return 0;
 }
 
@@ -275,20 +327,23 @@ void handoff__at_exit(void)
 }
 
 /*
- * Whether a /proc stat line ("pid (comm) S ...") is a releasing child's,
- * still alive: a zombie holds no hook any more.
+ * Whether a /proc stat line ("pid (comm) S ...") is a releasing child's
+ * (comm), still alive: a zombie holds no hook any more.
  */
-static bool is_releaser(const char *stat)
+static bool is_releaser(const char *stat, const char *comm)
 {
 	const char *open = strchr(stat, '('), *close = strrchr(stat, ')');
 
-	return open && close && close - open - 1 == (long)strlen(HANDOFF_COMM) &&
-	       !strncmp(open + 1, HANDOFF_COMM, strlen(HANDOFF_COMM)) && close[1] == ' ' &&
-	       close[2] && close[2] != 'Z' && close[2] != 'X';
+	return open && close && close - open - 1 == (long)strlen(comm) &&
+	       !strncmp(open + 1, comm, strlen(comm)) && close[1] == ' ' && close[2] &&
+	       close[2] != 'Z' && close[2] != 'X';
 }
 
-/* A process other than this one releasing an earlier trace's hooks: its pid, or 0. */
-static pid_t other_releaser(void)
+/*
+ * A process other than this one releasing an earlier trace's hooks (with
+ * kprobes, also one with only kprobes left): its pid, or 0.
+ */
+static pid_t other_releaser(bool kprobes)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
@@ -309,7 +364,8 @@ static pid_t other_releaser(void)
 		n = read(fd, stat, sizeof(stat) - 1);
 		close(fd);
 		stat[n > 0 ? n : 0] = 0;
-		if (is_releaser(stat))
+		if (is_releaser(stat, HANDOFF_COMM) ||
+		    (kprobes && is_releaser(stat, HANDOFF_COMM_PERF)))
 			found = pid;
 	}
 	if (d)
@@ -317,11 +373,11 @@ static pid_t other_releaser(void)
 	return found;
 }
 
-double handoff__wait_others(double max_s, FILE *err)
+double handoff__wait_others(double max_s, FILE *err, bool kprobes)
 {
 	struct timespec nap = { 0, 100 * 1000 * 1000L };
 	double t0 = now_s(), t;
-	pid_t pid = other_releaser(), said = 0;
+	pid_t pid = other_releaser(kprobes), said = 0;
 
 	while (pid && (t = now_s() - t0) < max_s && !stop__signal()) {
 		if (!said && t >= 0.5) {
@@ -331,7 +387,7 @@ double handoff__wait_others(double max_s, FILE *err)
 			said = pid;
 		}
 		nanosleep(&nap, NULL);
-		pid = other_releaser();
+		pid = other_releaser(kprobes);
 	}
 	t = now_s() - t0;
 	if (pid && !stop__signal())

@@ -18,6 +18,7 @@
 #ifndef BG_HANDOFF_H
 #define BG_HANDOFF_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -54,9 +55,13 @@ void handoff__at_exit(void);
  * process releases an earlier trace's hooks (a child of either function
  * above): a net recording the first traced call meanwhile would draw
  * their own calls (a trampoline's __rcu_read_lock and migrate_disable in
- * every hooked function). Says so on err after half a second, and when
- * it gives up. Returns the seconds waited.
+ * every hooked function). With kprobes false, not for a process that has
+ * only kprobes left (disabled, without programs): their int3 handling is
+ * all the ftrace net would see, and it leaves kprobes' own path out,
+ * while the wide net hooks functions that path calls (setup_singlestep).
+ * Says so on err after half a second, and when it gives up. Returns the
+ * seconds waited.
  */
-double handoff__wait_others(double max_s, FILE *err);
+double handoff__wait_others(double max_s, FILE *err, bool kprobes);
 
 #endif

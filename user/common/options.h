@@ -38,6 +38,13 @@ enum bg_hook {
  * function_graph records a COMMAND's first traced call (FTRACE: the ftrace
  * net, user/hook/ftnet.h).
  */
+/* --locks: where the lock primitives are traced (plan__shared_leaf()) */
+enum bg_locks {
+	BG_LOCKS_AUTO = 0, /* at call sites with -p or system-wide, hooked for a COMMAND */
+	BG_LOCKS_HOOKED,
+	BG_LOCKS_CALLSITES,
+};
+
 enum bg_wide {
 	BG_WIDE_FIRST = 0,
 	BG_WIDE_ALWAYS,

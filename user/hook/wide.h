@@ -50,7 +50,7 @@ struct wide_opts {
 	 */
 	bool no_rcu;
 	/*
-	 * --hook-locks (or --no-callsite-probes): the lock primitives
+	 * --locks=hooked (or --no-callsite-probes): the lock primitives
 	 * (plan__shared_leaf()) are linked with what the net met, not kept
 	 * by the keep link until their call sites are probed.
 	 */

@@ -492,7 +492,7 @@ void live__print(const struct live *l, const struct discover_stats *d, bool rele
 				l->targets, l->targets_new, is->attach_s,
 				detach_text(dt, sizeof(dt), "removal", is->detach_s, released_here));
 		if (is->csites)
-			fprintf(stderr, "bpfgraph: %u calls to functions no trampoline may hook: %u "
+			fprintf(stderr, "bpfgraph: %u calls to functions traced at their call sites: %u "
 				"probed (%u with their return taken at the next event), %u not "
 				"probeable (prefixed calls), %u refused, %u in functions without "
 				"an fentry site (the kernel allows no kprobe there)\n", is->csites,

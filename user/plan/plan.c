@@ -118,7 +118,7 @@ static const char *clock_read; /* of the current clocksource, or NULL */
  * the hooked calls an unrelated pipe loop made, docs/performance.md,
  * "Which hooks an unrelated task pays for"). Reached as callees, they
  * are shown where traced functions call them instead (PW_CALLSITE), as
- * kprobe_only's are; named with -G or -a, or with --hook-locks, they are
+ * kprobe_only's are; named with -G or -a, or with --locks=hooked, they are
  * hooked like any other function.
  */
 static const char *const shared_leaves[] = {

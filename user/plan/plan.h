@@ -66,7 +66,7 @@ struct plan_opts {
 	/* with kprobes_only: how, for --dry-run ("kprobe.multi"); NULL: "kprobe (--kprobes)" */
 	const char *kprobes_how;
 	int callsites; /* kprobe-only functions: at their call sites (icall.h) */
-	int hook_locks; /* --hook-locks: shared_leaves as other callees, not at call sites */
+	int hook_locks; /* --locks=hooked: shared_leaves as other callees, not at call sites */
 	struct ksyms *ks;
 	struct kbtf *kb;
 	struct ktext *kt; /* NULL: no callee discovery, no traceability check */

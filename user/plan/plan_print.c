@@ -50,7 +50,7 @@ void plan__print(const struct plan *p, FILE *out)
 			snprintf(why, sizeof(why), "interrupt entry (funcgraph-irqs)");
 		else if (c->why == PW_CALLSITE && plan__shared_leaf(c->sym->name))
 			snprintf(why, sizeof(why), "a lock every task takes: kprobes where traced "
-				 "functions call it (--hook-locks: hooked)");
+				 "functions call it (--locks=hooked: hooked)");
 		else if (c->why == PW_CALLSITE)
 			snprintf(why, sizeof(why), "no trampoline (ours call it): kprobes where traced "
 				 "functions call it");

@@ -41,7 +41,16 @@ since() { echo "$1 $(up)" | awk '{ printf "%.2f", $2 - $1 }'; }
 # while a thousand programs are being released: listing them all each
 # time (grep -c) kept the guest busy, and the 6.1 fidelity suite's waits
 # for a release grew 2-3x on the instruction clock.
-bgloaded() { bpftool prog show 2>/dev/null | grep -q 'name bg_'; }
+# Or a process of bpfgraph's still releasing hooks: the kprobes go last,
+# without programs, and function_graph would draw their int3 handling.
+bgloaded() {
+	bpftool prog show 2>/dev/null | grep -q 'name bg_' && return 0
+	for _f in /proc/[0-9]*/stat; do
+		read -r _l 2>/dev/null <"$_f" || continue
+		case $_l in *"(bpfgraph-free"*") "[!ZX]*) return 0 ;; esac
+	done
+	return 1
+}
 
 # bpfgraph's skeleton is loaded: bg_switch stays for the whole trace
 # (bg_probe, the hook tier's probe while planning, is gone within
