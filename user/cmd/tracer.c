@@ -122,6 +122,12 @@ static bool hook_locks(const struct bg_opts *o)
 	return o->locks == BG_LOCKS_HOOKED || (o->locks == BG_LOCKS_AUTO && o->command_argc);
 }
 
+/* Where the plan puts them (plan_opts.callsites and hook_locks). */
+static bool locks_at_callsites(const struct bg_opts *o, const struct kernel *k)
+{
+	return k->kt && !o->thresh_ns && !o->no_callsites && !hook_locks(o);
+}
+
 static struct plan_opts plan_opts_of(const struct bg_opts *o, const struct kernel *k)
 {
 	return (struct plan_opts){
@@ -152,7 +158,8 @@ static void start_wide(struct kernel *k, const struct bg_opts *o)
 		/* fprobe on ftrace ops: see wide_opts.split_hot and attach_kprobes(). */
 		.split_hot = !k->caps.fprobe_fgraph,
 		.no_rcu = o->no_callsites,
-		.hook_locks = hook_locks(o),
+		/* the net's keep link holds them only if call sites take them after */
+		.hook_locks = !locks_at_callsites(o, k),
 		/* rethook pools: fprobe on ftrace ops, as for split_hot. */
 		.ret_pools = !k->caps.fprobe_fgraph,
 		.mem_budget = o->wide_mem,

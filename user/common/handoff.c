@@ -32,7 +32,8 @@
 #define HANDOFF_COMM "bpfgraph-free"
 /*
  * Its name once only perf events are left, kprobes with no program and
- * disabled: a later trace need not wait for those (see releaser_main).
+ * disabled: a later trace behind the ftrace net need not wait for those
+ * (see releaser_main and handoff__wait_others).
  */
 #define HANDOFF_COMM_PERF "bpfgraph-freep"
 
@@ -252,7 +253,8 @@ static int releaser_main(void *arg)
 	 * Links, trampolines and programs first; the kprobes (perf events)
 	 * are disabled, their programs gone with their links. Then the name
 	 * says that what is left runs no program and records nothing: a
-	 * later trace's net need not wait for it (handoff__wait_others).
+	 * later trace behind the ftrace net need not wait for it
+	 * (handoff__wait_others).
 	 * Each kprobe's release waits for RCU grace periods one after the
 	 * other (perf_kprobe_destroy() under event_mutex): with hundreds of
 	 * call-site probes, tens of seconds.
