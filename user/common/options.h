@@ -31,13 +31,6 @@ enum bg_hook {
 	BG_HOOK_KSESSION,
 };
 
-/*
- * The wide net (--wide, user/hook/wide.h): every traceable function hooked by
- * one kprobe.session link, until the first traced call returns (FIRST),
- * for the whole trace (ALWAYS), or never (OFF); or the kernel's
- * function_graph records a COMMAND's first traced call (FTRACE: the ftrace
- * net, user/hook/ftnet.h).
- */
 /* --locks: where the lock primitives are traced (plan__shared_leaf()) */
 enum bg_locks {
 	BG_LOCKS_AUTO = 0, /* at call sites with -p or system-wide, hooked for a COMMAND */
@@ -45,6 +38,13 @@ enum bg_locks {
 	BG_LOCKS_CALLSITES,
 };
 
+/*
+ * The wide net (--wide, user/hook/wide.h): every traceable function hooked by
+ * one kprobe.session link, until the first traced call returns (FIRST),
+ * for the whole trace (ALWAYS), or never (OFF); or the kernel's
+ * function_graph records a COMMAND's first traced call (FTRACE: the ftrace
+ * net, user/hook/ftnet.h).
+ */
 enum bg_wide {
 	BG_WIDE_FIRST = 0,
 	BG_WIDE_ALWAYS,
