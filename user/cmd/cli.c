@@ -65,8 +65,8 @@ const struct cli_opt cli_opts[] = {
 	  "do not trace __rcu_read_lock/unlock\n(no trampoline may hook them) by kprobes where\n"
 	  "traced functions call them" },
 	{ "locks", K_LOCKS, "WHERE", G_SELECT, cli_set_locks, 0, 0, 0,
-	  "how spin locks and mutex_unlock are traced:\nhooked like other callees, or at their\n"
-	  "callsites in traced functions (the locks\nof other tasks then run no hook; lock calls\n"
+	  "how spin locks and mutex_unlock are traced:\nhooked like other callees, or at their call\n"
+	  "sites in traced functions (the locks of\nother tasks then run no hook; lock calls\n"
 	  "from functions without an fentry site are\nnot seen); auto (default): callsites with\n"
 	  "-p or system-wide, hooked for a COMMAND" },
 	{ "no-optimizer-hold", K_NO_OPT_HOLD, NULL, G_SELECT, cli_set_flag,
