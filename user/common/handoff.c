@@ -121,20 +121,27 @@ static int wait_child(pid_t child, double t0, double wait_s)
  * allocation, no lock of the C library: this process goes on and exits
  * meanwhile), and reads its descriptors from static storage (this
  * process's stack is gone by then). Its descriptor table is its own copy:
- * closing it releases every hook (the programs record nothing by then, so
- * the order does not matter).
+ * closing it releases every hook (the programs record nothing by then;
+ * close_all_at_once() says in which order).
  */
 #define RELEASER_STACK (64 * 1024)
 
 #define RELEASER_MAX_FD 65536
 
+/*
+ * Closers of each kind at once, sharing the child's descriptor table: on
+ * kernels that serialise each hook's release on a grace period, closing
+ * them one by one took several times longer (links.c's closers).
+ */
+#define RELEASER_CLOSERS 16
+
 static struct {
 	int rd, wr; /* the pipe: the child goes on at its end */
-	int next; /* the next descriptor a closer takes (atomic) */
+	int next[2]; /* the next descriptor a closer of each kind takes (atomic) */
 	int last; /* the highest descriptor */
-	int phase; /* 1: all but perf events (those disabled), 2: perf events */
 	/* perf event descriptors (kprobes), bit per descriptor below RELEASER_MAX_FD */
 	uint64_t perf[RELEASER_MAX_FD / 64];
+	pid_t closers[2][RELEASER_CLOSERS];
 } rel;
 
 static bool perf_fd(int fd)
@@ -143,28 +150,20 @@ static bool perf_fd(int fd)
 }
 
 /*
- * Closers at once, sharing the child's descriptor table: on kernels that
- * serialise each hook's release on a grace period, closing them one by
- * one took several times longer (links.c's closers).
+ * A closer of either kind: CLOSE_PERF takes the perf events, CLOSE_OTHER
+ * the rest. close_range() of one descriptor: it does not fail on a number
+ * that is not open, so errno (this process's, the one thread's storage it
+ * shares) is never written.
  */
-#define RELEASER_CLOSERS 16
+enum { CLOSE_OTHER, CLOSE_PERF };
 
-/*
- * close_range() of one descriptor: it does not fail on a number that is
- * not open, so errno (this process's, the one thread's storage it shares)
- * is never written.
- */
 static int closer_main(void *arg)
 {
-	int fd;
+	int kind = (int)(long)arg, fd;
 
-	(void)arg;
-	while ((fd = __atomic_fetch_add(&rel.next, 1, __ATOMIC_RELAXED)) <= rel.last) {
-		if (rel.phase == 1 && perf_fd(fd))
-			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-		else if (rel.phase == 2 || !perf_fd(fd))
+	while ((fd = __atomic_fetch_add(&rel.next[kind], 1, __ATOMIC_RELAXED)) <= rel.last)
+		if (perf_fd(fd) == (kind == CLOSE_PERF))
 			close_range((unsigned int)fd, (unsigned int)fd, 0);
-	}
 	return 0;
 }
 
@@ -200,28 +199,59 @@ static int last_fd(void)
 	return last;
 }
 
-/* Up to RELEASER_CLOSERS processes at once over the descriptors above 2, in phase. */
-static void close_all_at_once(int phase)
+/* RELEASER_CLOSERS processes of one kind at once; how many were made. */
+static int start_closers(int kind)
 {
 	int n = 0;
 
-	rel.phase = phase;
-	rel.next = STDERR_FILENO + 1;
+	rel.next[kind] = STDERR_FILENO + 1;
 	for (int i = 0; i < RELEASER_CLOSERS; i++) {
 		void *st = mmap(NULL, RELEASER_STACK, PROT_READ | PROT_WRITE,
 				MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		pid_t pid = st == MAP_FAILED ? -1 :
+			    clone(closer_main, (char *)st + RELEASER_STACK,
+				  CLONE_VM | CLONE_FILES | SIGCHLD, (void *)(long)kind);
 
-		if (st == MAP_FAILED ||
-		    clone(closer_main, (char *)st + RELEASER_STACK,
-			  CLONE_VM | CLONE_FILES | SIGCHLD, NULL) < 0)
+		if (pid < 0)
 			break;
-		n++;
+		rel.closers[kind][n++] = pid;
 	}
-	closer_main(NULL);
-	while (n > 0 && (wait(NULL) > 0 || errno == EINTR))
-		n--;
-	if (phase == 2)
-		close_above_stdio();
+	return n;
+}
+
+static void wait_closers(int kind, int n)
+{
+	for (int i = 0; i < n; i++)
+		while (waitpid(rel.closers[kind][i], NULL, 0) < 0 && errno == EINTR)
+			;
+}
+
+/*
+ * Every descriptor above 2 closed: the kprobes (perf events) disabled
+ * first, then closed beside the rest by closers of their own, since each
+ * kprobe's release waits for RCU grace periods one after the other
+ * (perf_kprobe_destroy() under the kernel's event_mutex: with hundreds of
+ * call-site probes, tens of seconds) and would hold up the others'. Once
+ * links, trampolines, programs and maps are closed, the name says that
+ * what is left runs no program and records nothing: a later trace behind
+ * the ftrace net need not wait for it (handoff__wait_others).
+ */
+static void close_all_at_once(void)
+{
+	int nperf, nother;
+
+	for (int fd = STDERR_FILENO + 1; fd <= rel.last; fd++)
+		if (perf_fd(fd))
+			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	nperf = start_closers(CLOSE_PERF);
+	nother = start_closers(CLOSE_OTHER);
+	closer_main((void *)(long)CLOSE_OTHER);
+	if (!nperf)
+		closer_main((void *)(long)CLOSE_PERF);
+	wait_closers(CLOSE_OTHER, nother);
+	prctl(PR_SET_NAME, (unsigned long)HANDOFF_COMM_PERF, 0UL, 0UL, 0UL);
+	wait_closers(CLOSE_PERF, nperf);
+	close_above_stdio();
 }
 
 static int releaser_main(void *arg)
@@ -249,19 +279,7 @@ static int releaser_main(void *arg)
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
 	wait_eof(rel.rd);
-	/*
-	 * Links, trampolines and programs first; the kprobes (perf events)
-	 * are disabled, their programs gone with their links. Then the name
-	 * says that what is left runs no program and records nothing: a
-	 * later trace behind the ftrace net need not wait for it
-	 * (handoff__wait_others).
-	 * Each kprobe's release waits for RCU grace periods one after the
-	 * other (perf_kprobe_destroy() under event_mutex): with hundreds of
-	 * call-site probes, tens of seconds.
-	 */
-	close_all_at_once(1);
-	prctl(PR_SET_NAME, (unsigned long)HANDOFF_COMM_PERF, 0UL, 0UL, 0UL);
-	close_all_at_once(2);
+	close_all_at_once();
 	return 0;
 }
 
