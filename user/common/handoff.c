@@ -141,12 +141,42 @@ static struct {
 	int last; /* the highest descriptor */
 	/* perf event descriptors (kprobes), bit per descriptor below RELEASER_MAX_FD */
 	uint64_t perf[RELEASER_MAX_FD / 64];
+	/* BPF links of perf events (a kprobe's program), the same way */
+	uint64_t plink[RELEASER_MAX_FD / 64];
 	pid_t closers[2][RELEASER_CLOSERS];
 } rel;
 
+static bool fd_bit(const uint64_t *set, int fd)
+{
+	return fd < RELEASER_MAX_FD && (set[fd / 64] >> (fd % 64) & 1);
+}
+
 static bool perf_fd(int fd)
 {
-	return fd < RELEASER_MAX_FD && (rel.perf[fd / 64] >> (fd % 64) & 1);
+	return fd_bit(rel.perf, fd);
+}
+
+static void fd_set_bit(uint64_t *set, int fd)
+{
+	if (fd < RELEASER_MAX_FD)
+		set[fd / 64] |= 1ULL << (fd % 64);
+}
+
+/* Whether descriptor desc is a BPF link of a perf event (its fdinfo says). */
+static bool perf_link(int desc)
+{
+	char path[64], buf[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", desc);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return strstr(buf, "link_type:\tperf") != NULL;
 }
 
 /*
@@ -178,6 +208,7 @@ static int last_fd(void)
 	int last = 0;
 
 	memset(rel.perf, 0, sizeof(rel.perf));
+	memset(rel.plink, 0, sizeof(rel.plink));
 	while (d && (e = readdir(d))) {
 		int fd = atoi(e->d_name);
 		char link[64];
@@ -188,11 +219,13 @@ static int last_fd(void)
 		if (fd > last)
 			last = fd;
 		n = readlinkat(dirfd(d), e->d_name, link, sizeof(link) - 1);
-		if (n > 0 && fd < RELEASER_MAX_FD) {
-			link[n] = 0;
-			if (!strcmp(link, "anon_inode:[perf_event]"))
-				rel.perf[fd / 64] |= 1ULL << (fd % 64);
-		}
+		if (n <= 0)
+			continue;
+		link[n] = 0;
+		if (!strcmp(link, "anon_inode:[perf_event]"))
+			fd_set_bit(rel.perf, fd);
+		else if (!strcmp(link, "anon_inode:bpf_link") && perf_link(fd))
+			fd_set_bit(rel.plink, fd);
 	}
 	if (d)
 		closedir(d);
@@ -227,22 +260,28 @@ static void wait_closers(int kind, int n)
 }
 
 /*
- * Every descriptor above 2 closed: the kprobes (perf events) disabled
- * first, then closed beside the rest by closers of their own, since each
- * kprobe's release waits for RCU grace periods one after the other
- * (perf_kprobe_destroy() under the kernel's event_mutex: with hundreds of
- * call-site probes, tens of seconds) and would hold up the others'. Once
- * links, trampolines, programs and maps are closed, the name says that
- * what is left runs no program and records nothing: a later trace behind
- * the ftrace net need not wait for it (handoff__wait_others).
+ * Every descriptor above 2 closed. Each kprobe's release waits for RCU
+ * grace periods one after the other (perf_kprobe_destroy() under the
+ * kernel's event_mutex: with hundreds of call-site probes, tens of
+ * seconds), so the kprobes are taken apart first and released by closers
+ * of their own, beside the rest: each disabled, its program's link
+ * closed (quick while this process still holds the event: the release
+ * is the event's last reference's), then the events closed while the
+ * other closers close the rest. Once links, trampolines, programs and
+ * maps are closed, the name says that what is left runs no program and
+ * records nothing: a later trace behind the ftrace net need not wait for
+ * it (handoff__wait_others).
  */
 static void close_all_at_once(void)
 {
 	int nperf, nother;
 
-	for (int fd = STDERR_FILENO + 1; fd <= rel.last; fd++)
+	for (int fd = STDERR_FILENO + 1; fd <= rel.last; fd++) {
 		if (perf_fd(fd))
 			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		else if (fd_bit(rel.plink, fd))
+			close_range((unsigned int)fd, (unsigned int)fd, 0);
+	}
 	nperf = start_closers(CLOSE_PERF);
 	nother = start_closers(CLOSE_OTHER);
 	closer_main((void *)(long)CLOSE_OTHER);
