@@ -121,79 +121,50 @@ static int wait_child(pid_t child, double t0, double wait_s)
  * allocation, no lock of the C library: this process goes on and exits
  * meanwhile), and reads its descriptors from static storage (this
  * process's stack is gone by then). Its descriptor table is its own copy:
- * closing it releases every hook (the programs record nothing by then;
- * close_all_at_once() says in which order).
+ * closing it releases every hook (the programs record nothing by then, so
+ * the order does not matter).
  */
 #define RELEASER_STACK (64 * 1024)
 
 #define RELEASER_MAX_FD 65536
 
-/*
- * Closers of each kind at once, sharing the child's descriptor table: on
- * kernels that serialise each hook's release on a grace period, closing
- * them one by one took several times longer (links.c's closers).
- */
-#define RELEASER_CLOSERS 16
-
 static struct {
 	int rd, wr; /* the pipe: the child goes on at its end */
-	int next[2]; /* the next descriptor a closer of each kind takes (atomic) */
+	int next; /* the next descriptor a closer takes (atomic) */
 	int last; /* the highest descriptor */
+	int phase; /* 1: all but perf events (those disabled), 2: perf events */
 	/* perf event descriptors (kprobes), bit per descriptor below RELEASER_MAX_FD */
 	uint64_t perf[RELEASER_MAX_FD / 64];
-	/* BPF links of perf events (a kprobe's program), the same way */
-	uint64_t plink[RELEASER_MAX_FD / 64];
-	pid_t closers[2][RELEASER_CLOSERS];
 } rel;
-
-static bool fd_bit(const uint64_t *set, int fd)
-{
-	return fd < RELEASER_MAX_FD && (set[fd / 64] >> (fd % 64) & 1);
-}
 
 static bool perf_fd(int fd)
 {
-	return fd_bit(rel.perf, fd);
-}
-
-static void fd_set_bit(uint64_t *set, int fd)
-{
-	if (fd < RELEASER_MAX_FD)
-		set[fd / 64] |= 1ULL << (fd % 64);
-}
-
-/* Whether descriptor desc is a BPF link of a perf event (its fdinfo says). */
-static bool perf_link(int desc)
-{
-	char path[64], buf[256];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", desc);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = 0;
-	return strstr(buf, "link_type:\tperf") != NULL;
+	return fd < RELEASER_MAX_FD && (rel.perf[fd / 64] >> (fd % 64) & 1);
 }
 
 /*
- * A closer of either kind: CLOSE_PERF takes the perf events, CLOSE_OTHER
- * the rest. close_range() of one descriptor: it does not fail on a number
- * that is not open, so errno (this process's, the one thread's storage it
- * shares) is never written.
+ * Closers at once, sharing the child's descriptor table: on kernels that
+ * serialise each hook's release on a grace period, closing them one by
+ * one took several times longer (links.c's closers).
  */
-enum { CLOSE_OTHER, CLOSE_PERF };
+#define RELEASER_CLOSERS 16
 
+/*
+ * close_range() of one descriptor: it does not fail on a number that is
+ * not open, so errno (this process's, the one thread's storage it shares)
+ * is never written.
+ */
 static int closer_main(void *arg)
 {
-	int kind = (int)(long)arg, fd;
+	int fd;
 
-	while ((fd = __atomic_fetch_add(&rel.next[kind], 1, __ATOMIC_RELAXED)) <= rel.last)
-		if (perf_fd(fd) == (kind == CLOSE_PERF))
+	(void)arg;
+	while ((fd = __atomic_fetch_add(&rel.next, 1, __ATOMIC_RELAXED)) <= rel.last) {
+		if (rel.phase == 1 && perf_fd(fd))
+			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		else if (rel.phase == 2 || !perf_fd(fd))
 			close_range((unsigned int)fd, (unsigned int)fd, 0);
+	}
 	return 0;
 }
 
@@ -208,7 +179,6 @@ static int last_fd(void)
 	int last = 0;
 
 	memset(rel.perf, 0, sizeof(rel.perf));
-	memset(rel.plink, 0, sizeof(rel.plink));
 	while (d && (e = readdir(d))) {
 		int fd = atoi(e->d_name);
 		char link[64];
@@ -219,78 +189,39 @@ static int last_fd(void)
 		if (fd > last)
 			last = fd;
 		n = readlinkat(dirfd(d), e->d_name, link, sizeof(link) - 1);
-		if (n <= 0)
-			continue;
-		link[n] = 0;
-		if (!strcmp(link, "anon_inode:[perf_event]"))
-			fd_set_bit(rel.perf, fd);
-		else if (!strcmp(link, "anon_inode:bpf_link") && perf_link(fd))
-			fd_set_bit(rel.plink, fd);
+		if (n > 0 && fd < RELEASER_MAX_FD) {
+			link[n] = 0;
+			if (!strcmp(link, "anon_inode:[perf_event]"))
+				rel.perf[fd / 64] |= 1ULL << (fd % 64);
+		}
 	}
 	if (d)
 		closedir(d);
 	return last;
 }
 
-/* RELEASER_CLOSERS processes of one kind at once; how many were made. */
-static int start_closers(int kind)
+/* Up to RELEASER_CLOSERS processes at once over the descriptors above 2, in phase. */
+static void close_all_at_once(int phase)
 {
 	int n = 0;
 
-	rel.next[kind] = STDERR_FILENO + 1;
+	rel.phase = phase;
+	rel.next = STDERR_FILENO + 1;
 	for (int i = 0; i < RELEASER_CLOSERS; i++) {
 		void *st = mmap(NULL, RELEASER_STACK, PROT_READ | PROT_WRITE,
 				MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-		pid_t pid = st == MAP_FAILED ? -1 :
-			    clone(closer_main, (char *)st + RELEASER_STACK,
-				  CLONE_VM | CLONE_FILES | SIGCHLD, (void *)(long)kind);
 
-		if (pid < 0)
+		if (st == MAP_FAILED ||
+		    clone(closer_main, (char *)st + RELEASER_STACK,
+			  CLONE_VM | CLONE_FILES | SIGCHLD, NULL) < 0)
 			break;
-		rel.closers[kind][n++] = pid;
+		n++;
 	}
-	return n;
-}
-
-static void wait_closers(int kind, int n)
-{
-	for (int i = 0; i < n; i++)
-		while (waitpid(rel.closers[kind][i], NULL, 0) < 0 && errno == EINTR)
-			;
-}
-
-/*
- * Every descriptor above 2 closed. Each kprobe's release waits for RCU
- * grace periods one after the other (perf_kprobe_destroy() under the
- * kernel's event_mutex: with hundreds of call-site probes, tens of
- * seconds), so the kprobes are taken apart first and released by closers
- * of their own, beside the rest: each disabled, its program's link
- * closed (quick while this process still holds the event: the release
- * is the event's last reference's), then the events closed while the
- * other closers close the rest. Once links, trampolines, programs and
- * maps are closed, the name says that what is left runs no program and
- * records nothing: a later trace behind the ftrace net need not wait for
- * it (handoff__wait_others).
- */
-static void close_all_at_once(void)
-{
-	int nperf, nother;
-
-	for (int fd = STDERR_FILENO + 1; fd <= rel.last; fd++) {
-		if (perf_fd(fd))
-			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-		else if (fd_bit(rel.plink, fd))
-			close_range((unsigned int)fd, (unsigned int)fd, 0);
-	}
-	nperf = start_closers(CLOSE_PERF);
-	nother = start_closers(CLOSE_OTHER);
-	closer_main((void *)(long)CLOSE_OTHER);
-	if (!nperf)
-		closer_main((void *)(long)CLOSE_PERF);
-	wait_closers(CLOSE_OTHER, nother);
-	prctl(PR_SET_NAME, (unsigned long)HANDOFF_COMM_PERF, 0UL, 0UL, 0UL);
-	wait_closers(CLOSE_PERF, nperf);
-	close_above_stdio();
+	closer_main(NULL);
+	while (n > 0 && (wait(NULL) > 0 || errno == EINTR))
+		n--;
+	if (phase == 2)
+		close_above_stdio();
 }
 
 static int releaser_main(void *arg)
@@ -318,7 +249,19 @@ static int releaser_main(void *arg)
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
 	wait_eof(rel.rd);
-	close_all_at_once();
+	/*
+	 * Links, trampolines and programs first; the kprobes (perf events)
+	 * are disabled, their programs gone with their links. Then the name
+	 * says that what is left runs no program and records nothing: a
+	 * later trace behind the ftrace net need not wait for it
+	 * (handoff__wait_others).
+	 * Each kprobe's release waits for RCU grace periods one after the
+	 * other (perf_kprobe_destroy() under event_mutex): with hundreds of
+	 * call-site probes, tens of seconds.
+	 */
+	close_all_at_once(1);
+	prctl(PR_SET_NAME, (unsigned long)HANDOFF_COMM_PERF, 0UL, 0UL, 0UL);
+	close_all_at_once(2);
 	return 0;
 }
 
