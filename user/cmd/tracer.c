@@ -122,10 +122,19 @@ static bool hook_locks(const struct bg_opts *o)
 	return o->locks == BG_LOCKS_HOOKED || (o->locks == BG_LOCKS_AUTO && o->command_argc);
 }
 
-/* Where the plan puts them (plan_opts.callsites and hook_locks). */
+/*
+ * Functions traced at their call sites (__rcu_read_lock...) are: with the
+ * kernel's text to find the calls, not under -t, not refused.
+ */
+static bool callsites(const struct bg_opts *o, const struct kernel *k)
+{
+	return k->kt && !o->thresh_ns && !o->no_callsites;
+}
+
+/* Where the plan puts the locks (plan_opts.callsites and hook_locks). */
 static bool locks_at_callsites(const struct bg_opts *o, const struct kernel *k)
 {
-	return k->kt && !o->thresh_ns && !o->no_callsites && !hook_locks(o);
+	return callsites(o, k) && !hook_locks(o);
 }
 
 static struct plan_opts plan_opts_of(const struct bg_opts *o, const struct kernel *k)
@@ -143,7 +152,7 @@ static struct plan_opts plan_opts_of(const struct bg_opts *o, const struct kerne
 		 * Call sites are found and probed with the indirect ones (once
 		 * a wide net, which shows those calls itself, is narrowed).
 		 */
-		.callsites = k->kt && !o->thresh_ns && !o->no_callsites,
+		.callsites = callsites(o, k),
 		.hook_locks = hook_locks(o),
 		.ks = k->ks, .kb = k->kb, .kt = k->kt, .ops = k->ops, .err = stderr,
 	};
@@ -289,7 +298,7 @@ static void run_bind(struct run *r, const struct bg_opts *o, struct plan *p,
 	if (discover) {
 		s->discover = discover__new(&p->funcs, k->ks);
 		live__probe_calls(r->live, k->ks, k->kt, true);
-	} else if (k->kt && !o->thresh_ns && !o->no_callsites) {
+	} else if (callsites(o, k)) {
 		live__probe_calls(r->live, k->ks, k->kt, false); /* call sites only */
 	}
 	live__bind(r->live, s, discover);

@@ -462,8 +462,7 @@ static bool keep_rcu(const struct wide *w, size_t i)
 {
 	const struct ksym *s = w->sym[i];
 
-	return shown_rcu(s) ||
-	       (!w->o.no_rcu && !w->o.hook_locks && !s->module && plan__shared_leaf(s->name));
+	return shown_rcu(s) || (!w->o.hook_locks && !s->module && plan__shared_leaf(s->name));
 }
 
 int wide__narrow(struct wide *w, const int32_t *met, bool planned, int entry_fd)

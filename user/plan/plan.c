@@ -321,9 +321,6 @@ static enum plan_skip classify(const struct plan_opts *o, const struct ksym *s,
 		return PS_DENIED;
 	memset(bf, 0, sizeof(*bf));
 	btf = fentry_blocker(o, s, bf);
-	/* A shared leaf at its call sites: by kprobes, no trampoline of its own. */
-	if (why == PW_CALLSITE && btf == PS_NONE)
-		*kprobe = 1;
 	if (o->kt && !plan_read_code(o, s, code, &len)) {
 		kcode__scan(code, len < 16 ? len : 16, s->addr, o->ks, NULL, 0, &ci);
 		/*
@@ -357,8 +354,11 @@ static enum plan_skip classify(const struct plan_opts *o, const struct ksym *s,
 	} else if (btf != PS_NONE) {
 		return btf; /* kprobes need a known fentry site */
 	}
-	/* A kprobe on the function's address needs neither BTF nor a name. */
-	if (o->kprobes_only || (btf != PS_NONE && o->kprobes)) {
+	/*
+	 * A kprobe on the function's address needs neither BTF nor a name.
+	 * Traced at its call sites: by kprobes, no trampoline of its own.
+	 */
+	if (o->kprobes_only || why == PW_CALLSITE || (btf != PS_NONE && o->kprobes)) {
 		*kprobe = 1;
 		*kprobe_why = btf;
 		return PS_NONE;
@@ -444,6 +444,16 @@ static int add_cand(struct plan *p, const struct plan_opts *o, struct symset *se
 	}
 	p->cands[p->ncands++] = c;
 	return 1;
+}
+
+/* vmlinux's function name, traced at its call sites (PW_CALLSITE): 0 or -errno. */
+static int add_callsite(struct plan *p, const struct plan_opts *o, struct symset *seen,
+			const char *name, uint8_t *code)
+{
+	struct plan_cand c = { .sym = ksyms__find_name(o->ks, name, NULL), .why = PW_CALLSITE };
+	int err = c.sym ? add_cand(p, o, seen, c, code) : 0;
+
+	return err > 0 ? 0 : err;
 }
 
 /* Callees of cands[i], one level below it. */
@@ -722,21 +732,10 @@ int plan__build(struct plan *p, const struct plan_opts *o)
 		err = add_glob(p, o, &seen, o->allow[i], PW_ALLOW, code);
 	for (i = 0; o->irqs && irq_globs[i] && !err; i++)
 		err = add_glob(p, o, &seen, irq_globs[i], PW_IRQ, code);
-	for (i = 0; o->callsites && o->kprobes && kprobe_only_name(i) && !err; i++) {
-		const struct ksym *s = ksyms__find_name(o->ks, kprobe_only_name(i), NULL);
-		struct plan_cand c = { .sym = s, .why = PW_CALLSITE };
-
-		if (s && (err = add_cand(p, o, &seen, c, code)) > 0)
-			err = 0;
-	}
-	for (i = 0; o->callsites && o->kprobes && !o->hook_locks && shared_leaves[i] && !err;
-	     i++) {
-		const struct ksym *s = ksyms__find_name(o->ks, shared_leaves[i], NULL);
-		struct plan_cand c = { .sym = s, .why = PW_CALLSITE };
-
-		if (s && (err = add_cand(p, o, &seen, c, code)) > 0)
-			err = 0;
-	}
+	for (i = 0; o->callsites && o->kprobes && kprobe_only_name(i) && !err; i++)
+		err = add_callsite(p, o, &seen, kprobe_only_name(i), code);
+	for (i = 0; o->callsites && o->kprobes && !o->hook_locks && shared_leaves[i] && !err; i++)
+		err = add_callsite(p, o, &seen, shared_leaves[i], code);
 	/* Breadth first: the queue is the candidate list itself. */
 	for (size_t k = 0; !err && o->kt && k < p->ncands && !p->over_limit; k++)
 		err = discover(p, o, &seen, k, code, targets, callees);
