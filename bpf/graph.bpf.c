@@ -315,8 +315,57 @@ int bg_net_leave(struct pt_regs *regs)
 	/* A call exec made, before the command's own code ran: not the first. */
 	if (bg_net_open <= 0 && (!bg_net_wait_exec || bg_net_exec_ns)) {
 		bg_net_armed = 0;
+		bg_pausing = 1;
+		/* function_graph draws the signal's sending here as a graph of its own. */
+		bg_net_sig_ns[0] = bpf_ktime_get_ns();
 		bpf_send_signal(19 /* SIGSTOP */);
+		bg_net_sig_ns[1] = bpf_ktime_get_ns();
 	}
+	return 0;
+}
+
+/*
+ * The delivery of bpfgraph's SIGSTOP to a thread of the command, and its
+ * way back after SIGCONT (see bg_pausing): a kprobe and a kretprobe on
+ * arch_do_signal_or_restart, which every delivery of a signal on x86 runs
+ * (get_signal() is called from nowhere else), made before the command
+ * can first be stopped. A graph open when it is entered (a -G function
+ * above it) is left as it is.
+ */
+SEC("kprobe")
+int bg_pause_in(struct pt_regs *regs)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct task_state *st;
+
+	if (!bg_pausing || (id >> 32) != bg_pause_tgid)
+		return 0;
+	st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!st || st->depth || st->skip)
+		return 0;
+	if (!st->tid)
+		st->tid = (__u32)id;
+	st->in_pause = 1;
+	bg_pause_win_tid = (__u32)id;
+	bg_pause_end_ns = 0;
+	bg_pause_win_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("kretprobe")
+int bg_pause_out(struct pt_regs *regs)
+{
+	struct task_state *st;
+
+	if ((bpf_get_current_pid_tgid() >> 32) != bg_pause_tgid)
+		return 0;
+	st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0, 0);
+	if (!st || !st->in_pause)
+		return 0;
+	st->in_pause = 0;
+	if ((__u32)bpf_get_current_pid_tgid() == bg_pause_win_tid)
+		bg_pause_end_ns = bpf_ktime_get_ns();
 	return 0;
 }
 

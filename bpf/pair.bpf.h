@@ -32,6 +32,10 @@ static __always_inline struct task_state *enter_state(struct task_state *st, __u
 		st->tid = (__u32)bpf_get_current_pid_tgid();
 		st->busy = 1;
 	}
+	if (st->in_pause) {
+		stat_inc(BG_ST_PAUSED, 1);
+		return NULL;
+	}
 	emit_comm(st);
 	return st;
 }
@@ -77,6 +81,7 @@ static __always_inline void pop_frame(struct task_state *st, __u32 top, __u64 no
 	/* SIGSTOP: delivered on the way back to user space. */
 	if (!top && st->stop_at_end) {
 		st->stop_at_end = 0;
+		bg_pausing = 1;
 		bpf_send_signal(19 /* SIGSTOP */);
 	}
 }

@@ -117,6 +117,25 @@ volatile __s32 bg_net_open = 0;
 volatile __u32 bg_net_wait_exec = 0;
 volatile __u64 bg_net_exec_ns = 0;
 /*
+ * A stop of the command (bg_pause_tgid) is under way: set by user space
+ * before its SIGSTOP and by the programs before theirs, cleared by user
+ * space before its SIGCONT. A thread of the command that enters the
+ * kernel's signal delivery (arch_do_signal_or_restart: bg_pause_in)
+ * meanwhile stops there, and what it runs until that returns
+ * (do_signal_stop, the parent's notification, the scheduler; the same on
+ * the way back after SIGCONT) is bpfgraph's doing, not the command's: no
+ * graph begins in it (task_state.in_pause, BG_ST_PAUSED). The ftrace net
+ * leaves out function_graph's graphs begun there by the times below
+ * (user/live/live_ftnet.c): the thread and when its stop's delivery
+ * began (bg_pause_win_ns) and ended (bg_pause_end_ns, 0: not yet), and
+ * when bg_net_leave's own bpf_send_signal() ran (bg_net_sig_ns).
+ */
+volatile __u32 bg_pausing = 0;
+volatile __u32 bg_pause_win_tid = 0;
+volatile __u64 bg_pause_win_ns = 0;
+volatile __u64 bg_pause_end_ns = 0;
+volatile __u64 bg_net_sig_ns[2] = {};
+/*
  * The wide net (bg_wide) records entries: set while it is the only hook of
  * the functions it covers, cleared before they get links of their own.
  */
@@ -273,6 +292,8 @@ struct task_state {
 	 * an earlier frame left.
 	 */
 	__u64 sp[BG_MAX_DEPTH];
+	/* Inside the delivery of bpfgraph's SIGSTOP (see bg_pausing). */
+	__u32 in_pause;
 };
 
 /* Values of task_state.switching. */

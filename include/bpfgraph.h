@@ -437,6 +437,11 @@ enum bg_reg {
 #define BG_ST_CKC_MISS 14
 /* kprobe.session returns whose function the kernel's cookie search named */
 #define BG_ST_SEXIT_SEARCH 15
-#define BG_ST_NR 16
+/*
+ * calls of -G functions the command made while bpfgraph stopped it (its
+ * own SIGSTOP's delivery and the way back after SIGCONT): not traced
+ */
+#define BG_ST_PAUSED 16
+#define BG_ST_NR 17
 
 #endif /* BPFGRAPH_H */

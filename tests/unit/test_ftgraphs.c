@@ -316,6 +316,46 @@ static void test_interrupt_after_pop_nests(void **state)
 	ftg__free(&g);
 }
 
+/* Graphs begun from ts 50 to 60 are bpfgraph's stop of the command. */
+static bool stop_50_60(void *ctx, const struct bg_rec *entry)
+{
+	(void)ctx;
+	return entry->ts >= 50 && entry->ts <= 60;
+}
+
+/*
+ * A graph begun in the command's stop (its SIGSTOP's sending, its
+ * delivery) is left out whole and counted; those before and after it,
+ * and the first call, go on. Only held graphs are asked.
+ */
+static void test_pause_graphs_left_out(void **state)
+{
+	const struct ftg_ops ops = { .pass = pass, .comm = comm, .is_pause = stop_50_60 };
+	struct ftgraphs g;
+	struct seen s;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	ftg__init(&g, &ops);
+	g.ops.ctx = &s;
+	/* the first call, in the window's times but not held: passed */
+	call(&g, 7, 55);
+	assert_int_equal(s.n, 5);
+	call(&g, 7, 40);
+	assert_int_equal(s.n, 10);
+	call(&g, 7, 50);
+	call(&g, 7, 57);
+	assert_int_equal(s.n, 10);
+	assert_int_equal(g.paused, 2);
+	assert_int_equal(g.open, 0);
+	call(&g, 7, 61);
+	assert_int_equal(s.n, 15);
+	assert_int_equal(s.r[10].type, BG_REC_COMM);
+	assert_int_equal(s.r[11].ts, 61);
+	assert_int_equal(g.cut, 0);
+	ftg__free(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -327,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_unended_held_graphs_cut),
 		cmocka_unit_test(test_interrupt_after_pop_nests),
 		cmocka_unit_test(test_own_calls_left_out),
+		cmocka_unit_test(test_pause_graphs_left_out),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

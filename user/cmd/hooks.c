@@ -37,6 +37,37 @@ static int attach_tp(struct run *r, enum bpfobj_prog p, const char *tp, struct b
 }
 
 /*
+ * Where the kernel delivers bpfgraph's SIGSTOP to its command
+ * (bg_pausing): made, once, before the command can first be stopped.
+ * Without them the delivery's calls are traced as the command's (said).
+ */
+static void attach_pause(struct run *r)
+{
+	static const char fn[] = "arch_do_signal_or_restart";
+	int err = 0;
+
+	if (r->pause_link[0] || bpfobj__prog_fd(r->obj, BGP_PAUSE_IN) < 0 ||
+	    bpfobj__prog_fd(r->obj, BGP_PAUSE_OUT) < 0)
+		return;
+	/* The return first: an entry's mark never misses its clearing. */
+	r->pause_link[1] = bpf_program__attach_kprobe(bpfobj__prog(r->obj, BGP_PAUSE_OUT), true, fn);
+	if (!r->pause_link[1])
+		err = -errno;
+	if (!err) {
+		r->pause_link[0] = bpf_program__attach_kprobe(bpfobj__prog(r->obj, BGP_PAUSE_IN),
+							      false, fn);
+		if (!r->pause_link[0])
+			err = -errno;
+	}
+	if (!err)
+		return;
+	bpf_link__destroy(r->pause_link[1]);
+	r->pause_link[1] = NULL;
+	fprintf(stderr, "bpfgraph: no probe on %s (%s): what the command runs while "
+		"bpfgraph stops it is traced as its own\n", fn, strerror(-err));
+}
+
+/*
  * Every hook: trampolines, kprobe links, the wide net, sched_switch, and
  * with --inherit the task creation and exit tracepoints (exit first: no
  * task is added that would not be let go of).
@@ -45,6 +76,8 @@ static int attach_hooks(struct run *r, bool wide)
 {
 	int err = attach__all(r->a);
 
+	if (!err)
+		attach_pause(r);
 	if (!err)
 		err = live__attach_kprobes(r->live);
 	if (!err && wide && (err = live__attach_wide(r->live))) {
@@ -147,6 +180,7 @@ int run__attach_ftnet(struct run *r, const struct bg_opts *o, const struct kerne
 		free(graph);
 		return err;
 	}
+	attach_pause(r);
 	err = live__open_ftnet(r->live, &fo, attach_after_net, r, why, sizeof(why));
 	free(graph);
 	if (err) {
@@ -174,7 +208,10 @@ static void release_hooks(void *ctx)
 	if (r->switch_link)
 		*bpfobj__vars(r->obj)->cpu_in_on = 0;
 	bpf_link__destroy(r->switch_link);
+	bpf_link__destroy(r->pause_link[0]);
+	bpf_link__destroy(r->pause_link[1]);
 	r->switch_link = r->fork_link = r->exit_link = NULL;
+	r->pause_link[0] = r->pause_link[1] = NULL;
 	if (r->a)
 		attach__detach(r->a);
 	r->obj = NULL; /* a's, destroyed with its links */

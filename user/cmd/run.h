@@ -49,6 +49,7 @@ struct run {
 	struct output *out; /* NULL until opened */
 	struct bpf_link *switch_link;
 	struct bpf_link *fork_link, *exit_link; /* --inherit */
+	struct bpf_link *pause_link[2]; /* the stop's delivery (bg_pause_in, bg_pause_out) */
 	int stats_fd; /* -vv: bpf_stats stays enabled while it is open */
 	const struct tier *tier; /* the kernel's (struct kernel) */
 	/*

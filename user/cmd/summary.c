@@ -156,6 +156,10 @@ static void print_summary(const struct plan *p, const struct run *r, int verbosi
 			"more distinct targets than the probes can remember; narrow the "
 			"trace (-x, --callee-depth)\n",
 			(unsigned long long)s->st.targets_full);
+	if (s->st.paused + s->st.paused_net)
+		fprintf(stderr, "bpfgraph: %llu calls of -G functions the command made while "
+			"bpfgraph stopped it (its SIGSTOP's delivery and the way back from it) "
+			"are not shown\n", (unsigned long long)(s->st.paused + s->st.paused_net));
 	if (verbosity)
 		print_hook_paths(s);
 	if (s->st.active_neg)

@@ -54,6 +54,11 @@ SAME_SIZE(bg_merging, uint32_t);
 SAME_SIZE(bg_net_armed, uint32_t);
 SAME_SIZE(bg_net_wait_exec, uint32_t);
 SAME_SIZE(bg_net_exec_ns, uint64_t);
+SAME_SIZE(bg_pausing, uint32_t);
+SAME_SIZE(bg_pause_win_tid, uint32_t);
+SAME_SIZE(bg_pause_win_ns, uint64_t);
+SAME_SIZE(bg_pause_end_ns, uint64_t);
+SAME_SIZE(bg_net_sig_ns, uint64_t[2]);
 
 static struct bpf_program *prog_of(const struct graph_bpf *s, enum bpfobj_prog p)
 {
@@ -75,6 +80,8 @@ static struct bpf_program *prog_of(const struct graph_bpf *s, enum bpfobj_prog p
 	case BGP_NET_ENTER: return s->progs.bg_net_enter;
 	case BGP_NET_LEAVE: return s->progs.bg_net_leave;
 	case BGP_NET_EXEC: return s->progs.bg_net_exec;
+	case BGP_PAUSE_IN: return s->progs.bg_pause_in;
+	case BGP_PAUSE_OUT: return s->progs.bg_pause_out;
 	case BGP_NR: break;
 	}
 	return NULL;
@@ -255,6 +262,9 @@ static void choose_progs(struct graph_bpf *s, const struct bpfobj_config *c)
 	bpf_program__set_autoload(s->progs.bg_net_enter, false);
 	bpf_program__set_autoload(s->progs.bg_net_leave, false);
 	bpf_program__set_autoload(s->progs.bg_net_exec, false);
+	/* The stop's delivery: with a command to stop (bpfobj__set_pause()). */
+	bpf_program__set_autoload(s->progs.bg_pause_in, false);
+	bpf_program__set_autoload(s->progs.bg_pause_out, false);
 	if (c->wide)
 		bpf_program__set_expected_attach_type(s->progs.bg_wide,
 						      (enum bpf_attach_type)BG_ATTACH_KPROBE_SESSION);
@@ -331,6 +341,8 @@ void bpfobj__set_pause(struct bpfobj *o, pid_t tgid, bool wide_once)
 {
 	o->skel->rodata->bg_pause_tgid = tgid > 0 ? (uint32_t)tgid : 0;
 	o->skel->rodata->bg_wide_once = wide_once;
+	bpf_program__set_autoload(o->skel->progs.bg_pause_in, tgid > 0);
+	bpf_program__set_autoload(o->skel->progs.bg_pause_out, tgid > 0);
 }
 
 static void set_vars(struct bpfobj *o)
@@ -349,6 +361,10 @@ static void set_vars(struct bpfobj *o)
 		.net_armed = &b->bg_net_armed,
 		.net_wait_exec = &b->bg_net_wait_exec,
 		.net_exec_ns = (volatile uint64_t *)&b->bg_net_exec_ns,
+		.pausing = &b->bg_pausing, .pause_win_tid = &b->bg_pause_win_tid,
+		.pause_win_ns = (volatile uint64_t *)&b->bg_pause_win_ns,
+		.pause_end_ns = (volatile uint64_t *)&b->bg_pause_end_ns,
+		.net_sig_ns = (volatile uint64_t *)b->bg_net_sig_ns,
 		.cpu_in_on = &b->bg_cpu_in_on,
 	};
 }

@@ -12,6 +12,7 @@
 struct ftg_task {
 	uint32_t pid;
 	bool held;
+	bool pause; /* begun in bpfgraph's stop of the command (ftg_ops.is_pause): left out */
 	bool skipping; /* inside a call of the tracer's own path, entered at skip_depth */
 	uint8_t skip_depth;
 	struct bg_rec *rec;
@@ -95,6 +96,7 @@ static int graph_start(struct ftgraphs *g, const struct bg_rec *r, struct ftg_ta
 	if (!t)
 		return -ENOMEM;
 	*tp = t;
+	t->pause = t->held && g->ops.is_pause && g->ops.is_pause(g->ops.ctx, r);
 	return g->ops.comm(g->ops.ctx, r, &c) == 1 ? put(g, t, &c) : 0;
 }
 
@@ -104,6 +106,11 @@ static int graph_end(struct ftgraphs *g, struct ftg_task *t, const struct bg_rec
 	bool first = !g->first_over && (!g->ops.is_first || g->ops.is_first(g->ops.ctx, end));
 	int err = 0;
 
+	if (t->held && t->pause) {
+		g->paused++;
+		task_drop(g, t);
+		return 0;
+	}
 	for (size_t i = 0; t->held && i < t->n && !err; i++)
 		err = g->ops.pass(g->ops.ctx, &t->rec[i]);
 	task_drop(g, t);

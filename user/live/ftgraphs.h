@@ -37,6 +37,12 @@ struct ftg_ops {
 	bool (*is_first)(void *ctx, const struct bg_rec *end);
 	/* The first graph's end was taken (may be NULL). */
 	void (*first_end)(void *ctx);
+	/*
+	 * Whether the graph beginning with entry is bpfgraph's stop of the
+	 * command (the SIGSTOP's sending and delivery): left out, counted in
+	 * paused (may be NULL). Asked of graphs held until their end only.
+	 */
+	bool (*is_pause)(void *ctx, const struct bg_rec *entry);
 	void *ctx;
 };
 
@@ -53,6 +59,7 @@ struct ftgraphs {
 	uint64_t cut; /* held graphs left out: events of theirs may be gone */
 	uint64_t fragments; /* records of no graph under way after a drop, left out */
 	uint64_t own; /* records of kprobes' dispatch, left out */
+	uint64_t paused; /* graphs of bpfgraph's stop of the command, left out */
 };
 
 void ftg__init(struct ftgraphs *g, const struct ftg_ops *ops);

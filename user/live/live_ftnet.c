@@ -233,10 +233,34 @@ static bool is_first(void *ctx, const struct bg_rec *end)
 	return exec_ns && end->ts >= exec_ns;
 }
 
+/*
+ * A graph of the command's begun while bpfgraph stopped it: the stop
+ * probe's own sending of SIGSTOP (drawn as a graph of its own after the
+ * first call's return), or what the thread ran in the signal's delivery
+ * and on its way back (bg_pause_in, bg_pause_out). Same clock as above.
+ */
+static bool is_pause(void *ctx, const struct bg_rec *entry)
+{
+	struct live *l = ctx;
+	const struct bpfobj_vars *v = bpfobj__vars(l->obj);
+	uint64_t sig0, sig1, win, end;
+
+	if (!v || !v->pause_win_ns)
+		return false;
+	sig0 = __atomic_load_n(&v->net_sig_ns[0], __ATOMIC_ACQUIRE);
+	sig1 = __atomic_load_n(&v->net_sig_ns[1], __ATOMIC_ACQUIRE);
+	if (sig0 && entry->ts >= sig0 && (!sig1 || entry->ts <= sig1))
+		return true;
+	win = __atomic_load_n(v->pause_win_ns, __ATOMIC_ACQUIRE);
+	end = __atomic_load_n(v->pause_end_ns, __ATOMIC_ACQUIRE);
+	return win && entry->pid == __atomic_load_n(v->pause_win_tid, __ATOMIC_ACQUIRE) &&
+	       entry->ts >= win && (!end || entry->ts <= end);
+}
+
 static void graphs_init(struct live *l)
 {
 	const struct ftg_ops ops = { .pass = pass, .comm = comm_of, .is_first = is_first,
-				     .first_end = first_end, .ctx = l };
+				     .first_end = first_end, .is_pause = is_pause, .ctx = l };
 
 	ftg__init(&l->ftg, &ops);
 }
@@ -390,6 +414,7 @@ static void close_net(struct live *l)
 	ftnet__stop(l->ft);
 	read_net(l, 0);
 	ftg__close(&l->ftg);
+	l->s->st.paused_net = l->ftg.paused;
 	if (l->ft_end_unread && !l->ftg.first_over)
 		fprintf(stderr, "bpfgraph: function_graph did not record the first traced call's "
 			"end (its per-CPU buffers were full: tracefs's buffer_size_kb): the call is "

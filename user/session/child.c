@@ -224,9 +224,27 @@ bool session__child_stopped(const struct session *s)
 	return all_in(s->child, "TtXZ");
 }
 
+/*
+ * A SIGSTOP or SIGCONT of ours to the command, bg_pausing set before the
+ * first (its delivery is not the command's work: state.bpf.h) and cleared
+ * before the second (a signal delivered after it is the command's again).
+ */
+static int signal_child(struct session *s, int sig)
+{
+	if (s->pausing && sig != SIGSTOP)
+		__atomic_store_n(s->pausing, 0, __ATOMIC_RELEASE);
+	if (s->pausing && sig == SIGSTOP)
+		__atomic_store_n(s->pausing, 1, __ATOMIC_RELEASE);
+	if (!kill(s->child, sig))
+		return 0;
+	if (s->pausing && sig == SIGSTOP)
+		__atomic_store_n(s->pausing, 0, __ATOMIC_RELEASE);
+	return -1;
+}
+
 void session__stop_child(struct session *s)
 {
-	if (s->child > 0 && !s->paused && !kill(s->child, SIGSTOP))
+	if (s->child > 0 && !s->paused && !signal_child(s, SIGSTOP))
 		s->paused = true;
 }
 
@@ -259,7 +277,7 @@ void session__set_paused(struct session *s, bool on)
 		s->stop_asked = true;
 		return;
 	}
-	if (!kill(s->child, on ? SIGSTOP : SIGCONT))
+	if (!signal_child(s, on ? SIGSTOP : SIGCONT))
 		s->paused = on;
 }
 
@@ -268,7 +286,7 @@ void session__pause(struct session *s, bool on)
 	/* Continued whoever stopped it: a probe may have (bg_pause_tgid). */
 	if (!on && s->child > 0 && !s->paused) {
 		withdraw_stop(s);
-		kill(s->child, SIGCONT);
+		signal_child(s, SIGCONT);
 		return;
 	}
 	session__set_paused(s, on);
@@ -300,7 +318,7 @@ void session__resume_if_stopped(struct session *s)
 		return;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)s->child);
 	if (stat_state(path) == 'T')
-		kill(s->child, SIGCONT);
+		signal_child(s, SIGCONT);
 }
 
 /* How long the command gets to end on SIGTERM before SIGKILL. */

@@ -36,6 +36,8 @@ struct session_stats {
 	uint64_t tramp_call, tramp_jmp; /* trampoline frames seen of each layout */
 	uint64_t ckc_miss; /* plan session runs whose cookie the cache lacked (BG_ST_CKC_MISS) */
 	uint64_t sexit_search; /* session returns named by the cookie search (BG_ST_SEXIT_SEARCH) */
+	uint64_t paused; /* -G calls made while the command was stopped by us (BG_ST_PAUSED) */
+	uint64_t paused_net; /* ... that function_graph recorded (the ftrace net) */
 	uint64_t unmapped; /* wide net records of no known function (dropped) */
 	uint64_t detail_lost; /* --args-detail reads left out (batch busy) */
 	uint64_t held; /* graphs not begun while the wide net's finds were linked */
@@ -56,6 +58,8 @@ struct session {
 	volatile const int64_t *active;
 	/* bg_stop_req: the command stops when its graph under way ends */
 	volatile uint32_t *stop_req;
+	/* bg_pausing: set before each SIGSTOP to the command, cleared before its SIGCONT */
+	volatile uint32_t *pausing;
 	/* The ring buffer's reading thread: from session__run to session__finish. */
 	struct fetch *fetch;
 	unsigned int batch; /* records taken in this poll or consume call */

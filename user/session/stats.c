@@ -58,6 +58,7 @@ void session__read_stats(struct session *s)
 		case BG_ST_PIDS_FULL: s->st.pids_full = sum; break;
 		case BG_ST_CKC_MISS: s->st.ckc_miss = sum; break;
 		case BG_ST_SEXIT_SEARCH: s->st.sexit_search = sum; break;
+		case BG_ST_PAUSED: s->st.paused = sum; break;
 		}
 	}
 	free(vals);
