@@ -33,8 +33,11 @@ static __always_inline struct task_state *enter_state(struct task_state *st, __u
 		st->busy = 1;
 	}
 	if (st->in_pause) {
-		stat_inc(BG_ST_PAUSED, 1);
-		return NULL;
+		if (bg_pausing || bpf_ktime_get_ns() - bg_cont_ns < BG_PAUSE_TAIL_NS) {
+			stat_inc(BG_ST_PAUSED, 1);
+			return NULL;
+		}
+		st->in_pause = 0;
 	}
 	emit_comm(st);
 	return st;

@@ -129,8 +129,12 @@ volatile __u64 bg_net_exec_ns = 0;
  * (user/live/live_ftnet.c): the thread and when its stop's delivery
  * began (bg_pause_win_ns) and ended (bg_pause_end_ns, 0: not yet), and
  * when bg_net_leave's own bpf_send_signal() ran (bg_net_sig_ns).
+ * bg_cont_ns: when user space last sent SIGCONT; a mark still set
+ * BG_PAUSE_TAIL_NS after it lost its kretprobe run (the kernel keeps
+ * max(10, 2 x CPUs) of them under way) and goes.
  */
 volatile __u32 bg_pausing = 0;
+volatile __u64 bg_cont_ns = 0;
 volatile __u32 bg_pause_win_tid = 0;
 volatile __u64 bg_pause_win_ns = 0;
 volatile __u64 bg_pause_end_ns = 0;

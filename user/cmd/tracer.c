@@ -295,6 +295,7 @@ static void run_bind(struct run *r, const struct bg_opts *o, struct plan *p,
 	s->active = v->active;
 	s->stop_req = v->stop_req;
 	s->pausing = v->pausing;
+	s->cont_ns = v->cont_ns;
 	s->sink = output__sink(r->out);
 	if (discover) {
 		s->discover = discover__new(&p->funcs, k->ks);

@@ -55,6 +55,7 @@ SAME_SIZE(bg_net_armed, uint32_t);
 SAME_SIZE(bg_net_wait_exec, uint32_t);
 SAME_SIZE(bg_net_exec_ns, uint64_t);
 SAME_SIZE(bg_pausing, uint32_t);
+SAME_SIZE(bg_cont_ns, uint64_t);
 SAME_SIZE(bg_pause_win_tid, uint32_t);
 SAME_SIZE(bg_pause_win_ns, uint64_t);
 SAME_SIZE(bg_pause_end_ns, uint64_t);
@@ -361,7 +362,8 @@ static void set_vars(struct bpfobj *o)
 		.net_armed = &b->bg_net_armed,
 		.net_wait_exec = &b->bg_net_wait_exec,
 		.net_exec_ns = (volatile uint64_t *)&b->bg_net_exec_ns,
-		.pausing = &b->bg_pausing, .pause_win_tid = &b->bg_pause_win_tid,
+		.pausing = &b->bg_pausing, .cont_ns = (volatile uint64_t *)&b->bg_cont_ns,
+		.pause_win_tid = &b->bg_pause_win_tid,
 		.pause_win_ns = (volatile uint64_t *)&b->bg_pause_win_ns,
 		.pause_end_ns = (volatile uint64_t *)&b->bg_pause_end_ns,
 		.net_sig_ns = (volatile uint64_t *)b->bg_net_sig_ns,

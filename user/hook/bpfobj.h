@@ -77,9 +77,9 @@ struct bpfobj_vars {
 	volatile uint32_t *net_armed; /* bg_net_armed */
 	volatile uint32_t *net_wait_exec; /* bg_net_wait_exec */
 	volatile uint64_t *net_exec_ns; /* bg_net_exec_ns */
-	/* bg_pausing, bg_pause_win_tid, bg_pause_win_ns, bg_pause_end_ns, bg_net_sig_ns[2] */
+	/* bg_pausing, bg_pause_win_tid, bg_cont_ns, bg_pause_win_ns, bg_pause_end_ns, bg_net_sig_ns[2] */
 	volatile uint32_t *pausing, *pause_win_tid;
-	volatile uint64_t *pause_win_ns, *pause_end_ns, *net_sig_ns;
+	volatile uint64_t *cont_ns, *pause_win_ns, *pause_end_ns, *net_sig_ns;
 	volatile uint32_t *cpu_in_on; /* bg_cpu_in_on: the sched_switch program is attached */
 };
 

@@ -231,6 +231,8 @@ bool session__child_stopped(const struct session *s)
  */
 static int signal_child(struct session *s, int sig)
 {
+	if (s->cont_ns && sig == SIGCONT)
+		__atomic_store_n(s->cont_ns, mono_ns(), __ATOMIC_RELEASE);
 	if (s->pausing && sig != SIGSTOP)
 		__atomic_store_n(s->pausing, 0, __ATOMIC_RELEASE);
 	if (s->pausing && sig == SIGSTOP)

@@ -60,6 +60,7 @@ struct session {
 	volatile uint32_t *stop_req;
 	/* bg_pausing: set before each SIGSTOP to the command, cleared before its SIGCONT */
 	volatile uint32_t *pausing;
+	volatile uint64_t *cont_ns; /* bg_cont_ns: when the last SIGCONT was sent */
 	/* The ring buffer's reading thread: from session__run to session__finish. */
 	struct fetch *fetch;
 	unsigned int batch; /* records taken in this poll or consume call */
