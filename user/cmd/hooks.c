@@ -38,10 +38,14 @@ static int attach_tp(struct run *r, enum bpfobj_prog p, const char *tp, struct b
 
 /*
  * Where the kernel delivers bpfgraph's SIGSTOP to its command
- * (bg_pausing): made, once, before the command can first be stopped.
- * Without them the delivery's calls are traced as the command's (said).
+ * (bg_pausing): made, once, before the command can first be stopped;
+ * with the ftrace net once function_graph is on (run__attach_pause()),
+ * so that ftrace runs their handler before its own, outside the graph
+ * (registered before it, a -G arch_do_signal_or_restart drew kprobes'
+ * dispatch on 6.1, and what the plan then hooked from it). Without them
+ * the delivery's calls are traced as the command's (said).
  */
-static void attach_pause(struct run *r)
+void run__attach_pause(struct run *r)
 {
 	static const char fn[] = "arch_do_signal_or_restart";
 	int err = 0;
@@ -77,7 +81,7 @@ static int attach_hooks(struct run *r, bool wide)
 	int err = attach__all(r->a);
 
 	if (!err)
-		attach_pause(r);
+		run__attach_pause(r);
 	if (!err)
 		err = live__attach_kprobes(r->live);
 	if (!err && wide && (err = live__attach_wide(r->live))) {
@@ -180,7 +184,6 @@ int run__attach_ftnet(struct run *r, const struct bg_opts *o, const struct kerne
 		free(graph);
 		return err;
 	}
-	attach_pause(r);
 	err = live__open_ftnet(r->live, &fo, attach_after_net, r, why, sizeof(why));
 	free(graph);
 	if (err) {

@@ -85,6 +85,8 @@ int progs__fill(struct bpfobj *obj, const struct bg_opts *o, const struct plan *
 
 /* hooks.c: every hook of the trace (trampolines, kprobes, the wide net, sched_switch). */
 int run__attach(struct run *r, const struct kernel *k);
+/* The probes on the delivery of bpfgraph's SIGSTOP to its command (hooks.c), once. */
+void run__attach_pause(struct run *r);
 /*
  * Whether the ftrace net (user/hook/ftnet.h) can record this trace's
  * first call: --wide asks for it or leaves it to the default, a COMMAND

@@ -336,6 +336,8 @@ static int run_trace(struct run *r, const struct kernel *k)
 		if (!err)
 			err = live__start_ftnet(r->live);
 		if (!err)
+			run__attach_pause(r);
+		if (!err)
 			err = session__go(s);
 	}
 	if (!err)

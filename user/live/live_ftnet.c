@@ -150,8 +150,6 @@ static int index_of(struct live *l, uint64_t addr, bool *own)
 	idx = functab__find_addr(&l->p->funcs, s->addr);
 	if (idx < 0) {
 		idx = functab__add(&l->p->funcs, s->name, s->module, s->addr, s->size);
-		if (idx >= 0 && !*own && met_push(l, (uint32_t)idx))
-			return -ENOMEM;
 		if (idx >= 0)
 			l->p->funcs.f[idx].flags |= BG_FN_INFERRED;
 	}
@@ -277,8 +275,10 @@ static int take(void *ctx, struct bg_rec *r, uint64_t addr, uint32_t flags)
 {
 	struct live *l = ctx;
 	uint64_t until = stop__requested_ns();
+	uint64_t skipped;
+	struct bg_func *f;
 	bool own = false;
-	int idx;
+	int idx, err;
 
 	/* After a stop: not the trace's (the BPF side records nothing once stopped). */
 	if (until && r->ts > until)
@@ -295,7 +295,21 @@ static int take(void *ctx, struct bg_rec *r, uint64_t addr, uint32_t flags)
 	if (bg_rec_type(r) == BG_REC_ENTRY && (flags & (FTP_FLAG_HARDIRQ | FTP_FLAG_SOFTIRQ)))
 		r->type |= BG_RF_IRQ;
 	l->ft_records++;
-	return ftg__take(&l->ftg, r, own);
+	skipped = l->ftg.own;
+	err = ftg__take(&l->ftg, r, own);
+	if (err || l->ftg.own != skipped)
+		return err;
+	/*
+	 * Met: planned once the net is over. Not what kprobes' dispatch
+	 * called (left out above): a function our own programs run, such as
+	 * migrate_disable, would then be hooked and draw their calls.
+	 */
+	f = &l->p->funcs.f[idx];
+	if ((f->flags & (BG_FN_INFERRED | BG_FN_FTMET)) == BG_FN_INFERRED) {
+		f->flags |= BG_FN_FTMET;
+		return met_push(l, (uint32_t)idx);
+	}
+	return 0;
 }
 
 static void read_net(struct live *l, uint32_t max_pages)
