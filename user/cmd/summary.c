@@ -156,10 +156,6 @@ static void print_summary(const struct plan *p, const struct run *r, int verbosi
 			"more distinct targets than the probes can remember; narrow the "
 			"trace (-x, --callee-depth)\n",
 			(unsigned long long)s->st.targets_full);
-	if (s->st.paused + s->st.paused_net)
-		fprintf(stderr, "bpfgraph: %llu calls of -G functions the command made while "
-			"bpfgraph stopped it (its SIGSTOP's delivery and the way back from it) "
-			"are not shown\n", (unsigned long long)(s->st.paused + s->st.paused_net));
 	if (verbosity)
 		print_hook_paths(s);
 	if (s->st.active_neg)
@@ -201,6 +197,10 @@ int summary__print(const struct plan *p, const struct run *r, int verbosity)
 	struct rlimit lim = { 0, 0 };
 
 	print_summary(p, r, verbosity);
+	if (r->s.st.paused + r->s.st.paused_net)
+		fprintf(stderr, "bpfgraph: %llu calls of -G functions the command made while "
+			"bpfgraph stopped it (its SIGSTOP's delivery and the way back from it) "
+			"are not shown\n", (unsigned long long)(r->s.st.paused + r->s.st.paused_net));
 	if (r->s.st.detail_lost)
 		fprintf(stderr, "bpfgraph: %llu calls were recorded without their --args-detail "
 			"reads (their CPU's batch was in use by a preempted program)\n",
