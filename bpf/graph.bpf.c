@@ -356,15 +356,16 @@ int bg_pause_in(struct pt_regs *regs)
 SEC("kretprobe")
 int bg_pause_out(struct pt_regs *regs)
 {
+	__u64 id = bpf_get_current_pid_tgid();
 	struct task_state *st;
 
-	if ((bpf_get_current_pid_tgid() >> 32) != bg_pause_tgid)
+	if ((id >> 32) != bg_pause_tgid)
 		return 0;
 	st = bpf_task_storage_get(&bg_tasks, bpf_get_current_task_btf(), 0, 0);
 	if (!st || !st->in_pause)
 		return 0;
 	st->in_pause = 0;
-	if ((__u32)bpf_get_current_pid_tgid() == bg_pause_win_tid)
+	if ((__u32)id == bg_pause_win_tid)
 		bg_pause_end_ns = bpf_ktime_get_ns();
 	return 0;
 }

@@ -442,12 +442,13 @@ enum bg_reg {
  * own SIGSTOP's delivery and the way back after SIGCONT): not traced
  */
 #define BG_ST_PAUSED 16
+#define BG_ST_NR 17
+
 /*
  * How long after its SIGCONT a thread of the command may still be on its
  * way back from bpfgraph's stop (state.bpf.h, bg_pausing): past it, a
  * mark whose kretprobe never ran is cleared.
  */
 #define BG_PAUSE_TAIL_NS 1000000000ULL
-#define BG_ST_NR 17
 
 #endif /* BPFGRAPH_H */

@@ -12,7 +12,7 @@
 struct ftg_task {
 	uint32_t pid;
 	bool held;
-	bool pause; /* begun in bpfgraph's stop of the command (ftg_ops.is_pause): left out */
+	bool pause; /* held, begun in bpfgraph's stop of the command (ftg_ops.is_pause): left out */
 	bool skipping; /* inside a call of the tracer's own path, entered at skip_depth */
 	uint8_t skip_depth;
 	struct bg_rec *rec;
@@ -106,7 +106,7 @@ static int graph_end(struct ftgraphs *g, struct ftg_task *t, const struct bg_rec
 	bool first = !g->first_over && (!g->ops.is_first || g->ops.is_first(g->ops.ctx, end));
 	int err = 0;
 
-	if (t->held && t->pause) {
+	if (t->pause) {
 		g->paused++;
 		task_drop(g, t);
 		return 0;

@@ -243,7 +243,7 @@ static bool is_pause(void *ctx, const struct bg_rec *entry)
 	const struct bpfobj_vars *v = bpfobj__vars(l->obj);
 	uint64_t sig0, sig1, win, end;
 
-	if (!v || !v->pause_win_ns)
+	if (!v)
 		return false;
 	sig0 = __atomic_load_n(&v->net_sig_ns[0], __ATOMIC_ACQUIRE);
 	sig1 = __atomic_load_n(&v->net_sig_ns[1], __ATOMIC_ACQUIRE);

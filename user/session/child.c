@@ -233,10 +233,8 @@ static int signal_child(struct session *s, int sig)
 {
 	if (s->cont_ns && sig == SIGCONT)
 		__atomic_store_n(s->cont_ns, mono_ns(), __ATOMIC_RELEASE);
-	if (s->pausing && sig != SIGSTOP)
-		__atomic_store_n(s->pausing, 0, __ATOMIC_RELEASE);
-	if (s->pausing && sig == SIGSTOP)
-		__atomic_store_n(s->pausing, 1, __ATOMIC_RELEASE);
+	if (s->pausing)
+		__atomic_store_n(s->pausing, sig == SIGSTOP, __ATOMIC_RELEASE);
 	if (!kill(s->child, sig))
 		return 0;
 	if (s->pausing && sig == SIGSTOP)
