@@ -74,8 +74,17 @@ static __always_inline bool in_self_range(__u64 addr)
  * percpu_ref_get/put's rcu_read_unlock(), compiled as a jmp to
  * __rcu_read_unlock, which then returns straight into the trampoline
  * image (7.3). Read from the call instruction (e8 rel32) before ret.
+ * A global function, checked once: inlined, its ways out multiplied what
+ * the verifier walked of every kprobe entry after it (bg_kentry and
+ * bg_msession about 6k instructions each on 7.3). Kprobe programs only
+ * (hide_own_call()), which are loaded with their BTF function records;
+ * inline in 6.1's object (see bg_close_lazy()).
  */
-static __always_inline bool called_by_us(__u64 ret)
+#ifdef BG_LDX
+__noinline int bg_called_by_us(__u64 ret)
+#else
+static __always_inline int bg_called_by_us(__u64 ret)
+#endif
 {
 	__u8 call[5];
 	__s32 rel;
@@ -115,7 +124,7 @@ static __always_inline bool hide_own_call(struct pt_regs *regs, struct task_stat
 #ifdef BG_ABLATE_HIDE
 	return false; /* a measurement build (tests/bench/ablate.sh): no check */
 #endif
-	if (!ret || !called_by_us(ret))
+	if (!ret || !bg_called_by_us(ret))
 		return false;
 	if (st && (st->depth || st->skip) && !(ck & BG_CK_LAZY)) {
 		st->skip++;
@@ -420,7 +429,14 @@ static __always_inline struct task_state *multi_entry(struct pt_regs *regs, stru
 	frame = (ck & BG_CK_LAZY) ? BG_FRAME_LAZY : BG_FRAME_MULTI(BG_CK_GEN(ck));
 	barrier_var(frame);
 	ran = on_entry(regs, st, ck, frame, NULL, ret, BG_ARGS_REGS_AT, false, cached);
-	if (dedup && ran && !(ck & BG_CK_LAZY))
+	/*
+	 * bg_merging read again, not dedup: a flag the verifier knows (0 or
+	 * 1, from the test above) carried across on_entry() and tested
+	 * after it keeps it from pruning there (it marks the flag precise),
+	 * and it walked the whole entry twice (20k instructions on 7.3). A
+	 * merge that began or ended meanwhile only takes or skips a note.
+	 */
+	if (cached && bg_merging && ran && !(ck & BG_CK_LAZY))
 		session_took(sp, ran, ck, opens, skip);
 	return ran;
 }

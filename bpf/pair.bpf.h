@@ -161,6 +161,31 @@ static __always_inline bool close_lazy_top(struct task_state *st, __u64 caller, 
 	return true;
 }
 
+static __always_inline void close_lazy_frames(struct task_state *st, __u64 caller, __u32 idx)
+{
+	if (close_lazy_top(st, caller, idx) && caller)
+		close_lazy_top(st, caller, idx);
+}
+
+#ifdef BG_LDX
+/*
+ * close_lazy_frames() out of line (see bg_emit_call): inlined in every
+ * entry, it was about a third of what the verifier walked in the kprobe
+ * programs (bg_msession 51k instructions on 7.3, each about 12 us of a
+ * start under emulation), though a lazy frame is seldom on top. In the
+ * object for 6.2 and later only (BG_LDX, as bg_called_by_us()): 6.1's
+ * verifier checks a global function in every program that holds it,
+ * called or not, and 6.1's programs are on trampolines, inline anyway.
+ */
+__noinline int bg_close_lazy(struct task_state *st, __u64 caller, __u32 idx)
+{
+	/* A global function's pointer may be NULL for the verifier (6.8 and later). */
+	if (st)
+		close_lazy_frames(st, caller, idx);
+	return 0;
+}
+#endif
+
 /*
  * The task's next event after a BG_CK_LAZY call: the callee has returned
  * by now (it calls nothing traced), close its frame first. Unless the
@@ -174,8 +199,17 @@ static __always_inline void close_lazy(struct task_state *st, __u64 caller, __u3
 #ifdef BG_ABLATE_LAZY
 	return; /* a measurement build (tests/bench/ablate.sh): lazy frames stay open */
 #endif
-	if (close_lazy_top(st, caller, idx) && caller)
-		close_lazy_top(st, caller, idx);
+#ifdef BG_LDX
+	if (bg_emit_call) {
+		__u32 d = st->depth;
+
+		/* Nothing to close: no lazy frame on top (close_lazy_top()'s first tests). */
+		if (d && !st->skip && st->frame[(d - 1) & BG_DEPTH_MASK] == BG_FRAME_LAZY)
+			bg_close_lazy(st, caller, idx);
+		return;
+	}
+#endif
+	close_lazy_frames(st, caller, idx);
 }
 
 /* Where on_entry() finds the argument registers (funcgraph-args). */

@@ -49,6 +49,7 @@ const volatile __u8 bg_fold = 0;
  * program, instead of inlining the batching at each of its call sites,
  * which made up more than half of what it walked in the kprobe programs;
  * but for the plan's kprobe.session entries and exits (emit_as()'s hot).
+ * The closing of lazy frames goes out of line with it (bg_close_lazy()).
  * Off on the trampoline tiers, as bg_fold: their per-function copies are
  * loaded without BTF function records, where a global function turns
  * static and is walked at every call all the same.
@@ -71,7 +72,7 @@ const volatile __u64 bg_self_end = 0; /* the highest end among them */
 /* The -G functions' starts (see BG_GRAPH_IPS); bg_graph_n 0: not known. */
 const volatile __u64 bg_graph_lo[BG_GRAPH_IPS] = {};
 const volatile __u32 bg_graph_n = 0;
-/* [_stext, _etext): no BPF trampoline image lies there (see called_by_us). */
+/* [_stext, _etext): no BPF trampoline image lies there (see bg_called_by_us()). */
 const volatile __u64 bg_ktext_lo = 0;
 const volatile __u64 bg_ktext_hi = 0;
 

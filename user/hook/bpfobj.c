@@ -162,7 +162,7 @@ static bool only_padding(const struct ksyms *ks, uint64_t lo, uint64_t hi)
 }
 
 /*
- * Kernel functions whose calls are our own work (called_by_us() in the
+ * Kernel functions whose calls are our own work (bg_called_by_us() in the
  * BPF side): the trampoline's helpers around every program run and
  * traced function, and the tracepoint runners of bg_switch (bpf_trace_run2
  * calls rcu_read_lock() around it on a task switch inside a graph).
