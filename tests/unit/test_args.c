@@ -11,6 +11,7 @@
 #include <inttypes.h>
 
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 
 #include "golden.h"
 
@@ -495,6 +496,101 @@ static void test_btf_names(void **state)
 	btf__free(b);
 }
 
+static void dump_out(void *ctx, const char *fmt, va_list args)
+{
+	char *buf = ctx;
+	size_t len = strlen(buf);
+
+	vsnprintf(buf + len, BTF_NAME_MAX - len, fmt, args);
+}
+
+/* btf_names__get()'s spelling of id against a fresh btf_dump's. */
+static void check_as_dump(struct btf_names *n, const struct btf *b, uint32_t id)
+{
+	DECLARE_LIBBPF_OPTS(btf_dump_emit_type_decl_opts, opts, .field_name = "");
+	char want[BTF_NAME_MAX] = "";
+	struct btf_dump *d = btf_dump__new(b, dump_out, want, NULL);
+	const char *got = btf_names__get(n, b, id);
+
+	assert_non_null(d);
+	if (!id)
+		snprintf(want, sizeof(want), "void");
+	else if (btf_dump__emit_type_decl(d, id, &opts))
+		want[0] = '\0';
+	btf_dump__free(d);
+	if (!want[0]) {
+		assert_null(got);
+		return;
+	}
+	if (!got || strcmp(got, want))
+		fail_msg("type %u: \"%s\", btf_dump \"%s\"", id, got ? got : "(null)", want);
+}
+
+/*
+ * The spellings made without btf_dump (the common shapes) and those left
+ * to it, against btf_dump: every type of a BTF with one of each shape,
+ * and, where this machine has one, the return and parameter types of the
+ * first functions of its kernel's BTF.
+ */
+static void test_btf_names_as_btf_dump(void **state)
+{
+	struct btf *b = btf__new_empty(), *vm;
+	struct btf_names *n = btf_names__new();
+	int i, c, st, un, en, ptr, cst, fp, arr;
+	uint32_t id, funcs = 0;
+
+	(void)state;
+	assert_non_null(b);
+	assert_non_null(n);
+	i = btf__add_int(b, "long unsigned int", 8, 0);
+	c = btf__add_int(b, "char", 1, BTF_INT_SIGNED);
+	btf__add_float(b, "double", 8);
+	st = btf__add_struct(b, "file", 8);
+	un = btf__add_union(b, "u", 8);
+	en = btf__add_enum(b, "e", 4);
+	btf__add_enum64(b, "e64", 8, false);
+	btf__add_fwd(b, "fs", BTF_FWD_STRUCT);
+	btf__add_fwd(b, "fu", BTF_FWD_UNION);
+	btf__add_struct(b, NULL, 4); /* anonymous */
+	btf__add_typedef(b, "u64", i);
+	ptr = btf__add_ptr(b, c);
+	cst = btf__add_const(b, c);
+	btf__add_ptr(b, btf__add_ptr(b, btf__add_ptr(b, st)));
+	btf__add_ptr(b, cst);
+	btf__add_ptr(b, btf__add_volatile(b, un));
+	btf__add_ptr(b, btf__add_const(b, btf__add_volatile(b, i)));
+	btf__add_const(b, ptr); /* char * const */
+	btf__add_ptr(b, btf__add_const(b, ptr));
+	btf__add_ptr(b, btf__add_type_tag(b, "user", c));
+	btf__add_ptr(b, btf__add_restrict(b, ptr));
+	btf__add_ptr(b, en);
+	btf__add_ptr(b, 0);
+	btf__add_ptr(b, btf__add_ptr(b, btf__add_ptr(b, btf__add_ptr(b, btf__add_ptr(b,
+		btf__add_ptr(b, btf__add_ptr(b, btf__add_ptr(b, btf__add_ptr(b, c)))))))));
+	fp = btf__add_func_proto(b, i);
+	btf__add_ptr(b, fp);
+	arr = btf__add_array(b, i, c, 4);
+	btf__add_ptr(b, arr);
+	for (id = 0; id < btf__type_cnt(b); id++)
+		if (btf_kind(btf__type_by_id(b, id)) != BTF_KIND_FUNC_PROTO)
+			check_as_dump(n, b, id);
+	vm = btf__load_vmlinux_btf();
+	for (id = 1; vm && id < btf__type_cnt(vm) && funcs < 100; id++) {
+		const struct btf_type *t = btf__type_by_id(vm, id), *p;
+
+		if (!btf_is_func(t))
+			continue;
+		p = btf__type_by_id(vm, t->type);
+		check_as_dump(n, vm, p->type);
+		for (uint16_t k = 0; k < btf_vlen(p); k++)
+			check_as_dump(n, vm, btf_params(p)[k].type);
+		funcs++;
+	}
+	btf__free(vm);
+	btf_names__free(n);
+	btf__free(b);
+}
+
 /* --- return addresses ----------------------------------------------------- */
 
 static void check_ret(uint64_t addr, const char *name, const char *mod,
@@ -629,6 +725,7 @@ int main(void)
 		T(test_matrix_golden),
 #undef T
 		cmocka_unit_test(test_btf_names),
+		cmocka_unit_test(test_btf_names_as_btf_dump),
 		cmocka_unit_test(test_retaddr),
 		cmocka_unit_test(test_retaddr_truncated),
 	};

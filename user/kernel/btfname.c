@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,77 @@ static void dump_printf(void *ctx, const char *fmt, va_list args)
 		vsnprintf(buf + len, BTF_NAME_MAX - len, fmt, args);
 }
 
+/*
+ * The spelling of a named base type (void for 0) as btf_dump gives it:
+ * false for one it spells otherwise (anonymous, a function, an array).
+ */
+static bool base_name(const struct btf *btf, uint32_t id, const char **kw, const char **name)
+{
+	const struct btf_type *t;
+
+	*kw = "";
+	*name = "void";
+	if (!id)
+		return true;
+	t = btf__type_by_id(btf, id);
+	if (!t || !t->name_off)
+		return false;
+	*name = btf__name_by_offset(btf, t->name_off);
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT:
+	case BTF_KIND_FLOAT:
+	case BTF_KIND_TYPEDEF:
+		return *name && **name;
+	case BTF_KIND_STRUCT:
+		*kw = "struct ";
+		break;
+	case BTF_KIND_UNION:
+		*kw = "union ";
+		break;
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		*kw = "enum ";
+		break;
+	case BTF_KIND_FWD:
+		*kw = btf_kflag(t) ? "union " : "struct ";
+		break;
+	default:
+		return false;
+	}
+	return *name && **name;
+}
+
+/*
+ * The common shapes without a btf_dump, which costs milliseconds a name
+ * (its arrays sized by vmlinux's type count, cleared for each: most of
+ * what planning a trace took in user space on 7.3): pointers to a named
+ * type, itself const or volatile or neither ("const char *", "struct
+ * file **", "u64"). False for any other shape (a type tag, a qualified
+ * pointer, a function pointer...), which btf_dump spells.
+ */
+static bool simple_spelling(const struct btf *btf, uint32_t id, char *buf, size_t cap)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const char *qual = "", *kw, *name;
+	unsigned int ptrs = 0;
+	char stars[9] = "";
+	int len;
+
+	while (t && btf_is_ptr(t) && ptrs < sizeof(stars) - 1) {
+		stars[ptrs++] = '*';
+		id = t->type;
+		t = id ? btf__type_by_id(btf, id) : NULL;
+	}
+	if (t && (btf_is_const(t) || btf_is_volatile(t))) {
+		qual = btf_is_const(t) ? "const " : "volatile ";
+		id = t->type;
+	}
+	if (!base_name(btf, id, &kw, &name))
+		return false;
+	len = snprintf(buf, cap, "%s%s%s%s%s", qual, kw, name, ptrs ? " " : "", stars);
+	return len > 0 && (size_t)len < cap;
+}
+
 const char *btf_names__get(struct btf_names *n, const struct btf *btf, uint32_t type_id)
 {
 	DECLARE_LIBBPF_OPTS(btf_dump_emit_type_decl_opts, opts, .field_name = "");
@@ -94,9 +166,8 @@ const char *btf_names__get(struct btf_names *n, const struct btf *btf, uint32_t 
 	b = find(n, btf, type_id);
 	if (b->name)
 		return b->name;
-	if (!type_id) {
-		snprintf(buf, sizeof(buf), "void");
-	} else {
+	if (!simple_spelling(btf, type_id, buf, sizeof(buf))) {
+		buf[0] = '\0';
 		d = btf_dump__new(btf, dump_printf, buf, NULL);
 		if (!d)
 			return NULL;

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The C spelling of BTF types ("struct file *", "unsigned int"), made once
- * per BTF and type id. Making one takes a btf_dump, which sizes its arrays
- * by the BTF's type count (milliseconds per name for vmlinux); a few
- * hundred distinct types serve every function. Each name
- * is made by a fresh btf_dump: one kept for all renames a second distinct
- * type of the same name "name___2".
+ * per BTF and type id. The common shapes (pointers to a named type, itself
+ * const, volatile or neither) are spelled here as btf_dump spells them;
+ * the rest by a btf_dump, which sizes its arrays by the BTF's type count
+ * (milliseconds per name for vmlinux). Each of those is made by a fresh
+ * btf_dump: one kept for all renames a second distinct type of the same
+ * name "name___2".
  */
 #ifndef BG_BTFNAME_H
 #define BG_BTFNAME_H
