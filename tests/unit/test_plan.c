@@ -114,6 +114,76 @@ static void test_ksyms_order(void **state)
 	ksyms__free(ks);
 }
 
+/*
+ * Many names sharing long prefixes, as a kernel with function padding has
+ * ("__pfx_" before every function, "trace_event_raw_event_..."), so that
+ * the name sort works through runs of equal keys at several depths: every
+ * name is found at its lowest address and counted in its scope.
+ */
+static void test_ksyms_order_many(void **state)
+{
+	static const char *const pre[] = {
+		"", "__pfx_", "trace_event_raw_event_", "__pfx_trace_event_raw_event_", "a",
+		"__pfx_abcdefghijklm", "abcdefghi", "__pfx_trace_ev",
+	};
+	enum { N = 4000 };
+	char path[] = "/tmp/bg_ksyms_many.XXXXXX", (*names)[64] = calloc(N, 64);
+	int fd = mkstemp(path), *mod = calloc(N, sizeof(int));
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	unsigned int seed = 7;
+	struct ksyms *ks;
+
+	(void)state;
+	assert_non_null(f);
+	assert_non_null(names);
+	assert_non_null(mod);
+	for (int i = 0; i < N; i++) {
+		int len = (int)(rand_r(&seed) % 12);
+		char tail[16];
+
+		for (int c = 0; c < len; c++)
+			tail[c] = "ab_c"[rand_r(&seed) % 4];
+		tail[len] = 0;
+		/* Every eighth a name seen before: duplicates at other addresses. */
+		if (i > 8 && !(i % 8))
+			memcpy(names[i], names[rand_r(&seed) % (unsigned int)i], 64);
+		else if (i % 8 == 1) /* one byte of the second eight differs: one pass there */
+			snprintf(names[i], 64, "grpawxyz%c1234567%s", "ab"[rand_r(&seed) % 2], tail);
+		else
+			snprintf(names[i], 64, "%s%s", pre[rand_r(&seed) % 8], tail);
+		if (!names[i][0])
+			snprintf(names[i], 64, "x");
+		mod[i] = i >= N - 200;
+		fprintf(f, "%016llx t %s%s\n", 0xffffffff81000000ULL + 16ULL * (unsigned int)i,
+			names[i], mod[i] ? "\t[m]" : "");
+	}
+	fclose(f);
+	ks = ksyms__load(path);
+	unlink(path);
+	assert_non_null(ks);
+	assert_int_equal(ksyms__count(ks), N);
+	for (int i = 0; i < N; i++) {
+		const struct ksym *s = ksyms__find_name(ks, names[i], mod[i] ? "m" : NULL);
+		size_t count = 0;
+		int first = -1;
+
+		for (int j = 0; j < N; j++) {
+			if (strcmp(names[j], names[i]))
+				continue;
+			count += mod[j] == mod[i];
+			if (first < 0 && (!mod[i] || mod[j]))
+				first = j;
+		}
+		assert_non_null(s);
+		assert_string_equal(s->name, names[i]);
+		assert_int_equal(s->addr, 0xffffffff81000000ULL + 16ULL * (unsigned int)first);
+		assert_int_equal(ksyms__name_count(ks, names[i], mod[i] ? "m" : NULL), count);
+	}
+	ksyms__free(ks);
+	free(names);
+	free(mod);
+}
+
 static void test_ksyms_missing_file(void **state)
 {
 	assert_null(ksyms__load("/nonexistent/kallsyms"));
@@ -943,6 +1013,7 @@ int main(void)
 		cmocka_unit_test(test_globset_as_fnmatch),
 		cmocka_unit_test(test_ksyms_parse),
 		cmocka_unit_test(test_ksyms_order),
+		cmocka_unit_test(test_ksyms_order_many),
 		cmocka_unit_test(test_ksyms_missing_file),
 		cmocka_unit_test(test_kcode_scan),
 		cmocka_unit_test(test_kcode_no_fentry),

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ksyms.h"
 
@@ -120,82 +122,102 @@ static int sort_by_addr(struct ksyms *ks)
 }
 
 /*
- * The name index, sorted by (name, address). A name's first eight bytes,
- * big-endian, order names as strcmp() does as far as they go: a radix
- * sort on them does nearly all the work (some 150 000 names at every
- * start), and runs of equal keys are finished by comparison.
+ * The name index, sorted by (name, address). Eight bytes of a name,
+ * big-endian, order names as strcmp() does as far as they go: an LSD
+ * radix sort on them, stable from the address order kallsyms gives, does
+ * the work (some 150 000 names at every start, twice that on kernels
+ * with function padding, whose "__pfx_" names share their first six
+ * bytes), then each run of equal keys whose names go on is sorted the
+ * same way by their next eight bytes.
  */
 struct name_key {
 	uint64_t key;
 	size_t idx;
 };
 
-static uint64_t name_prefix(const char *s)
+/* The eight bytes of s at off (s is at least off bytes long), zeros past its end. */
+static uint64_t name_key_at(const char *s, size_t off)
 {
 	uint64_t k = 0;
 	int i = 0;
 
+	s += off;
 	for (; i < 8 && s[i]; i++)
 		k = k << 8 | (unsigned char)s[i];
 	return k << (8 * (8 - i));
 }
 
-static const struct ksyms *sort_ctx;
-
-/* Names whose first eight bytes are equal (names shorter than that are equal). */
-static int cmp_name_tail(const void *a, const void *b)
+/* A run too short for the radix's counting: an insertion sort, stable. */
+static void insertion_sort(const struct ksyms *ks, struct name_key *k, size_t n, size_t off)
 {
-	const struct ksym *x = &sort_ctx->syms[*(const size_t *)a];
-	const struct ksym *y = &sort_ctx->syms[*(const size_t *)b];
-	size_t len = strnlen(x->name, 8);
-	int c = len < 8 ? 0 : strcmp(x->name + 8, y->name + 8);
+	for (size_t i = 1; i < n; i++) {
+		struct name_key x = k[i];
+		const char *name = ks->syms[x.idx].name + off;
+		size_t j = i;
 
-	if (c)
-		return c;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+		for (; j > 0 && strcmp(ks->syms[k[j - 1].idx].name + off, name) > 0; j--)
+			k[j] = k[j - 1];
+		k[j] = x;
+	}
+}
+
+#define NAME_RADIX_MIN 64
+
+/* k[0..n) sorted by the names' bytes from off on; t: room for n more. */
+static void sort_names(const struct ksyms *ks, struct name_key *k, struct name_key *t, size_t n,
+		       size_t off)
+{
+	struct name_key *in = k, *out = t, *swap;
+	size_t i, j;
+
+	if (n < NAME_RADIX_MIN) {
+		insertion_sort(ks, k, n, off);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		k[i].key = name_key_at(ks->syms[k[i].idx].name, off);
+	/* A byte at a time, least significant first; stable. */
+	for (int shift = 0; shift < 64; shift += 8) {
+		size_t count[257] = { 0 };
+
+		for (i = 0; i < n; i++)
+			count[((in[i].key >> shift) & 0xff) + 1]++;
+		if (count[((in[0].key >> shift) & 0xff) + 1] == n)
+			continue; /* every key has this byte: nothing moves */
+		for (i = 1; i < 257; i++)
+			count[i] += count[i - 1];
+		for (i = 0; i < n; i++)
+			out[count[(in[i].key >> shift) & 0xff]++] = in[i];
+		swap = in;
+		in = out;
+		out = swap;
+	}
+	if (in != k)
+		memcpy(k, in, n * sizeof(*k));
+	/* Equal keys whose last byte is not 0: names that go on past them. */
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && k[j].key == k[i].key; j++)
+			;
+		if (j - i > 1 && (k[i].key & 0xff))
+			sort_names(ks, k + i, t, j - i, off + 8);
+	}
 }
 
 static int sort_by_name(struct ksyms *ks)
 {
 	struct name_key *k = malloc((ks->n + 1) * sizeof(*k));
 	struct name_key *t = malloc((ks->n + 1) * sizeof(*t));
-	size_t i, j;
 
 	if (!k || !t) {
 		free(k);
 		free(t);
 		return -ENOMEM;
 	}
-	for (i = 0; i < ks->n; i++)
-		k[i] = (struct name_key){ name_prefix(ks->syms[i].name), i };
-	/* LSD radix, a byte at a time; stable, so equal keys keep address order. */
-	for (int shift = 0; shift < 64; shift += 8) {
-		size_t count[257] = { 0 };
-		struct name_key *swap;
-
-		for (i = 0; i < ks->n; i++)
-			count[((k[i].key >> shift) & 0xff) + 1]++;
-		if (count[((k[0].key >> shift) & 0xff) + 1] == ks->n)
-			continue; /* every key has this byte: nothing moves */
-		for (i = 1; i < 257; i++)
-			count[i] += count[i - 1];
-		for (i = 0; i < ks->n; i++)
-			t[count[(k[i].key >> shift) & 0xff]++] = k[i];
-		swap = k;
-		k = t;
-		t = swap;
-	}
-	for (i = 0; i < ks->n; i++)
+	for (size_t i = 0; i < ks->n; i++)
+		k[i].idx = i;
+	sort_names(ks, k, t, ks->n, 0);
+	for (size_t i = 0; i < ks->n; i++)
 		ks->by_name[i] = k[i].idx;
-	/* Names sharing their first eight bytes ("__pfx_", "trace_ev"): sorted by the rest. */
-	sort_ctx = ks;
-	for (i = 0; i < ks->n; i = j) {
-		for (j = i + 1; j < ks->n && k[j].key == k[i].key; j++)
-			;
-		if (j - i > 1)
-			qsort(ks->by_name + i, j - i, sizeof(*ks->by_name), cmp_name_tail);
-	}
-	sort_ctx = NULL;
 	free(k);
 	free(t);
 	return 0;
@@ -235,13 +257,13 @@ static int finish(struct ksyms *ks)
 	return ks->n ? sort_by_name(ks) : 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
+/* A hex digit's value + 1, 0 for any other byte. */
+static const uint8_t hex1[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7,
+	['7'] = 8, ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14,
+	['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15,
+	['F'] = 16,
+};
 
 /* A data symbol of vmlinux (no module column) that ksyms_data_names asks for. */
 static int keep_data(struct ksyms *ks, uint64_t addr, char type, const char *name)
@@ -271,8 +293,8 @@ static int parse_line(struct ksyms *ks, char *line, long *last_mod)
 	long moff;
 	int v, digits = 0;
 
-	while ((v = hexval(*p)) >= 0) {
-		addr = addr << 4 | (unsigned int)v;
+	while ((v = hex1[(unsigned char)*p])) {
+		addr = addr << 4 | (unsigned int)(v - 1);
 		p++;
 		digits++;
 	}
@@ -282,8 +304,7 @@ static int parse_line(struct ksyms *ks, char *line, long *last_mod)
 	name = p + 3;
 	if (!is_text(type))
 		return keep_data(ks, addr, type, name);
-	for (p = name; *p && *p != '\t' && *p != ' ' && *p != '\n'; p++)
-		;
+	p = name + strcspn(name, "\t \n");
 	if (p == name)
 		return 0;
 	if (*p) {
@@ -313,25 +334,69 @@ static int parse_line(struct ksyms *ks, char *line, long *last_mod)
 	return add_sym(ks, addr, type, name, moff);
 }
 
+/*
+ * Every line of fd, parsed in place: read in blocks (a line per fgets()
+ * was about a fifth of the parsing's instructions), a line cut by a
+ * block's end moved to the front for the next one.
+ */
+#define KSYMS_BLOCK (256 << 10)
+
+static int parse_all(struct ksyms *ks, int fd)
+{
+	char *buf = malloc(KSYMS_BLOCK + 1), *line, *nl;
+	size_t have = 0;
+	long last_mod = -1;
+	int err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t r = read(fd, buf + have, KSYMS_BLOCK - have);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = -errno;
+			break;
+		}
+		have += (size_t)r;
+		buf[have] = 0;
+		line = buf;
+		while (!err && (nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
+			*nl = 0;
+			err = parse_line(ks, line, &last_mod);
+			line = nl + 1;
+		}
+		have -= (size_t)(line - buf);
+		if (!err && have == KSYMS_BLOCK)
+			err = -E2BIG; /* a line longer than a block: not kallsyms */
+		if (err || !r) {
+			/* The end: a last line without a newline. */
+			if (!err && have)
+				err = parse_line(ks, line, &last_mod);
+			break;
+		}
+		memmove(buf, line, have);
+	}
+	free(buf);
+	return err;
+}
+
 struct ksyms *ksyms__load(const char *path)
 {
 	struct ksyms *ks;
-	char line[1024];
-	long last_mod = -1;
-	FILE *f;
-	int err = 0;
+	int fd, err;
 
-	f = fopen(path ? path : "/proc/kallsyms", "re");
-	if (!f)
+	fd = open(path ? path : "/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return NULL;
 	ks = calloc(1, sizeof(*ks));
 	if (!ks) {
-		fclose(f);
+		close(fd);
 		return NULL;
 	}
-	while (!err && fgets(line, sizeof(line), f))
-		err = parse_line(ks, line, &last_mod);
-	fclose(f);
+	err = parse_all(ks, fd);
+	close(fd);
 	if (!err)
 		err = finish(ks);
 	if (err) {
