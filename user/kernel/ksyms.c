@@ -144,7 +144,7 @@ static uint64_t name_key_at(const char *s, size_t off)
 	s += off;
 	for (; i < 8 && s[i]; i++)
 		k = k << 8 | (unsigned char)s[i];
-	return k << (8 * (8 - i));
+	return i ? k << (8 * (8 - i)) : 0; /* a shift by 64 is undefined */
 }
 
 /* A run too short for the radix's counting: an insertion sort, stable. */
