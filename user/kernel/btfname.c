@@ -101,7 +101,7 @@ static bool base_name(const struct btf *btf, uint32_t id, const char **kw, const
 	case BTF_KIND_INT:
 	case BTF_KIND_FLOAT:
 	case BTF_KIND_TYPEDEF:
-		return *name && **name;
+		break;
 	case BTF_KIND_STRUCT:
 		*kw = "struct ";
 		break;
