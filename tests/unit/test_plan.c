@@ -957,18 +957,23 @@ static void test_plan_live_host(void **state)
 	ktext__close(o.kt);
 }
 
-/* globset__match() answers as the first pattern fnmatch() accepts would. */
+/*
+ * globset__match() answers as the first pattern fnmatch() accepts would;
+ * among the names, some hold every pair of bytes of an infix but not the
+ * infix ("rcxcu" for "*rcu*"), which the pairs alone would let through.
+ */
 static void test_globset_as_fnmatch(void **state)
 {
 	static const char *const globs[] = {
 		"exact", "_raw_*", "*_lock", "*rcu*", "a*b", "[ab]c", "x?y", "\\*lit",
-		"*", "**", "*_unlock_*", "bpf_trace_run[0-9]*", NULL,
+		"*", "**", "*_unlock_*", "bpf_trace_run[0-9]*", "*q*", "*spin_*", NULL,
 	};
 	static const char *const names[] = {
 		"exact", "exactly", "_raw_spin_lock", "raw_spin", "mutex_lock", "_lock",
 		"lock", "call_rcu", "rcu", "ab", "axxb", "abc", "ac", "bc", "cc", "xzy",
 		"xy", "*lit", "lit", "", "a_unlock_b", "_unlock_", "bpf_trace_run2",
-		"bpf_trace_run", NULL,
+		"bpf_trace_run", "rcxcu", "xrcuy", "curc", "spinn_in_", "a_spin_b", "q",
+		NULL,
 	};
 	struct globset *g;
 

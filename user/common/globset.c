@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +15,7 @@ struct pat {
 	enum shape shape;
 	char *s; /* the literal part (PREFIX, SUFFIX, INFIX) */
 	size_t len;
+	uint64_t pairs[2]; /* INFIX: its literal's pairs of bytes (pair_bits()) */
 };
 
 struct globset {
@@ -29,6 +32,22 @@ static int literal(const char *s, size_t len)
 	return 1;
 }
 
+/*
+ * The pairs of adjacent bytes in [s, s + len), hashed to 128 bits. A name
+ * holds an infix only if it holds each of the infix's pairs, so a pattern
+ * whose bits the name lacks is passed by without strstr(): most of them,
+ * for lists of short infixes ("*rcu*", "*spin_*") against kernel names.
+ */
+static void pair_bits(const char *s, size_t len, uint64_t bits[2])
+{
+	bits[0] = bits[1] = 0;
+	for (size_t i = 1; i < len; i++) {
+		unsigned int h = ((unsigned char)s[i - 1] * 31u + (unsigned char)s[i]) & 127;
+
+		bits[h >> 6] |= 1ull << (h & 63);
+	}
+}
+
 static int compile(struct pat *p, const char *glob)
 {
 	size_t n = strlen(glob);
@@ -43,6 +62,7 @@ static int compile(struct pat *p, const char *glob)
 		p->shape = INFIX;
 		p->len = n - 2;
 		p->s = strndup(glob + 1, n - 2);
+		pair_bits(glob + 1, n - 2, p->pairs);
 	} else if (n >= 1 && glob[n - 1] == '*' && literal(glob, n - 1)) {
 		p->shape = PREFIX;
 		p->len = n - 1;
@@ -95,6 +115,8 @@ void globset__free(struct globset *g)
 const char *globset__match(const struct globset *g, const char *name)
 {
 	size_t len = (size_t)-1; /* strlen(name), once needed */
+	uint64_t pairs[2];
+	bool paired = false; /* pairs holds the name's */
 
 	if (!g || !name)
 		return NULL;
@@ -115,7 +137,14 @@ const char *globset__match(const struct globset *g, const char *name)
 			hit = len >= p->len && !memcmp(name + len - p->len, p->s, p->len);
 			break;
 		case INFIX:
-			hit = strstr(name, p->s) != NULL;
+			if (!paired) {
+				if (len == (size_t)-1)
+					len = strlen(name);
+				pair_bits(name, len, pairs);
+				paired = true;
+			}
+			hit = !(p->pairs[0] & ~pairs[0]) && !(p->pairs[1] & ~pairs[1]) &&
+			      strstr(name, p->s) != NULL;
 			break;
 		default:
 			hit = !fnmatch(p->glob, name, 0);

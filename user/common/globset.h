@@ -4,7 +4,8 @@
  * list and the wide net's hot list, each against every traceable function
  * of the kernel (about 40 000) at start. Each pattern's shape is found
  * once, so the common ones ("name", "prefix*", "*suffix", "*infix*") cost
- * a strcmp, strncmp or strstr; the others go to fnmatch().
+ * a strcmp, strncmp or memcmp, or a strstr where the name holds every
+ * pair of adjacent bytes of the infix; the others go to fnmatch().
  */
 #ifndef BG_GLOBSET_H
 #define BG_GLOBSET_H
