@@ -205,7 +205,14 @@ $(WL): tests/vm/wl.c | $(DEPS_STAMP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -static -std=gnu11 $(WARNINGS) -O2 -D_GNU_SOURCE -pthread $< -o $@
 
-check: $(UNIT_BINS) $(SAN_BINS) $(FUZZ_BINS) $(OUTPUT)/bpfgraph $(WL)
+# The guest's comparison of the two symbol readers (tests/vm/ksymcmp.c).
+KSYMCMP := $(OUTPUT)/vm/ksymcmp
+$(KSYMCMP): tests/vm/ksymcmp.c $(OUTPUT)/libbpfgraph.a | $(DEPS_STAMP)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -static $(LDFLAGS) $^ $(LIBS) -o $@
+
+check: $(UNIT_BINS) $(SAN_BINS) $(FUZZ_BINS) $(OUTPUT)/bpfgraph $(WL) $(KSYMCMP)
 	$(Q)OUTPUT=$(OUTPUT) FUZZ_SECONDS=$(FUZZ_SECONDS) tools/check.sh
 
 demo: $(OUTPUT)/bpfgraph $(WL)

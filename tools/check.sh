@@ -225,7 +225,7 @@ BG_VM_SECOND_BOOT=${BG_VM_SECOND_BOOT-6.1:stop_bounds 6.1:soak 6.1:no_leftovers}
 # about 13 minutes of guest time each there, an hour on 6.1 (each plan's
 # trampolines linked one by one), which CI's hour has no room for.
 BG_VM_KERNELS=${BG_VM_KERNELS-6.12 7.3}
-BG_VM_KERNEL_SCENARIOS=${BG_VM_KERNEL_SCENARIOS:-fidelity fidelity_more dry_run_errors}
+BG_VM_KERNEL_SCENARIOS=${BG_VM_KERNEL_SCENARIOS:-fidelity fidelity_more dry_run_errors ksyms_kcore}
 # The kernel of the hook-tier bench's short run ("": none).
 BG_TIERS_KERNEL=${BG_TIERS_KERNEL-6.12}
 

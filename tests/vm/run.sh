@@ -33,7 +33,8 @@
 #                    its bench-clock says (tests/bench/run.sh on icount:
 #                    costs in instructions, not in emulation time)
 #   BG_VM_CPU        QEMU's -cpu under TCG (max)
-#   BG_VM_MODULES    modules to load, relative to kernel/ (fs/binfmt_misc.ko)
+#   BG_VM_MODULES    modules to load, relative to kernel/ (fs/binfmt_misc.ko
+#                    fs/romfs/romfs.ko fs/nls/nls_utf8.ko)
 #   BG_VM_TOOLS      host programs to copy into the guest with their
 #                    libraries, for a diagnosis (e.g. "perf strace"; none)
 #   BG_VM_QUIET=1    do not echo guest progress lines
@@ -149,7 +150,7 @@ add_busybox() {
 
 add_modules() {
 	local ir=$1 m src dst
-	for m in ${BG_VM_MODULES-fs/binfmt_misc.ko}; do
+	for m in ${BG_VM_MODULES-fs/binfmt_misc.ko fs/romfs/romfs.ko fs/nls/nls_utf8.ko}; do
 		dst=$ir/lib/modules/$kver/bench/$(basename "$m")
 		mkdir -p "$(dirname "$dst")"
 		for src in "$modules/kernel/$m" "$modules/kernel/$m.xz" "$modules/kernel/$m.zst"; do
@@ -202,6 +203,8 @@ build_base() {
 	add_busybox "$ir"
 	[ -x "$wl" ] || die "$wl missing (make $OUTPUT/vm/wl)"
 	install -m 0755 "$wl" "$ir/bin/wl"
+	# The symbol readers' comparison (scenario ksyms_kcore), where built.
+	[ ! -x "$OUTPUT/vm/ksymcmp" ] || install -m 0755 "$OUTPUT/vm/ksymcmp" "$ir/bin/ksymcmp"
 	if [ -x "$bpfgraph" ]; then
 		install -m 0755 "$bpfgraph" "$ir/bin/bpfgraph"
 	else

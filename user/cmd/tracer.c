@@ -62,16 +62,6 @@ static int load_kernel(struct kernel *k, const struct bg_opts *o)
 	struct tier_request tr = { o->hook, o->wide, o->no_discovery, false };
 	char why[256] = "";
 
-	k->ks = ksyms__load(NULL);
-	if (!k->ks) {
-		fprintf(stderr, "bpfgraph: cannot read /proc/kallsyms: %s\n", strerror(errno));
-		return -errno;
-	}
-	if (ksyms__hidden(k->ks)) {
-		fprintf(stderr, "bpfgraph: kernel addresses are hidden (kptr_restrict): "
-			"run as root\n");
-		return -EPERM;
-	}
 	k->kb = kbtf__load(NULL);
 	if (!k->kb) {
 		fprintf(stderr, "bpfgraph: kernel BTF not found (/sys/kernel/btf/vmlinux): "
@@ -83,6 +73,24 @@ static int load_kernel(struct kernel *k, const struct bg_opts *o)
 		fprintf(stderr, "bpfgraph: cannot read kernel text (/proc/kcore: %s): "
 			"callees are not discovered, only -G and -a functions are traced\n",
 			strerror(errno));
+	/* From kernel memory where it can be read, else as the kernel prints them. */
+	k->ks = ksyms__load_kcore(k->kt, kbtf__btf(k->kb, NULL));
+	if (!k->ks && o->verbosity)
+		fprintf(stderr, "bpfgraph: kernel symbols not read from kernel memory (%s): "
+			"reading /proc/kallsyms\n", strerror(errno));
+	if (!k->ks)
+		k->ks = ksyms__load(NULL);
+	if (k->ks && o->verbosity > 1)
+		fprintf(stderr, "bpfgraph: kernel symbols from %s\n", ksyms__source(k->ks));
+	if (!k->ks) {
+		fprintf(stderr, "bpfgraph: cannot read /proc/kallsyms: %s\n", strerror(errno));
+		return -errno;
+	}
+	if (ksyms__hidden(k->ks)) {
+		fprintf(stderr, "bpfgraph: kernel addresses are hidden (kptr_restrict): "
+			"run as root\n");
+		return -EPERM;
+	}
 	if (k->kt) {
 		k->ops = kops__new(k->kb, k->ks, k->kt);
 		if (!k->ops && errno == ENOMEM)

@@ -6,16 +6,7 @@
 #include <unistd.h>
 
 #include "ksyms.h"
-
-struct ksyms {
-	struct ksym *syms; /* sorted by address */
-	size_t n, cap;
-	size_t *by_name; /* indexes sorted by name */
-	char *strs; /* all names and modules, NUL separated */
-	size_t strs_len, strs_cap;
-	int hidden;
-	uint64_t data[KSYMS_DATA_NR]; /* ksyms_data_names' addresses, 0: not listed */
-};
+#include "ksyms_int.h"
 
 /*
  * The few data symbols (vmlinux's, by name) that bpfgraph reads kernel
@@ -25,12 +16,12 @@ static const char *const ksyms_data_names[KSYMS_DATA_NR] = {
 	[KSYMS_FTRACE_PAGES] = "ftrace_pages_start",
 };
 
-static int is_text(char t)
+int ksyms_is_text(char t)
 {
 	return t == 't' || t == 'T' || t == 'w' || t == 'W';
 }
 
-static long strs_add(struct ksyms *ks, const char *s)
+long ksyms_strs_add(struct ksyms *ks, const char *s)
 {
 	size_t len = strlen(s) + 1;
 	long off;
@@ -53,8 +44,7 @@ static long strs_add(struct ksyms *ks, const char *s)
 	return off;
 }
 
-/* Names are stored as offsets while the string pool may still move; moff: the module's, or -1. */
-static int add_sym(struct ksyms *ks, uint64_t addr, char type, const char *name, long moff)
+int ksyms_add_sym(struct ksyms *ks, uint64_t addr, char type, const char *name, long moff)
 {
 	struct ksym *s;
 	long noff;
@@ -68,7 +58,7 @@ static int add_sym(struct ksyms *ks, uint64_t addr, char type, const char *name,
 		ks->syms = n;
 		ks->cap = cap;
 	}
-	noff = strs_add(ks, name);
+	noff = ksyms_strs_add(ks, name);
 	if (noff < 0)
 		return (int)noff;
 	s = &ks->syms[ks->n++];
@@ -87,7 +77,7 @@ static int cmp_addr(const void *a, const void *b)
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	/* Prefer text symbols first at the same address. */
-	return is_text(y->type) - is_text(x->type);
+	return ksyms_is_text(y->type) - ksyms_is_text(x->type);
 }
 
 /*
@@ -222,7 +212,7 @@ static int sort_by_name(struct ksyms *ks)
 	return 0;
 }
 
-static int finish(struct ksyms *ks)
+int ksyms_finish(struct ksyms *ks)
 {
 	size_t i, j = 0;
 
@@ -280,6 +270,13 @@ static int keep_data(struct ksyms *ks, uint64_t addr, char type, const char *nam
 	return 0;
 }
 
+void ksyms_keep_named(struct ksyms *ks, uint64_t addr, const char *name)
+{
+	for (int i = 0; i < KSYMS_DATA_NR; i++)
+		if (!strcmp(name, ksyms_data_names[i]))
+			ks->data[i] = addr;
+}
+
 /*
  * One line of kallsyms: "ADDR TYPE NAME[\t[MODULE]]". Only text symbols
  * are kept, and the data symbols of keep_data(). The last module seen is reused, as a module's symbols come
@@ -301,7 +298,7 @@ static int parse_line(struct ksyms *ks, char *line, long *last_mod)
 		return 0;
 	type = p[1];
 	name = p + 3;
-	if (!is_text(type))
+	if (!ksyms_is_text(type))
 		return keep_data(ks, addr, type, name);
 	p = name + strcspn(name, "\t \n");
 	if (p == name)
@@ -326,11 +323,11 @@ static int parse_line(struct ksyms *ks, char *line, long *last_mod)
 		moff = -1;
 	else if (*last_mod >= 0 && !strcmp(ks->strs + *last_mod, mod))
 		moff = *last_mod;
-	else if ((moff = strs_add(ks, mod)) < 0)
+	else if ((moff = ksyms_strs_add(ks, mod)) < 0)
 		return (int)moff;
 	else
 		*last_mod = moff;
-	return add_sym(ks, addr, type, name, moff);
+	return ksyms_add_sym(ks, addr, type, name, moff);
 }
 
 /*
@@ -396,8 +393,9 @@ struct ksyms *ksyms__load(const char *path)
 	}
 	err = parse_all(ks, fd);
 	close(fd);
+	ks->source = path ? "a file in kallsyms' format" : "/proc/kallsyms";
 	if (!err)
-		err = finish(ks);
+		err = ksyms_finish(ks);
 	if (err) {
 		ksyms__free(ks);
 		errno = -err;
@@ -414,6 +412,11 @@ void ksyms__free(struct ksyms *ks)
 	free(ks->by_name);
 	free(ks->strs);
 	free(ks);
+}
+
+const char *ksyms__source(const struct ksyms *ks)
+{
+	return ks->source;
 }
 
 size_t ksyms__count(const struct ksyms *ks)

@@ -16,8 +16,19 @@ struct ksym {
 
 struct ksyms;
 
+struct btf;
+struct ktext;
+
 /* path NULL: /proc/kallsyms. NULL + errno on failure. */
 struct ksyms *ksyms__load(const char *path);
+/*
+ * The same table read from kernel memory (ksyms_kcore.c), without the
+ * kernel's formatting of /proc/kallsyms; btf: vmlinux's, for the module
+ * list. NULL + errno where it cannot be read or checked.
+ */
+struct ksyms *ksyms__load_kcore(struct ktext *kt, const struct btf *btf);
+/* Where the symbols came from, for -v. */
+const char *ksyms__source(const struct ksyms *ks);
 void ksyms__free(struct ksyms *ks);
 size_t ksyms__count(const struct ksyms *ks);
 const struct ksym *ksyms__at(const struct ksyms *ks, size_t i);

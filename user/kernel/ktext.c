@@ -23,6 +23,7 @@ struct ktext {
 	int fd;
 	struct kseg *segs;
 	size_t nsegs;
+	uint64_t note_off, note_size; /* the PT_NOTE segment, size 0: none */
 };
 
 static int load_segments(struct ktext *kt)
@@ -45,7 +46,13 @@ static int load_segments(struct ktext *kt)
 	for (i = 0; i < n; i++) {
 		GElf_Phdr ph;
 
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			continue;
+		if (ph.p_type == PT_NOTE && !kt->note_size) {
+			kt->note_off = ph.p_offset;
+			kt->note_size = ph.p_filesz;
+		}
+		if (ph.p_type != PT_LOAD)
 			continue;
 		kt->segs[kt->nsegs++] = (struct kseg){ ph.p_vaddr, ph.p_filesz, ph.p_offset };
 	}
@@ -101,6 +108,47 @@ int ktext__read(struct ktext *kt, uint64_t addr, void *buf, size_t len)
 		return (size_t)r == len ? 0 : -EIO;
 	}
 	return -ERANGE;
+}
+
+/* ELF notes are 4-byte aligned: name and descriptor padded to it. */
+#define NOTE_ALIGN(x) (((x) + 3) & ~(size_t)3)
+
+int ktext__note(struct ktext *kt, const char *name, char *buf, size_t cap)
+{
+	size_t size = kt->note_size, at = 0, want = strlen(name) + 1;
+	char *notes;
+	int err = -ENOENT;
+
+	/* /proc/kcore's notes are a few KiB: a bound against a corrupt header. */
+	if (!size || size > (1u << 20) || !cap)
+		return -ENOENT;
+	notes = malloc(size);
+	if (!notes)
+		return -ENOMEM;
+	if (pread(kt->fd, notes, size, (off_t)kt->note_off) != (ssize_t)size) {
+		free(notes);
+		return -EIO;
+	}
+	while (at + sizeof(Elf64_Nhdr) <= size) {
+		Elf64_Nhdr nh;
+		size_t desc;
+
+		memcpy(&nh, notes + at, sizeof(nh));
+		desc = at + sizeof(nh) + NOTE_ALIGN(nh.n_namesz);
+		if (nh.n_namesz > size || nh.n_descsz > size || desc + nh.n_descsz > size)
+			break;
+		if (nh.n_namesz == want && !memcmp(notes + at + sizeof(nh), name, want)) {
+			size_t n = nh.n_descsz < cap - 1 ? nh.n_descsz : cap - 1;
+
+			memcpy(buf, notes + desc, n);
+			buf[n] = 0;
+			err = (int)n;
+			break;
+		}
+		at = desc + NOTE_ALIGN(nh.n_descsz);
+	}
+	free(notes);
+	return err;
 }
 
 int ktext__read_ahead(struct ktext *kt, struct ktext_window *w, uint64_t addr, void *buf,

@@ -20,6 +20,12 @@ struct ktext *ktext__open(const char *path);
 void ktext__close(struct ktext *kt);
 /* Reads len bytes at kernel address addr: 0 or -errno (-ERANGE: unmapped). */
 int ktext__read(struct ktext *kt, uint64_t addr, void *buf, size_t len);
+/*
+ * The descriptor of the first ELF note called name (/proc/kcore has
+ * "VMCOREINFO": the kernel's KEY=VALUE lines for crash dump tools), NUL
+ * terminated in buf: its length, or -errno (-ENOENT: no such note).
+ */
+int ktext__note(struct ktext *kt, const char *name, char *buf, size_t cap);
 
 /*
  * A caller's read-ahead over kernel text, for scans in address order
