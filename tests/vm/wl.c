@@ -33,6 +33,13 @@
  *     fifo N       open /tmp/bpfgraph-wl.fifo for reading N times (each open
  *                  waits in the kernel for a writer)
  *     sleep MS     sleep MS milliseconds
+ *     timer N      arm a one-shot timerfd 1 ms ahead and read its expiry,
+ *                  N times (one descriptor)
+ *     execfail N   execveat() a file that is executable but of no known
+ *                  format (/tmp/bpfgraph-wl.noexec, made at first): each
+ *                  call tries the binary formats and fails, N times
+ *     epoll N      epoll_wait() on a pipe with a byte in it (ready at
+ *                  once), N times
  *     spin MS      burn CPU in user space for MS milliseconds
  *   Several commands may follow each other: wl openmiss 3 getpid 5.
  *   --stop: stop (SIGSTOP) before running, so a tracer can be set up from
@@ -44,15 +51,18 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
 #include <linux/futex.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <pthread.h>
 #include <time.h>
@@ -555,6 +565,65 @@ static int do_readloop(long ms)
 	return 0;
 }
 
+static int do_timer(long n)
+{
+	struct itimerspec its = { .it_value = { 0, 1000000L } };
+	uint64_t expired;
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+
+	if (fd < 0)
+		fail("timerfd_create: %s", strerror(errno));
+	for (long i = 0; i < n; i++) {
+		if (timerfd_settime(fd, 0, &its, NULL))
+			fail("timerfd_settime: %s", strerror(errno));
+		if (read(fd, &expired, sizeof(expired)) != sizeof(expired))
+			fail("read timerfd: %s", strerror(errno));
+	}
+	close(fd);
+	return 0;
+}
+
+#define WL_NOEXEC "/tmp/bpfgraph-wl.noexec"
+
+/*
+ * execveat() by descriptor, not execve(): the command's own start is an
+ * execve() of the traced task, which -G __x64_sys_execveat leaves out.
+ */
+static int do_execfail(long n)
+{
+	static const char junk[] = "not a program, no #! and no ELF header\n";
+	char *argv[] = { (char *)WL_NOEXEC, NULL }, *envp[] = { NULL };
+	int fd = open(WL_NOEXEC, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+
+	if (fd < 0 || write(fd, junk, sizeof(junk) - 1) != (ssize_t)sizeof(junk) - 1)
+		fail("%s: %s", WL_NOEXEC, strerror(errno));
+	close(fd);
+	fd = open(WL_NOEXEC, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fail("%s: %s", WL_NOEXEC, strerror(errno));
+	for (long i = 0; i < n; i++)
+		if (syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH) == 0 || errno != ENOEXEC)
+			fail("execveat %s: %s, expected ENOEXEC", WL_NOEXEC, strerror(errno));
+	close(fd);
+	return 0;
+}
+
+static int do_epoll(long n)
+{
+	struct epoll_event ev = { .events = EPOLLIN }, out;
+	int p[2], ep = epoll_create1(EPOLL_CLOEXEC);
+
+	if (ep < 0 || pipe(p) || write(p[1], "x", 1) != 1 || epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev))
+		fail("epoll set-up: %s", strerror(errno));
+	for (long i = 0; i < n; i++)
+		if (epoll_wait(ep, &out, 1, 1000) != 1)
+			fail("epoll_wait: %s", strerror(errno));
+	close(p[0]);
+	close(p[1]);
+	close(ep);
+	return 0;
+}
+
 static const struct cmd {
 	const char *name;
 	int (*fn)(long n);
@@ -565,7 +634,8 @@ static const struct cmd {
 	{ "mmap", do_mmap },	     { "fault", do_fault }, { "mprotect", do_mprotect },
 	{ "write", do_write },	     { "stat", do_stat },   { "readdir", do_readdir },
 	{ "futex", do_futex },	     { "kill", do_kill },   { "fork", do_fork },
-	{ "pause", do_pause },	     { "fifo", do_fifo },
+	{ "pause", do_pause },	     { "fifo", do_fifo },   { "timer", do_timer },
+	{ "execfail", do_execfail }, { "epoll", do_epoll },
 };
 
 static int usage(void)

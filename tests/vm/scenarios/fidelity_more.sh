@@ -1,8 +1,9 @@
 #!/bin/sh
 # More of the fidelity suite (tests/vm/lib/fidelity.sh runs them), across
 # subsystems: memory mappings and their faults, file writes, metadata
-# and directories, futexes, signals, fork, the sleep path and packet
-# receive in softirq (their removal: fidelity_munmap). CI runs it on 6.12
+# and directories, futexes, signals, fork, the sleep path, packet
+# receive in softirq, timers, a failed exec (every binary format tried,
+# binfmt_misc's among them) and epoll (their removal: fidelity_munmap). CI runs it on 6.12
 # and 7.3 (tools/check.sh's BG_VM_KERNEL_SCENARIOS), not on 6.1, where it
 # takes about an hour of guest time: BG_VM_KERNEL=6.1 tests/vm/run.sh
 # fidelity_more.
@@ -24,3 +25,6 @@ run_case kill __x64_sys_kill kill 1
 run_case fork kernel_clone fork 1
 run_case sleep do_nanosleep sleep 1
 run_case udprecv ip_rcv udp 1
+run_case timer __x64_sys_timerfd_settime timer 1
+run_case execfail __x64_sys_execveat execfail 1
+run_case epoll __x64_sys_epoll_wait epoll 1
