@@ -39,8 +39,10 @@ struct wide_opts {
 	 * Hook the hot functions by a link of their own (see hot_globs in
 	 * wide.c): where fprobe is built on ftrace ops (each link its own
 	 * ops). Where it runs on the function graph tracer (6.14+), links
-	 * share one filter that each new link updates as a whole: two cost
-	 * more than one (docs/kernels.md, "The wide net").
+	 * share one filter that each new link updates as a whole: a second
+	 * link of all of them cost more than one (docs/kernels.md, "The wide
+	 * net"); the second link there holds only what the text patching
+	 * runs (patch_globs in wide.c).
 	 */
 	bool split_hot;
 	/*
@@ -78,7 +80,7 @@ struct wide_stats {
 	size_t denied; /* traceable, left out: on the tracer's own path */
 	const char *source; /* where the traceable functions were listed */
 	long records; /* ftrace's records read (source: kernel memory), -errno: failed */
-	int links; /* the net's links: 1, 2 with wide_opts.split_hot, 3 with an entry-only part */
+	int links; /* the net's links: 2 (cold, hot), 1 without a hot function, +1 entry-only part */
 	size_t entry_only; /* of funcs: hooked without a return (wide_opts.mem_budget) */
 	size_t decoded; /* functions whose code was read to choose them */
 	double choose_s; /* ... and the time that took */

@@ -24,12 +24,12 @@ struct wide {
 	uint32_t gen;
 	const struct ksym **sym; /* the table, by address */
 	size_t n, cap;
-	uint8_t *hot; /* by table index: matches hot_globs (split_hot), else NULL */
+	uint8_t *hot; /* by table index: in the hot link (hot_globs with split_hot, patch_globs) */
 	uint8_t *full; /* by table index: its return hooked too (wide_choose_full()) */
 	uint64_t *planned; /* functions with links of their own, by address */
 	size_t nplanned;
 	int link_fd; /* the net, less its hot functions */
-	int hot_fd; /* its hot functions (hot_globs) */
+	int hot_fd; /* its hot functions (find_hot()) */
 	int part_fd; /* its entry-only part (wide_opts.mem_budget) */
 	int keep_fd; /* what stays of the net once narrowed (wide__narrow) */
 	pid_t closer; /* the child closing the net (wide__detach_async), 0: none */
@@ -38,7 +38,7 @@ struct wide {
 	struct wide_stats st;
 };
 
-/* The function at table position i matches hot_globs (split_hot). */
+/* The function at table position i goes to the hot link (see find_hot()). */
 static inline bool wide_is_hot(const struct wide *w, size_t i)
 {
 	return w->hot && w->hot[i];
