@@ -41,6 +41,7 @@
 #define VMCOREINFO_MAX (16 * 1024)
 #define MAX_ANCHORS 32
 #define NAME_MAX_LEN 512 /* KSYM_NAME_LEN */
+#define TEXT_MAX (NAME_MAX_LEN + 1) /* a symbol's type and name */
 
 struct anchor {
 	const char *name;
@@ -198,7 +199,7 @@ static int expand(const struct core *c, const uint8_t *tok, size_t len, char *ou
 		if (c->tindex[tok[i]] >= c->ttable_len)
 			return -EINVAL;
 		while (*t) {
-			if (n >= NAME_MAX_LEN)
+			if (n >= TEXT_MAX)
 				return -EINVAL;
 			out[n++] = *t++;
 		}
@@ -224,8 +225,8 @@ static int decode_names(struct core *c, struct ksyms *ks, uint32_t *first_kept)
 {
 	struct ktext_window win = { 0 };
 	uint64_t at = c->names;
-	uint8_t tok[2 + 256];
-	char text[NAME_MAX_LEN + 1];
+	uint8_t tok[2 + TEXT_MAX];
+	char text[TEXT_MAX + 1];
 	int err = 0;
 
 	*first_kept = (uint32_t)ks->n;
@@ -409,6 +410,9 @@ static int walk_modules(struct ktext *kt, const struct btf *btf, uint64_t head, 
 		if (!err)
 			err = ktext__read(kt, mod + (uint64_t)l.kallsyms, &kp, sizeof(kp));
 		name[MODULE_NAME_BYTES] = 0;
+		/* A module freed under the walk reads as anything: give up on it. */
+		if (!err && (state < 0 || state > MODULE_STATE_UNFORMED))
+			err = -EINVAL;
 		if (!err && state != MODULE_STATE_UNFORMED && kp)
 			err = one_module(kt, &l, kp, name, ks);
 		cur = next;
