@@ -957,6 +957,37 @@ static void test_plan_live_host(void **state)
 	ktext__close(o.kt);
 }
 
+/* ksyms__with_prefix(): every symbol with the prefix, in address order, by the name index. */
+static void test_ksyms_with_prefix(void **state)
+{
+	struct ksyms *ks = ksyms__load(BG_SRCDIR "/tests/golden/kallsyms.txt");
+	static const char *const prefixes[] = { "alpha", "b", "bm_", "", "zzz", "_stext", NULL };
+	size_t *pos;
+
+	(void)state;
+	assert_non_null(ks);
+	for (int k = 0; prefixes[k]; k++) {
+		size_t len = strlen(prefixes[k]), want = 0;
+		long n = ksyms__with_prefix(ks, prefixes[k], len, &pos);
+
+		for (size_t i = 0; i < ksyms__count(ks); i++)
+			want += !strncmp(ksyms__at(ks, i)->name, prefixes[k], len);
+		assert_int_equal(n, (long)want);
+		for (long i = 0; i < n; i++) {
+			assert_int_equal(strncmp(ksyms__at(ks, pos[i])->name, prefixes[k], len), 0);
+			if (i)
+				assert_true(pos[i - 1] < pos[i]);
+		}
+		free(pos);
+	}
+	/* "alpha" and "alpha_alias"; "b": beta and the module's two bm_ functions. */
+	assert_int_equal(ksyms__with_prefix(ks, "alpha", 5, &pos), 2);
+	free(pos);
+	assert_int_equal(ksyms__with_prefix(ks, "b", 1, &pos), 3);
+	free(pos);
+	ksyms__free(ks);
+}
+
 /*
  * globset__match() answers as the first pattern fnmatch() accepts would;
  * among the names, some hold every pair of bytes of an infix but not the
@@ -1029,6 +1060,7 @@ int main(void)
 		cmocka_unit_test(test_kcode_calls_to_join),
 		cmocka_unit_test(test_deny_list),
 		cmocka_unit_test(test_ktext_read_ahead),
+		cmocka_unit_test(test_ksyms_with_prefix),
 		cmocka_unit_test(test_plan_duplicate_names),
 		cmocka_unit_test(test_plan_max_funcs),
 		cmocka_unit_test(test_plan_shared_leaf),

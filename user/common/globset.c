@@ -13,7 +13,7 @@ enum shape { EXACT, PREFIX, SUFFIX, INFIX, FNMATCH };
 struct pat {
 	const char *glob;
 	enum shape shape;
-	char *s; /* the literal part (PREFIX, SUFFIX, INFIX) */
+	char *s; /* the literal part (PREFIX, SUFFIX, INFIX), FNMATCH's literal start */
 	size_t len;
 	uint64_t pairs[2]; /* INFIX: its literal's pairs of bytes (pair_bits()) */
 };
@@ -72,7 +72,9 @@ static int compile(struct pat *p, const char *glob)
 		p->len = n - 1;
 		p->s = strndup(glob + 1, n - 1);
 	} else {
-		return 0;
+		/* FNMATCH: its literal start, which a name must begin with first. */
+		p->len = strcspn(glob, "*?[\\");
+		p->s = strndup(glob, p->len);
 	}
 	return p->s ? 0 : -ENOMEM;
 }
@@ -147,7 +149,7 @@ const char *globset__match(const struct globset *g, const char *name)
 			      strstr(name, p->s) != NULL;
 			break;
 		default:
-			hit = !fnmatch(p->glob, name, 0);
+			hit = !strncmp(p->s, name, p->len) && !fnmatch(p->glob, name, 0);
 			break;
 		}
 		if (hit)

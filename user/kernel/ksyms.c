@@ -489,6 +489,35 @@ const struct ksym *ksyms__find_name(const struct ksyms *ks, const char *name,
 	return NULL;
 }
 
+static int by_pos(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+long ksyms__with_prefix(const struct ksyms *ks, const char *prefix, size_t len, size_t **pos)
+{
+	size_t lo, n = 0;
+	char *key = strndup(prefix, len);
+
+	*pos = NULL;
+	if (!key)
+		return -ENOMEM;
+	/* Names beginning with the prefix follow its lower bound in name order. */
+	lo = name_lower_bound(ks, key);
+	free(key);
+	while (lo + n < ks->n && !strncmp(ks->syms[ks->by_name[lo + n]].name, prefix, len))
+		n++;
+	*pos = malloc((n ? n : 1) * sizeof(**pos));
+	if (!*pos)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		(*pos)[i] = ks->by_name[lo + i];
+	qsort(*pos, n, sizeof(**pos), by_pos);
+	return (long)n;
+}
+
 size_t ksyms__name_count(const struct ksyms *ks, const char *name, const char *module)
 {
 	size_t n = 0;

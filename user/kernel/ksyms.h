@@ -43,6 +43,12 @@ const struct ksym *ksyms__find_name(const struct ksyms *ks, const char *name,
  * than one means it may land on another function than the one planned.
  */
 size_t ksyms__name_count(const struct ksyms *ks, const char *name, const char *module);
+/*
+ * The positions (for ksyms__at(), ascending: address order) of the text
+ * symbols whose name begins with the len bytes at prefix, in a malloc'd
+ * *pos: their count, or -ENOMEM. By the name index, not a scan.
+ */
+long ksyms__with_prefix(const struct ksyms *ks, const char *prefix, size_t len, size_t **pos);
 /* Data symbols kept by name (the rest of kallsyms' data is not). */
 enum ksyms_data {
 	KSYMS_FTRACE_PAGES, /* ftrace's list of its records (struct ftrace_page *) */

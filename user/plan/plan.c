@@ -564,28 +564,36 @@ static void suggest(const struct plan_opts *o, const char *glob)
 static int add_glob(struct plan *p, const struct plan_opts *o, struct symset *seen,
 		    const char *glob, enum plan_why why, uint8_t *code)
 {
-	size_t first = p->ncands, matched = 0, usable = 0;
+	size_t first = p->ncands, matched = 0, usable = 0, *pos = NULL;
 	/* Compiled: a plain name or "prefix*" costs a compare per kernel symbol, not fnmatch(). */
 	const char *one[2] = { glob, NULL };
 	struct globset *g = globset__new(one);
-	int err;
+	/* Only names with the glob's literal start can match: those, by the name index. */
+	size_t lit = strcspn(glob, "*?[\\");
+	long n = lit ? ksyms__with_prefix(o->ks, glob, lit, &pos) : (long)ksyms__count(o->ks);
+	int err = 0;
 
-	if (!g)
-		return -errno;
-	for (size_t i = 0; i < ksyms__count(o->ks) && !p->over_limit; i++) {
-		const struct ksym *s = ksyms__at(o->ks, i);
+	if (!g || n < 0) {
+		err = !g ? -errno : (int)n;
+		goto out;
+	}
+	/* In address order either way, as the plan lists its candidates. */
+	for (long i = 0; i < n && !p->over_limit; i++) {
+		const struct ksym *s = ksyms__at(o->ks, pos ? pos[i] : (size_t)i);
 		struct plan_cand c = { .sym = s, .why = why, .glob = glob };
 
 		if (!globset__match(g, s->name))
 			continue;
 		matched++;
 		err = add_cand(p, o, seen, c, code);
-		if (err < 0) {
-			globset__free(g);
-			return err;
-		}
+		if (err < 0)
+			goto out;
 	}
+out:
 	globset__free(g);
+	free(pos);
+	if (err < 0)
+		return err;
 	for (size_t i = first; i < p->ncands; i++)
 		usable += p->cands[i].skip == PS_NONE;
 	if (!matched && why == PW_IRQ)
