@@ -7,8 +7,10 @@
  * pseudo-modules /proc/kallsyms lists after the modules ([bpf],
  * [__builtin__ftrace], [__builtin__kprobes]) are left out of the
  * comparison, as the kernel-memory reader does not read them, and so is
- * the extent of a symbol that one of them follows. Prints "KEY value"
- * lines; exit 0 when it could compare, whatever it found.
+ * the extent of a symbol whose next address is one of theirs (kprobes'
+ * instruction pages, BPF programs and trampolines lie among the modules).
+ * Prints "KEY value" lines; exit 0 when it could compare, whatever it
+ * found.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -61,8 +63,15 @@ static void compare(const struct ksyms *a, const struct ksyms *b)
 			continue;
 		}
 		if (x && y && x->addr == y->addr && !strcmp(x->name, y->name)) {
-			const struct ksym *next = i + 1 < na ? ksyms__at(a, i + 1) : NULL;
-			int size_ok = x->size == y->size || pseudo(next);
+			/* The extent runs to the next address (aliases such as cleanup_module share x's). */
+			size_t k = i + 1;
+			const struct ksym *next;
+			int size_ok;
+
+			while (k < na && ksyms__at(a, k)->addr == x->addr)
+				k++;
+			next = k < na ? ksyms__at(a, k) : NULL;
+			size_ok = x->size == y->size || pseudo(next);
 
 			if (x->type != y->type || !same_module(x, y) || !size_ok) {
 				if (diff++ < 10) {
