@@ -194,10 +194,11 @@ static int expand(const struct core *c, const uint8_t *tok, size_t len, char *ou
 	size_t n = 0;
 
 	for (size_t i = 0; i < len; i++) {
-		const char *t = c->ttable + c->tindex[tok[i]];
+		const char *t;
 
 		if (c->tindex[tok[i]] >= c->ttable_len)
 			return -EINVAL;
+		t = c->ttable + c->tindex[tok[i]];
 		while (*t) {
 			if (n >= TEXT_MAX)
 				return -EINVAL;
