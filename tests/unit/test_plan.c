@@ -1037,6 +1037,30 @@ static void test_globset_as_fnmatch(void **state)
 	}
 	assert_null(globset__match(g, NULL));
 	globset__free(g);
+	/* More patterns than one 64-bit mask holds: the list order still decides. */
+	{
+		char bufs[70][8];
+		const char *many[72];
+		static const char *const probe[] = { "p65x", "p6", "p69", "zq", "p0", "", NULL };
+
+		for (int i = 0; i < 70; i++) {
+			snprintf(bufs[i], sizeof(bufs[i]), "p%d*", 69 - i);
+			many[i] = bufs[i];
+		}
+		many[70] = "*";
+		many[71] = NULL;
+		g = globset__new(many);
+		assert_non_null(g);
+		for (int j = 0; probe[j]; j++) {
+			const char *want = NULL;
+
+			for (int i = 0; many[i] && !want; i++)
+				if (!fnmatch(many[i], probe[j], 0))
+					want = many[i];
+			assert_ptr_equal(globset__match(g, probe[j]), want);
+		}
+	}
+	globset__free(g);
 	g = globset__new((const char *const[]){ NULL });
 	assert_non_null(g);
 	assert_null(globset__match(g, "x"));

@@ -21,6 +21,13 @@ struct pat {
 struct globset {
 	struct pat *p;
 	size_t n;
+	size_t words; /* 64-bit words of a pattern mask */
+	/*
+	 * By a name's first byte, a mask of the patterns it may match (bit i:
+	 * pattern i): a pattern with a literal start only under that start's
+	 * byte, the others under every byte. 256 masks of words each.
+	 */
+	uint64_t *by_first;
 };
 
 /* No metacharacter of fnmatch() in [s, s + len)? */
@@ -79,6 +86,31 @@ static int compile(struct pat *p, const char *glob)
 	return p->s ? 0 : -ENOMEM;
 }
 
+/* The byte a name must begin with to match p, or -1 when any may. */
+static int first_byte(const struct pat *p)
+{
+	if (p->shape == EXACT)
+		return (unsigned char)p->glob[0];
+	if ((p->shape == PREFIX || p->shape == FNMATCH) && p->len)
+		return (unsigned char)p->s[0];
+	return -1;
+}
+
+static int index_first(struct globset *g)
+{
+	g->words = (g->n + 63) / 64;
+	g->by_first = calloc(256 * (g->words ? g->words : 1), sizeof(*g->by_first));
+	if (!g->by_first)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->n; i++) {
+		int b = first_byte(&g->p[i]);
+
+		for (int c = b < 0 ? 0 : b; c < (b < 0 ? 256 : b + 1); c++)
+			g->by_first[(size_t)c * g->words + i / 64] |= 1ull << (i % 64);
+	}
+	return 0;
+}
+
 struct globset *globset__new(const char *const *globs)
 {
 	struct globset *g = calloc(1, sizeof(*g));
@@ -101,6 +133,11 @@ struct globset *globset__new(const char *const *globs)
 			return NULL;
 		}
 	}
+	if (index_first(g)) {
+		globset__free(g);
+		errno = ENOMEM;
+		return NULL;
+	}
 	return g;
 }
 
@@ -111,49 +148,62 @@ void globset__free(struct globset *g)
 	for (size_t i = 0; i < g->n; i++)
 		free(g->p[i].s);
 	free(g->p);
+	free(g->by_first);
 	free(g);
+}
+
+/* What a name's tests share: its length and pairs of bytes, found once needed. */
+struct name_info {
+	const char *name;
+	size_t len; /* (size_t)-1 until needed */
+	bool paired; /* pairs holds the name's */
+	uint64_t pairs[2];
+};
+
+static bool pat_match(const struct pat *p, struct name_info *ni)
+{
+	const char *name = ni->name;
+
+	switch (p->shape) {
+	/* The first (or last) byte compared inline: most patterns fail there. */
+	case EXACT:
+		return p->glob[0] == name[0] && !strcmp(p->glob, name);
+	case PREFIX:
+		return (!p->len || p->s[0] == name[0]) && !strncmp(p->s, name, p->len);
+	case SUFFIX:
+		if (ni->len == (size_t)-1)
+			ni->len = strlen(name);
+		return ni->len >= p->len && name[ni->len - 1] == p->s[p->len - 1] &&
+		       !memcmp(name + ni->len - p->len, p->s, p->len);
+	case INFIX:
+		if (!ni->paired) {
+			if (ni->len == (size_t)-1)
+				ni->len = strlen(name);
+			pair_bits(name, ni->len, ni->pairs);
+			ni->paired = true;
+		}
+		return !(p->pairs[0] & ~ni->pairs[0]) && !(p->pairs[1] & ~ni->pairs[1]) &&
+		       strstr(name, p->s) != NULL;
+	default:
+		return !strncmp(p->s, name, p->len) && !fnmatch(p->glob, name, 0);
+	}
 }
 
 const char *globset__match(const struct globset *g, const char *name)
 {
-	size_t len = (size_t)-1; /* strlen(name), once needed */
-	uint64_t pairs[2];
-	bool paired = false; /* pairs holds the name's */
+	struct name_info ni = { .name = name, .len = (size_t)-1 };
+	const uint64_t *m;
 
 	if (!g || !name)
 		return NULL;
-	for (size_t i = 0; i < g->n; i++) {
-		const struct pat *p = &g->p[i];
-		int hit;
+	/* Only the patterns a name with this first byte may match, in list order. */
+	m = g->by_first + (size_t)(unsigned char)name[0] * g->words;
+	for (size_t w = 0; w < g->words; w++)
+		for (uint64_t bits = m[w]; bits; bits &= bits - 1) {
+			const struct pat *p = &g->p[w * 64 + (size_t)__builtin_ctzll(bits)];
 
-		switch (p->shape) {
-		case EXACT:
-			hit = !strcmp(p->glob, name);
-			break;
-		case PREFIX:
-			hit = !strncmp(p->s, name, p->len);
-			break;
-		case SUFFIX:
-			if (len == (size_t)-1)
-				len = strlen(name);
-			hit = len >= p->len && !memcmp(name + len - p->len, p->s, p->len);
-			break;
-		case INFIX:
-			if (!paired) {
-				if (len == (size_t)-1)
-					len = strlen(name);
-				pair_bits(name, len, pairs);
-				paired = true;
-			}
-			hit = !(p->pairs[0] & ~pairs[0]) && !(p->pairs[1] & ~pairs[1]) &&
-			      strstr(name, p->s) != NULL;
-			break;
-		default:
-			hit = !strncmp(p->s, name, p->len) && !fnmatch(p->glob, name, 0);
-			break;
+			if (pat_match(p, &ni))
+				return p->glob;
 		}
-		if (hit)
-			return p->glob;
-	}
 	return NULL;
 }

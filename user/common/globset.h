@@ -5,7 +5,9 @@
  * of the kernel (about 40 000) at start. Each pattern's shape is found
  * once, so the common ones ("name", "prefix*", "*suffix", "*infix*") cost
  * a strcmp, strncmp or memcmp, or a strstr where the name holds every
- * pair of adjacent bytes of the infix; the others go to fnmatch().
+ * pair of adjacent bytes of the infix; the others go to fnmatch() once
+ * their literal start matches. A name is only tested against the patterns
+ * its first byte allows (a mask per byte).
  */
 #ifndef BG_GLOBSET_H
 #define BG_GLOBSET_H
