@@ -164,15 +164,21 @@ static bool only_padding(const struct ksyms *ks, uint64_t lo, uint64_t hi)
 /*
  * Kernel functions whose calls are our own work (bg_called_by_us() in the
  * BPF side): the trampoline's helpers around every program run and
- * traced function, and the tracepoint runners of bg_switch (bpf_trace_run2
- * calls rcu_read_lock() around it on a task switch inside a graph).
+ * traced function, the tracepoint runners of bg_switch (bpf_trace_run2
+ * calls rcu_read_lock() around it on a task switch inside a graph), and
+ * the kprobe.multi handlers' get_entry_ip(), which reads the word before a
+ * hooked function's fentry site with get_kernel_nofault() where the site
+ * starts a page (6.12: copy_from_kernel_nofault() was drawn at the entry
+ * and the return of try_to_unlazy(), whose fentry call is its first
+ * instruction at a page's start; perf's call chain showed the caller).
  * Neighbours with only padding between them make one range.
  */
 static void fill_self_ranges(struct graph_bpf__rodata *ro, const struct ksyms *ks)
 {
 	static const char *const globs[] = {
 		"__bpf_prog_enter*", "__bpf_prog_exit*", "__bpf_tramp_enter", "__bpf_tramp_exit",
-		"bpf_trace_run[0-9]*", "__bpf_trace_run", NULL,
+		"bpf_trace_run[0-9]*", "__bpf_trace_run", "get_entry_ip", "kprobe_multi_link_handler",
+		"kprobe_multi_link_exit_handler", NULL,
 	};
 	const struct ksym *lo = ksyms__find_name(ks, "_stext", NULL);
 	const struct ksym *hi = ksyms__find_name(ks, "_etext", NULL);
