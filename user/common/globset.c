@@ -30,11 +30,18 @@ struct globset {
 	uint64_t *by_first;
 };
 
+#define GLOB_META "*?[\\"
+
+size_t globset__literal_len(const char *glob)
+{
+	return strcspn(glob, GLOB_META);
+}
+
 /* No metacharacter of fnmatch() in [s, s + len)? */
 static int literal(const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++)
-		if (strchr("*?[\\", s[i]))
+		if (strchr(GLOB_META, s[i]))
 			return 0;
 	return 1;
 }
@@ -80,7 +87,7 @@ static int compile(struct pat *p, const char *glob)
 		p->s = strndup(glob + 1, n - 1);
 	} else {
 		/* FNMATCH: its literal start, which a name must begin with first. */
-		p->len = strcspn(glob, "*?[\\");
+		p->len = globset__literal_len(glob);
 		p->s = strndup(glob, p->len);
 	}
 	return p->s ? 0 : -ENOMEM;

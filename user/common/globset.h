@@ -12,6 +12,8 @@
 #ifndef BG_GLOBSET_H
 #define BG_GLOBSET_H
 
+#include <stddef.h>
+
 struct globset;
 
 /* globs: NULL-terminated, kept by reference. NULL + errno on failure. */
@@ -19,5 +21,8 @@ struct globset *globset__new(const char *const *globs);
 void globset__free(struct globset *g);
 /* The first pattern, in list order, that matches name as fnmatch(glob, name, 0) would; or NULL. */
 const char *globset__match(const struct globset *g, const char *name);
+
+/* The length of glob's literal start, before its first metacharacter. */
+size_t globset__literal_len(const char *glob);
 
 #endif

@@ -264,9 +264,8 @@ static int keep_data(struct ksyms *ks, uint64_t addr, char type, const char *nam
 	len = strcspn(name, " \t\n");
 	if (name[len] == '\t' || name[len] == ' ')
 		return 0; /* a module's */
-	for (int i = 0; i < KSYMS_DATA_NR; i++)
-		if (strlen(ksyms_data_names[i]) == len && !strncmp(name, ksyms_data_names[i], len))
-			ks->data[i] = addr;
+	/* parse_all() cut the line at its newline: the name ends the string. */
+	ksyms_keep_named(ks, addr, name);
 	return 0;
 }
 

@@ -569,7 +569,7 @@ static int add_glob(struct plan *p, const struct plan_opts *o, struct symset *se
 	const char *one[2] = { glob, NULL };
 	struct globset *g = globset__new(one);
 	/* Only names with the glob's literal start can match: those, by the name index. */
-	size_t lit = strcspn(glob, "*?[\\");
+	size_t lit = globset__literal_len(glob);
 	long n = lit ? ksyms__with_prefix(o->ks, glob, lit, &pos) : (long)ksyms__count(o->ks);
 	int err = 0;
 
