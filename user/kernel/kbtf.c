@@ -44,10 +44,14 @@ static int index_funcs(struct bmod *m)
 {
 	uint32_t start = 1, n = btf__type_cnt(m->btf);
 	const struct btf *base = btf__base_btf(m->btf);
+	size_t nfuncs = 0;
 
 	if (base)
 		start = btf__type_cnt(base);
-	m->idx = malloc((n - start + 1) * sizeof(*m->idx));
+	/* Sized for the FUNCs alone: about a third of the types. */
+	for (uint32_t id = start; id < n; id++)
+		nfuncs += btf_is_func(btf__type_by_id(m->btf, id));
+	m->idx = malloc((nfuncs + 1) * sizeof(*m->idx));
 	if (!m->idx)
 		return -ENOMEM;
 	for (uint32_t id = start; id < n; id++) {

@@ -27,6 +27,8 @@
 /* A pass that read more than 1/FAST_SHARE of the ring reads again sooner. */
 #define FAST_SHARE 8
 #define FAST_MS 5
+/* The part of the pool whose pages are made present before tracing starts. */
+#define POOL_READY_BYTES (2u << 20)
 
 /* A sample in a chunk: this header, then len bytes padded to 8. */
 struct entry {
@@ -70,14 +72,21 @@ struct fetch {
 	struct fetch_stats st;
 
 	/*
-	 * Chunks as large as the ring, their pages in place from the start:
-	 * growing memory takes the process's mmap lock, which the kernel
-	 * has been seen to hold for seconds (a thread growing its malloc
-	 * heap in mprotect() sat in D state for 4.8 s on 7.3 while the ring
-	 * filled). Past the pool, malloc.
+	 * Chunks as large as the ring, mapped once: growing memory takes the
+	 * process's mmap lock for writing, which the kernel has been seen to
+	 * hold for seconds (a thread growing its malloc heap in mprotect()
+	 * sat in D state for 4.8 s on 7.3 while the ring filled); a page
+	 * fault in a mapping takes it at most for reading. The first
+	 * POOL_READY_BYTES have their pages in place from the start (a first
+	 * call's records, read while the wide net slows every fault); the
+	 * rest take theirs when first used, so that a trace that never has
+	 * more than that waiting does not hold a ring's worth of memory.
+	 * Chunks never handed out are taken in order (pool_next), those given
+	 * back are reused first. Past the pool, malloc.
 	 */
 	void *pool;
 	size_t pool_bytes;
+	size_t pool_next, pool_n;
 	/* The ring's consumer and producer positions (read-only mappings), or NULL. */
 	const uint64_t *cons_pos, *prod_pos;
 	size_t page_size;
@@ -118,6 +127,11 @@ static struct chunk *chunk_get(struct fetch *f)
 {
 	struct chunk *c = f->spare;
 
+	if (!c && f->pool_next < f->pool_n) {
+		c = (struct chunk *)((char *)f->pool + f->pool_next++ * sizeof(*c));
+		c->pooled = true;
+		return chunk_ready(f, c);
+	}
 	if (!c)
 		return NULL;
 	f->spare = c->next;
@@ -139,29 +153,28 @@ static struct chunk *chunk_put(struct fetch *f, struct chunk *c)
 	return NULL;
 }
 
-/* The pool of nbytes (rounded down to chunks), its chunks on the free list. */
+/* The pool of nbytes (rounded down to chunks), its first POOL_READY_BYTES present. */
 static void make_pool(struct fetch *f, size_t nbytes)
 {
-	size_t n = nbytes / sizeof(struct chunk);
+	size_t n = nbytes / sizeof(struct chunk), ready;
+	long psz = sysconf(_SC_PAGESIZE);
 
 	if (n > f->max_chunks)
 		n = f->max_chunks;
 	if (n < 2)
 		return;
 	f->pool = mmap(NULL, n * sizeof(struct chunk), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (f->pool == MAP_FAILED) {
 		f->pool = NULL;
 		return;
 	}
 	f->pool_bytes = n * sizeof(struct chunk);
-	for (size_t i = n; i-- > 0;) {
-		struct chunk *c = (struct chunk *)((char *)f->pool + i * sizeof(struct chunk));
-
-		c->pooled = true;
-		c->next = f->spare;
-		f->spare = c;
-	}
+	f->pool_n = n;
+	ready = f->pool_bytes < POOL_READY_BYTES ? f->pool_bytes : POOL_READY_BYTES;
+	/* MADV_POPULATE_WRITE is 5.14's; writing a byte a page does it anywhere. */
+	for (size_t off = 0; off < ready; off += psz > 0 ? (size_t)psz : 4096)
+		((volatile char *)f->pool)[off] = 0;
 }
 
 /* Under lock: the fill chunk joins the queue (an empty one is kept). */
