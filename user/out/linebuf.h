@@ -104,13 +104,29 @@ static inline void linebuf__commit(struct linebuf *l, const char *end)
 	l->n = (size_t)(end - l->b);
 }
 
+/* "00" to "99": two digits per division (linebuf.c). */
+extern const char linebuf__pairs[200];
+
+/* The two digits of v (< 100) at o. */
+static inline void linebuf__pair(char *o, unsigned int v)
+{
+	memcpy(o, &linebuf__pairs[v * 2], 2);
+}
+
 /* Decimal digits of v, right-aligned before end; returns where they start. */
 static inline char *linebuf__digits(char *end, uint64_t v)
 {
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	while (v >= 100) {
+		end -= 2;
+		linebuf__pair(end, (unsigned int)(v % 100));
+		v /= 100;
+	}
+	if (v >= 10) {
+		end -= 2;
+		linebuf__pair(end, (unsigned int)v);
+	} else {
+		*--end = (char)('0' + v);
+	}
 	return end;
 }
 
