@@ -201,6 +201,28 @@ static char *put_spaces(char *o, size_t n)
 	return o + n;
 }
 
+/*
+ * A piece of variable length (a name, arguments, a return address): up
+ * to 32 bytes in two moves of a fixed size that may overlap, instead of
+ * a call for the few bytes of most of them.
+ */
+static inline char *put_var(char *o, const char *s, size_t n)
+{
+	if (n >= 16 && n <= 32) {
+		memcpy(o, s, 16);
+		memcpy(o + n - 16, s + n - 16, 16);
+	} else if (n >= 8 && n < 16) {
+		memcpy(o, s, 8);
+		memcpy(o + n - 8, s + n - 8, 8);
+	} else if (n < 8) {
+		for (size_t i = 0; i < n; i++)
+			o[i] = s[i];
+	} else {
+		memcpy(o, s, n);
+	}
+	return o + n;
+}
+
 /* A cached column: all of its text copied, the cursor moved by its length. */
 static char *put_col(char *o, const struct prefix_col *c)
 {
@@ -237,38 +259,39 @@ static char overhead_mark(uint64_t ns)
 
 /*
  * The duration field into buf (32 bytes of room: the field is 26 at most,
- * a 17-digit integer part leaving no room for decimals, and the padding
- * is copied 8 bytes at a time); returns its length.
+ * a 17-digit integer part leaving no room for decimals, and the decimals
+ * and padding are written whole, the cursor moved past what is kept);
+ * returns its length.
  */
 static size_t fmt_duration(char *buf, uint64_t ns, bool overhead)
 {
 	uint64_t us = ns / 1000;
-	int n = ndigits(us);
-	char *o = buf;
+	unsigned int rem = (unsigned int)(ns - us * 1000);
+	char *o = buf + 2;
+	int n;
 
-	*o++ = overhead ? overhead_mark(ns) : ' ';
-	*o++ = ' ';
+	buf[0] = overhead ? overhead_mark(ns) : ' ';
+	buf[1] = ' ';
+	if (us < 10) {
+		*o = (char)('0' + us);
+		n = 1;
+	} else {
+		n = ndigits(us);
+		linebuf__digits(o + n, us);
+	}
 	o += n;
-	linebuf__digits(o, us);
 	/* At most 7 digits in all: the decimals give way to the integer part. */
 	if (n < 7) {
-		unsigned int rem = (unsigned int)(ns % 1000);
 		int keep = n <= 4 ? 3 : 7 - n;
 
-		*o++ = '.';
-		*o++ = (char)('0' + rem / 100);
-		if (keep > 1)
-			*o++ = (char)('0' + rem / 10 % 10);
-		if (keep > 2)
-			*o++ = (char)('0' + rem % 10);
+		o[0] = '.';
+		o[1] = (char)('0' + rem / 100);
+		linebuf__pair(o + 2, rem % 100);
+		o += 1 + keep;
 		n += 1 + keep;
 	}
-	memcpy(o, " us ", 4);
-	o += 4;
-	if (n < 8) {
-		memcpy(o, "        ", 8);
-		o += 8 - n;
-	}
+	memcpy(o, " us         ", 12);
+	o += n < 8 ? 12 - n : 4;
 	memcpy(o, "|  ", 3);
 	return (size_t)(o + 3 - buf);
 }
@@ -355,18 +378,23 @@ static const char *comm_of(const struct out_text *w, const char *comm, uint32_t 
 	return pid ? "<...>" : "<idle>";
 }
 
-/* " N) ", N right-aligned in the CPU column, formatted again only when it changes. */
-static char *put_cpu(struct out_text *w, char *o, uint32_t cpu)
+/* " N) ", N right-aligned in the CPU column, into the cached column. */
+static void fmt_cpu(struct out_text *w, uint32_t cpu)
 {
-	if (!col_holds(&w->cpu, cpu)) {
-		char tmp[32], *end = tmp + sizeof(tmp) - 2;
-		char *p = linebuf__padded(end, cpu, w->cpu_width, ' ');
+	char tmp[32], *end = tmp + sizeof(tmp) - 2;
+	char *p = linebuf__padded(end, cpu, w->cpu_width, ' ');
 
-		*--p = ' ';
-		memcpy(end, ") ", 2);
-		w->cpu.len = (size_t)(end + 2 - p);
-		memcpy(w->cpu.text, p, w->cpu.len);
-	}
+	*--p = ' ';
+	memcpy(end, ") ", 2);
+	w->cpu.len = (size_t)(end + 2 - p);
+	memcpy(w->cpu.text, p, w->cpu.len);
+}
+
+/* The CPU column, formatted again only when it changes. */
+static inline char *put_cpu(struct out_text *w, char *o, uint32_t cpu)
+{
+	if (!col_holds(&w->cpu, cpu))
+		fmt_cpu(w, cpu);
 	return put_col(o, &w->cpu);
 }
 
@@ -547,9 +575,9 @@ static char *put_retval(const struct out_text *w, char *o, const struct gev *ev,
 /* "func(ARGS)": "()" unless funcgraph-args shows some. */
 static char *put_call(char *o, const struct line_parts *lp)
 {
-	o = put_bytes(o, lp->name, lp->nlen);
+	o = put_var(o, lp->name, lp->nlen);
 	*o++ = '(';
-	o = put_bytes(o, lp->args, lp->nargs);
+	o = put_var(o, lp->args, lp->nargs);
 	*o++ = ')';
 	return o;
 }
@@ -590,7 +618,7 @@ static char *put_exit(const struct out_text *w, char *o, const struct gev *ev,
 	if (!lp->retval && !ev->tail && !has(w, BG_O_TAIL))
 		return put_bytes(o, "}\n", 2);
 	o = put_bytes(o, "} /* ", 5);
-	o = put_bytes(o, lp->name, lp->nlen);
+	o = put_var(o, lp->name, lp->nlen);
 	if (!lp->retval)
 		return put_bytes(o, " */\n", 4);
 	*o++ = ' ';
