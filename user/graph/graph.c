@@ -305,11 +305,12 @@ static int feed_args(struct graph *g, const struct bg_rec *rec)
 	return q_push(g, q, rec);
 }
 
-int graph__feed(struct graph *g, const struct bg_rec *rec)
+/*
+ * The records that are no line of their own, out of graph__feed()'s way:
+ * noinline, so that the path of a line saves no registers for them.
+ */
+static __attribute__((noinline)) int feed_other(struct graph *g, const struct bg_rec *rec)
 {
-	struct cpuq *q;
-	int err;
-
 	switch (bg_rec_type(rec)) {
 	case BG_REC_COMM:
 		/* The comm bytes overlay ts and val (bpfgraph.h). */
@@ -320,13 +321,17 @@ int graph__feed(struct graph *g, const struct bg_rec *rec)
 	case BG_REC_ARGS:
 	case BG_REC_DETAIL:
 		return feed_args(g, rec);
-	case BG_REC_ENTRY:
-	case BG_REC_EXIT:
-	case BG_REC_LEAF:
-		break;
 	default:
 		return -EINVAL;
 	}
+}
+
+/* A line's record when its queue is new or full, follows a loss, or too much is held. */
+static __attribute__((noinline)) int feed_line_slow(struct graph *g, const struct bg_rec *rec)
+{
+	struct cpuq *q;
+	int err;
+
 	/* cpu < ncpu <= BG_MAX_CPUS: cpu_get()'s checks hold. */
 	q = rec->cpu < g->ncpu ? g->cpu[rec->cpu] : NULL;
 	if (!q)
@@ -344,6 +349,23 @@ int graph__feed(struct graph *g, const struct bg_rec *rec)
 	q->last_ts = rec->ts;
 	if (g->queued > GRAPH_MAX_QUEUED)
 		release_excess(g);
+	return 0;
+}
+
+int graph__feed(struct graph *g, const struct bg_rec *rec)
+{
+	unsigned int type = bg_rec_type(rec);
+	struct cpuq *q;
+
+	if (type != BG_REC_ENTRY && type != BG_REC_EXIT && type != BG_REC_LEAF)
+		return feed_other(g, rec);
+	q = rec->cpu < g->ncpu ? g->cpu[rec->cpu] : NULL;
+	if (!q || q->n == q->cap || q->lost_open || g->queued >= GRAPH_MAX_QUEUED)
+		return feed_line_slow(g, rec);
+	*q_at(q, q->n) = *rec;
+	q->n++;
+	g->queued++;
+	q->last_ts = rec->ts;
 	return 0;
 }
 
