@@ -85,22 +85,42 @@ static int map_wide(struct session *s, const struct bg_rec *r, struct bg_rec *ou
 	return 0;
 }
 
+/*
+ * Discovery's look at a record: only entries name a caller, only entries
+ * and leaves a function to expand; exits (half the records) skip both.
+ */
+static void discover_record(struct session *s, const struct bg_rec *r, unsigned int type)
+{
+	const struct ksym *c;
+	int f;
+
+	if (type == BG_REC_ENTRY &&
+	    discover__feed(s->discover, r, &c,
+			   s->npending < sizeof(s->pending) / sizeof(s->pending[0])) == 1)
+		s->pending[s->npending++] = c;
+	/* With the queue full, a function waits for its next call. */
+	if (s->nexpand < sizeof(s->expand) / sizeof(s->expand[0]) &&
+	    (f = discover__expand(s->discover, r)) >= 0)
+		s->expand[s->nexpand++] = (uint32_t)f;
+}
+
 /* One record of the trace, from the ring buffer or a leftover batch. */
 static int take_record(struct session *s, const struct bg_rec *r)
 {
+	unsigned int type = bg_rec_type(r);
 	struct bg_rec m;
 
-	if (bg_rec_type(r) != BG_REC_COMM && (r->func & BG_FUNC_WIDE)) {
+	if (type != BG_REC_COMM && (r->func & BG_FUNC_WIDE)) {
 		if (map_wide(s, r, &m)) {
 			s->st.unmapped++;
 			return 0;
 		}
 		r = &m;
 	}
-	if ((bg_rec_type(r) == BG_REC_EXIT || bg_rec_type(r) == BG_REC_LEAF) && !r->depth)
+	if ((type == BG_REC_EXIT || type == BG_REC_LEAF) && !r->depth)
 		s->graphs_done++;
 	/* Discovery's business only: not a record of the trace. */
-	if (bg_rec_type(r) == BG_REC_TARGET)
+	if (type == BG_REC_TARGET)
 		return queue_target(s, r);
 	s->st.records++;
 	/*
@@ -108,18 +128,9 @@ static int take_record(struct session *s, const struct bg_rec *r)
 	 * attaches the timer, scheduler and RCU paths one by one (hundreds
 	 * of hot functions), so it is shown as far as traced, not grown.
 	 */
-	if (s->discover && (s->discover_irqs || !(r->type & BG_RF_IRQ))) {
-		const struct ksym *c;
-		int f;
-
-		if (discover__feed(s->discover, r, &c,
-				   s->npending < sizeof(s->pending) / sizeof(s->pending[0])) == 1)
-			s->pending[s->npending++] = c;
-		/* With the queue full, a function waits for its next call. */
-		if (s->nexpand < sizeof(s->expand) / sizeof(s->expand[0]) &&
-		    (f = discover__expand(s->discover, r)) >= 0)
-			s->expand[s->nexpand++] = (uint32_t)f;
-	}
+	if ((type == BG_REC_ENTRY || type == BG_REC_LEAF) && s->discover &&
+	    (s->discover_irqs || !(r->type & BG_RF_IRQ)))
+		discover_record(s, r, type);
 	return s->sink.feed(s->sink.ctx, r);
 }
 
