@@ -130,6 +130,30 @@ static inline char *linebuf__digits(char *end, uint64_t v)
 	return end;
 }
 
+/* Decimal digits of v (1 to 20), without a division. */
+static inline int linebuf__ndigits(uint64_t v)
+{
+	static const uint64_t pow10[20] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+		100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
+		1000000000000ULL, 10000000000000ULL, 100000000000000ULL,
+		1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+		1000000000000000000ULL, 10000000000000000000ULL,
+	};
+	/* log10(2) ~ 1233 / 4096: t is the count or one less (v | 1: 0 has a digit) */
+	int t = (64 - __builtin_clzll(v | 1)) * 1233 >> 12;
+
+	return t + ((v | 1) >= pow10[t]);
+}
+
+/* Decimal digits of v at o (20 bytes of room); returns where they end. */
+static inline char *linebuf__dec(char *o, uint64_t v)
+{
+	o += linebuf__ndigits(v);
+	linebuf__digits(o, v);
+	return o;
+}
+
 /*
  * v right-aligned in width columns (at most 20), padded with pad, before
  * end (24 bytes of room); returns where it starts.

@@ -34,6 +34,13 @@ void out_json__free(struct out_json *w);
 void out_json__emit(void *w, const struct gev *ev);
 /* Writes the calls still open (after graph__flush()). */
 void out_json__end(struct out_json *w);
+/*
+ * Lines are collected and handed to out in large pieces: what is held
+ * goes to out now (before anything else writes to it or flushes it).
+ */
+void out_json__sync(struct out_json *w);
+/* From now on each line goes to out as it ends. */
+void out_json__each_line(struct out_json *w);
 
 /* s as a JSON string: quotes, escapes, bytes >= 0x80 as \u00XX. */
 void out_json__put_str(FILE *f, const char *s);

@@ -487,6 +487,11 @@ static size_t fmt_retval(char *buf, uint64_t ret, const struct bg_func *f, bool 
 	return (size_t)(o + n - buf);
 }
 
+size_t out_text__retval(char *buf, uint64_t ret, const struct bg_func *f, bool hex)
+{
+	return fmt_retval(buf, ret, f, hex);
+}
+
 bool out_text__fmt_retval(char *buf, size_t len, uint64_t ret, const struct bg_func *f,
 			  bool hex)
 {

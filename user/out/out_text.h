@@ -53,6 +53,8 @@ void out_text__each_line(struct out_text *w);
  */
 bool out_text__fmt_retval(char *buf, size_t len, uint64_t ret,
 			  const struct bg_func *f, bool hex);
+/* out_text__fmt_retval() into buf (24 bytes of room), unterminated: its length, 0 for void. */
+size_t out_text__retval(char *buf, uint64_t ret, const struct bg_func *f, bool hex);
 /* "  1.382 us    |  " etc.: the 17-char duration column with its mark. */
 void out_text__fmt_duration(char *buf, size_t len, uint64_t ns, bool overhead);
 

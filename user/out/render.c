@@ -91,6 +91,16 @@ static void json_free(void *w)
 	out_json__free(w);
 }
 
+static void json_sync(void *w)
+{
+	out_json__sync(w);
+}
+
+static void json_each_line(void *w)
+{
+	out_json__each_line(w);
+}
+
 static void *chrome_new(const struct render_opts *o)
 {
 	return out_chrome__new(
@@ -211,7 +221,8 @@ static void tracecmd_free(void *w)
 static const struct writer_ops writers[] = {
 	[BG_FMT_TEXT] = { "text", text_new, text_begin, out_text__emit, NULL, text_free,
 			  text_sync, text_each_line },
-	[BG_FMT_JSON] = { "json", json_new, NULL, out_json__emit, json_finish, json_free },
+	[BG_FMT_JSON] = { "json", json_new, NULL, out_json__emit, json_finish, json_free,
+			  json_sync, json_each_line },
 	[BG_FMT_CHROME] = { "chrome", chrome_new, chrome_begin, out_chrome__emit,
 			    chrome_finish, chrome_free },
 	[BG_FMT_FOLDED] = { "folded", folded_new, NULL, out_folded__emit, folded_finish,
