@@ -230,16 +230,6 @@ static char *put_col(char *o, const struct prefix_col *c)
 	return o + c->len;
 }
 
-/* Decimal digits of v: where linebuf__digits() that ends at o + ndigits(v) starts. */
-static int ndigits(uint64_t v)
-{
-	int n = 1;
-
-	for (; v >= 10; v /= 10)
-		n++;
-	return n;
-}
-
 /* trace_find_mark(): strict '>' from the largest threshold down. */
 static char overhead_mark(uint64_t ns)
 {
@@ -276,7 +266,7 @@ static size_t fmt_duration(char *buf, uint64_t ns, bool overhead)
 		*o = (char)('0' + us);
 		n = 1;
 	} else {
-		n = ndigits(us);
+		n = linebuf__ndigits(us);
 		linebuf__digits(o + n, us);
 	}
 	o += n;
@@ -475,7 +465,7 @@ static size_t fmt_retval(char *buf, uint64_t ret, const struct bg_func *f, bool 
 	s = signed_view(ret, kind, bytes);
 	if (ret && !hex && s < 0 && s >= -MAX_ERRNO) {
 		*o++ = '-';
-		o += ndigits((uint64_t)-s);
+		o += linebuf__ndigits((uint64_t)-s);
 		linebuf__digits(o, (uint64_t)-s);
 		return (size_t)(o - buf);
 	}
