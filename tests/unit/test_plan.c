@@ -52,7 +52,9 @@ static void test_ksyms_parse(void **state)
 /*
  * The order kallsyms really has: vmlinux by address, then modules in
  * their own order (here one below vmlinux, to take the merge path); names
- * sharing their first eight bytes ("__pfx_"), duplicates, junk lines.
+ * sharing their first eight bytes ("__prfx_"), duplicates, junk lines, and
+ * the padding before functions (__pfx_, __cfi_), which bounds the function
+ * before it and is no symbol itself.
  */
 static void test_ksyms_order(void **state)
 {
@@ -60,7 +62,7 @@ static void test_ksyms_order(void **state)
 	int fd = mkstemp(path);
 	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	static const char *const by_name[] = {
-		"__pfx_alpha", "__pfx_alpha", "__pfx_beta", "__pfx_betb", "alpha", "beta",
+		"__prfx_alpha", "__prfx_alpha", "__prfx_beta", "__prfx_betb", "alpha", "beta",
 		"betb", "m1", "m2", "z",
 	};
 	struct ksyms *ks;
@@ -68,18 +70,20 @@ static void test_ksyms_order(void **state)
 
 	(void)state;
 	assert_non_null(f);
-	fputs("ffffffff81000ff0 t __pfx_alpha\n"
+	fputs("ffffffff81000ff0 t __prfx_alpha\n"
 	      "ffffffff81001000 T alpha\n"
 	      "ffffffff81001000 D not_text\n"
-	      "ffffffff81001030 t __pfx_betb\n"
+	      "ffffffff81001030 t __prfx_betb\n"
 	      "ffffffff81001040 t betb\n"
-	      "ffffffff81001080 t __pfx_beta\n"
+	      "ffffffff81001080 t __prfx_beta\n"
 	      "ffffffff81001090 t beta\n"
 	      "garbage\n"
+	      "ffffffff810010b0 t __pfx_z\n"
 	      "ffffffff810010c0 T z\n"
 	      "ffffffffa0002000 t m2\t[mod_b]\n"
+	      "ffffffffa0000ff8 t __cfi_m1\t[mod_b]\n"
 	      "ffffffffa0001000 t m1\t[mod_b]\n"
-	      "ffffffffa0000ff0 t __pfx_alpha\t[mod_b]\n"
+	      "ffffffffa0000ff0 t __prfx_alpha\t[mod_b]\n"
 	      "ffffffff80000000 t alpha\t[low]\n", f);
 	fclose(f);
 	ks = ksyms__load(path);
@@ -101,30 +105,40 @@ static void test_ksyms_order(void **state)
 	assert_ptr_equal(s->module, ksyms__find_name(ks, "m2", NULL)->module);
 	assert_int_equal(ksyms__name_count(ks, "alpha", NULL), 1);
 	assert_int_equal(ksyms__name_count(ks, "alpha", "low"), 1);
-	assert_int_equal(ksyms__name_count(ks, "__pfx_alpha", NULL), 1);
-	assert_int_equal(ksyms__name_count(ks, "__pfx_alpha", "mod_b"), 1);
+	assert_int_equal(ksyms__name_count(ks, "__prfx_alpha", NULL), 1);
+	assert_int_equal(ksyms__name_count(ks, "__prfx_alpha", "mod_b"), 1);
 	/* Every name is found, and the names are in strcmp() order. */
 	for (size_t i = 0; i < sizeof(by_name) / sizeof(by_name[0]); i++) {
 		s = ksyms__find_name(ks, by_name[i], NULL);
 		assert_non_null(s);
 		assert_string_equal(s->name, by_name[i]);
 	}
-	assert_null(ksyms__find_name(ks, "__pfx_", NULL));
+	assert_null(ksyms__find_name(ks, "__prfx_", NULL));
+	/* Padding: left out, the extent before it ending where it begins. */
+	assert_null(ksyms__find_name(ks, "__pfx_z", NULL));
+	assert_null(ksyms__find_name(ks, "__cfi_m1", NULL));
+	assert_int_equal(ksyms__find_name(ks, "beta", NULL)->size, 0x20);
+	assert_null(ksyms__find_addr(ks, 0xffffffff810010b8ULL));
+	assert_string_equal(ksyms__from_addr(ks, 0xffffffff810010b0ULL)->name, "z");
+	assert_string_equal(ksyms__from_addr(ks, 0xffffffff810010b1ULL)->name, "z");
+	assert_string_equal(ksyms__from_addr(ks, 0xffffffff810010c0ULL)->name, "z");
+	assert_null(ksyms__from_addr(ks, 0xffffffffa0002001ULL));
 	assert_null(ksyms__find_name(ks, "betc", NULL));
 	ksyms__free(ks);
 }
 
 /*
- * Many names sharing long prefixes, as a kernel with function padding has
- * ("__pfx_" before every function, "trace_event_raw_event_..."), so that
+ * Many names sharing long prefixes, as a kernel's do ("__prfx_" as the
+ * padding's "__pfx_" before every function, "trace_event_raw_event_..."),
+ * so that
  * the name sort works through runs of equal keys at several depths: every
  * name is found at its lowest address and counted in its scope.
  */
 static void test_ksyms_order_many(void **state)
 {
 	static const char *const pre[] = {
-		"", "__pfx_", "trace_event_raw_event_", "__pfx_trace_event_raw_event_", "a",
-		"__pfx_abcdefghijklm", "abcdefghi", "__pfx_trace_ev",
+		"", "__prfx_", "trace_event_raw_event_", "__prfx_trace_event_raw_event_", "a",
+		"__prfx_abcdefghijklm", "abcdefghi", "__prfx_trace_ev",
 	};
 	enum { N = 4000 };
 	char path[] = "/tmp/bg_ksyms_many.XXXXXX", (*names)[64] = calloc(N, 64);

@@ -148,17 +148,21 @@ static int by_lo(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* Only padding (__pfx_/__cfi_ symbols) between lo and hi? */
+/*
+ * Only padding between lo and hi? Function padding is in no symbol of the
+ * table (ksyms.h): no symbol holds lo, and the next one starts at hi or
+ * later.
+ */
 static bool only_padding(const struct ksyms *ks, uint64_t lo, uint64_t hi)
 {
-	while (lo < hi) {
-		const struct ksym *s = ksyms__find_addr(ks, lo);
+	const struct ksym *s;
 
-		if (!s || (strncmp(s->name, "__pfx_", 6) && strncmp(s->name, "__cfi_", 6)))
-			return false;
-		lo = s->addr + (s->size ? s->size : 1);
-	}
-	return true;
+	if (lo >= hi)
+		return true;
+	if (ksyms__find_addr(ks, lo))
+		return false;
+	s = ksyms__from_addr(ks, lo);
+	return !s || s->addr >= hi;
 }
 
 /*

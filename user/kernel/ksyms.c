@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,6 +45,19 @@ long ksyms_strs_add(struct ksyms *ks, const char *s)
 	return off;
 }
 
+/*
+ * The padding before a function (CONFIG_FUNCTION_PADDING_ALIGNMENT:
+ * "__pfx_NAME", "__cfi_NAME" with kCFI) is no function: it only bounds
+ * the extent of the function before it. Its symbols share one name until
+ * ksyms_finish() has the extents, then leave the table: 55 000 of 7.3's
+ * 144 000 text symbols, memory and a name sort saved.
+ */
+static bool padding_name(const char *name)
+{
+	return name[0] == '_' && name[1] == '_' &&
+	       (!strncmp(name + 2, "pfx_", 4) || !strncmp(name + 2, "cfi_", 4));
+}
+
 int ksyms_add_sym(struct ksyms *ks, uint64_t addr, char type, const char *name, long moff)
 {
 	struct ksym *s;
@@ -58,9 +72,17 @@ int ksyms_add_sym(struct ksyms *ks, uint64_t addr, char type, const char *name, 
 		ks->syms = n;
 		ks->cap = cap;
 	}
-	noff = ksyms_strs_add(ks, name);
-	if (noff < 0)
+	if (padding_name(name)) {
+		if (!ks->pad_off) {
+			noff = ksyms_strs_add(ks, "__pfx_");
+			if (noff < 0)
+				return (int)noff;
+			ks->pad_off = noff + 1;
+		}
+		noff = ks->pad_off - 1;
+	} else if ((noff = ksyms_strs_add(ks, name)) < 0) {
 		return (int)noff;
+	}
 	s = &ks->syms[ks->n++];
 	s->addr = addr;
 	s->size = 0;
@@ -212,6 +234,27 @@ static int sort_by_name(struct ksyms *ks)
 	return 0;
 }
 
+/* The padding symbols out, the extents they gave kept. */
+static void drop_padding(struct ksyms *ks)
+{
+	const char *pad = ks->pad_off ? ks->strs + ks->pad_off - 1 : NULL;
+	size_t i, j;
+	struct ksym *n;
+
+	if (!pad)
+		return;
+	for (i = j = 0; i < ks->n; i++)
+		if (ks->syms[i].name != pad)
+			ks->syms[j++] = ks->syms[i];
+	ks->n = j;
+	/* The array's tail back to the system (a mapping of its own: mremap). */
+	n = realloc(ks->syms, (j ? j : 1) * sizeof(*n));
+	if (n) {
+		ks->syms = n;
+		ks->cap = j ? j : 1;
+	}
+}
+
 int ksyms_finish(struct ksyms *ks)
 {
 	size_t i, j = 0;
@@ -240,6 +283,7 @@ int ksyms_finish(struct ksyms *ks)
 			ks->syms[i].size = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
 		}
 	}
+	drop_padding(ks);
 	ks->by_name = malloc((ks->n ? ks->n : 1) * sizeof(size_t));
 	if (!ks->by_name)
 		return -ENOMEM;
@@ -426,6 +470,21 @@ size_t ksyms__count(const struct ksyms *ks)
 const struct ksym *ksyms__at(const struct ksyms *ks, size_t i)
 {
 	return i < ks->n ? &ks->syms[i] : NULL;
+}
+
+const struct ksym *ksyms__from_addr(const struct ksyms *ks, uint64_t addr)
+{
+	size_t lo = 0, hi = ks->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ks->syms[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ks->n ? &ks->syms[lo] : NULL;
 }
 
 const struct ksym *ksyms__find_addr(const struct ksyms *ks, uint64_t addr)

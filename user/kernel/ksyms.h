@@ -32,8 +32,13 @@ const char *ksyms__source(const struct ksyms *ks);
 void ksyms__free(struct ksyms *ks);
 size_t ksyms__count(const struct ksyms *ks);
 const struct ksym *ksyms__at(const struct ksyms *ks, size_t i);
-/* The text symbol containing addr, or NULL. */
+/*
+ * The text symbol containing addr, or NULL. The padding before functions
+ * (__pfx_ and __cfi_ symbols) is in no symbol: the table leaves them out.
+ */
 const struct ksym *ksyms__find_addr(const struct ksyms *ks, uint64_t addr);
+/* The first symbol at addr or above, or NULL. */
+const struct ksym *ksyms__from_addr(const struct ksyms *ks, uint64_t addr);
 /* First text symbol with that name (module NULL = any), or NULL. */
 const struct ksym *ksyms__find_name(const struct ksyms *ks, const char *name,
 				    const char *module);

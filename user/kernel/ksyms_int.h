@@ -14,6 +14,7 @@ struct ksyms {
 	size_t *by_name; /* indexes sorted by name */
 	char *strs; /* all names and modules, NUL separated */
 	size_t strs_len, strs_cap;
+	long pad_off; /* 1 + the offset of the name padding symbols share until ksyms_finish(); 0: none */
 	int hidden;
 	uint64_t data[KSYMS_DATA_NR]; /* ksyms_data_names' addresses, 0: not listed */
 	const char *source; /* where the symbols came from, for -v */
