@@ -101,7 +101,7 @@ const struct cli_opt cli_opts[] = {
 	  "ftrace (function_graph only), or off" },
 	{ "wide-mem", K_WIDE_MEM, "SIZE", G_SELECT, cli_set_wide_mem, 0, 0, BG_MAX_WIDE_MEM,
 	  "kernel memory the wide net's return\nhooks may take where the kernel\n"
-	  "preallocates them per function and CPU\n(6.10-6.13; default 48M, 0: no limit);\n"
+	  "preallocates them per function and CPU\n(6.10-6.13; default 32M, 0: no limit);\n"
 	  "past it, functions far from the plan\nget an entry hook only, their first\n"
 	  "calls drawn as leaves" },
 	{ "max-funcs", K_MAX_FUNCS, "N", G_SELECT, cli_set_u32, OFF(max_funcs), 1,

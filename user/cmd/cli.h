@@ -35,11 +35,11 @@
  * What the wide net's return hooks may take from the kernel's memory
  * (--wide-mem): where fprobe preallocates them per hooked function and
  * CPU (user/hook/wide.h), the net hooks returns only as far as this
- * allows. Enough for the whole net on 4 CPUs (42 MiB on Debian's 6.12);
- * with what a trace takes besides, under 64 MiB on 16 CPUs
- * (docs/performance.md, "Memory").
+ * allows. Enough for the whole net on 3 CPUs (24 MiB on Debian's 6.12,
+ * 42 on 4); with what a trace takes besides, 60 MiB on 16 CPUs, under
+ * 64 (docs/performance.md, "Memory on many CPUs").
  */
-#define BG_DEF_WIDE_MEM (48ULL << 20)
+#define BG_DEF_WIDE_MEM (32ULL << 20)
 #define BG_MAX_WIDE_MEM (64ULL << 30)
 #define BG_MIN_BUFFER_SIZE (64U << 10)
 #define BG_MAX_BUFFER_SIZE (1U << 30)
