@@ -95,9 +95,9 @@ void out_json__free(struct out_json *w)
 
 /* Bytes a JSON string holds as they are (the rest: '"', '\\', control, >= 0x7f). */
 static const bool plain[256] = {
-	[0x20 ... 0x7e] = true,
-	['"'] = false,
-	['\\'] = false,
+	[0x20 ... '"' - 1] = true,
+	['"' + 1 ... '\\' - 1] = true,
+	['\\' + 1 ... 0x7e] = true,
 };
 
 /* Byte c of a JSON string at o (6 bytes of room); returns where it ends. */
