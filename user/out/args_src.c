@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "args.h"
+#include "grow.h"
 #include "btfname.h"
 #include "args_src.h"
 #include "detail.h"
@@ -70,17 +71,12 @@ static struct fcache *cache_of(struct args_fmt *af, uint32_t func)
 
 	if (!af->funcs || func >= af->funcs->n)
 		return NULL;
-	if (func >= af->nfc) {
-		size_t n = af->funcs->n > func ? af->funcs->n : func + 1;
-
-		c = realloc(af->fc, n * sizeof(*c));
-		if (!c)
-			return NULL;
-		memset(c + af->nfc, 0, (n - af->nfc) * sizeof(*c));
-		af->fc = c;
-		af->nfc = n;
-	}
-	c = &af->fc[func];
+	/* At once as many as the table has functions (func is one of them). */
+	c = grow_zeroed(af->fc, &af->nfc, sizeof(*c), func, af->funcs->n);
+	if (!c)
+		return NULL;
+	af->fc = c;
+	c += func;
 	if (!c->looked) {
 		const struct bg_func *f = &af->funcs->f[func];
 		const struct btf_type *t;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "calls.h"
+#include "grow.h"
 #include "funcstat.h"
 
 struct fs_slot {
@@ -73,22 +74,15 @@ void funcstat__free(struct funcstat *s)
 
 static struct fs_slot *slot_get(struct funcstat *s, uint32_t func)
 {
-	if (func >= s->nslot) {
-		size_t n = s->nslot ? s->nslot : 256;
-		struct fs_slot *v;
+	size_t was = s->nslot;
+	struct fs_slot *v = grow_zeroed(s->slot, &s->nslot, sizeof(*v), func, 256);
 
-		while (n <= func)
-			n *= 2;
-		v = realloc(s->slot, n * sizeof(*v));
-		if (!v)
-			return NULL;
-		memset(v + s->nslot, 0, (n - s->nslot) * sizeof(*v));
-		for (size_t i = s->nslot; i < n; i++)
-			v[i].r.func = (uint32_t)i;
-		s->slot = v;
-		s->nslot = n;
-	}
-	return &s->slot[func];
+	if (!v)
+		return NULL;
+	for (size_t i = was; i < s->nslot; i++)
+		v[i].r.func = (uint32_t)i;
+	s->slot = v;
+	return &v[func];
 }
 
 unsigned int funcstat__bucket(uint64_t ns)

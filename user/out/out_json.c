@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "calls.h"
+#include "grow.h"
 #include "linebuf.h"
 #include "options.h"
 #include "out_json.h"
@@ -237,19 +238,11 @@ static const struct name_text *name_of(struct out_json *w, const struct bg_func 
 {
 	struct name_text *nt;
 
-	if (func >= w->nnames) {
-		size_t n = w->nnames ? w->nnames : 64;
-
-		while (n <= func)
-			n *= 2;
-		nt = realloc(w->names, n * sizeof(*nt));
-		if (!nt)
-			return NULL;
-		memset(nt + w->nnames, 0, (n - w->nnames) * sizeof(*nt));
-		w->names = nt;
-		w->nnames = n;
-	}
-	nt = &w->names[func];
+	nt = grow_zeroed(w->names, &w->nnames, sizeof(*nt), func, 64);
+	if (!nt)
+		return NULL;
+	w->names = nt;
+	nt += func;
 	if ((!nt->text || nt->name != fn->name || nt->module != fn->module) && !make_name(nt, fn))
 		return NULL;
 	return nt;

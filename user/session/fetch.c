@@ -85,8 +85,7 @@ struct fetch {
 	 * back are reused first. Past the pool, malloc.
 	 */
 	void *pool;
-	size_t pool_bytes;
-	size_t pool_next, pool_n;
+	size_t pool_next, pool_n; /* pool_n chunks mapped */
 	/* The ring's consumer and producer positions (read-only mappings), or NULL. */
 	const uint64_t *cons_pos, *prod_pos;
 	size_t page_size;
@@ -169,9 +168,10 @@ static void make_pool(struct fetch *f, size_t nbytes)
 		f->pool = NULL;
 		return;
 	}
-	f->pool_bytes = n * sizeof(struct chunk);
 	f->pool_n = n;
-	ready = f->pool_bytes < POOL_READY_BYTES ? f->pool_bytes : POOL_READY_BYTES;
+	ready = n * sizeof(struct chunk);
+	if (ready > POOL_READY_BYTES)
+		ready = POOL_READY_BYTES;
 	/* MADV_POPULATE_WRITE is 5.14's; writing a byte a page does it anywhere. */
 	for (size_t off = 0; off < ready; off += psz > 0 ? (size_t)psz : 4096)
 		((volatile char *)f->pool)[off] = 0;
@@ -434,7 +434,7 @@ static void release(struct fetch *f)
 		f->cur->next = NULL;
 	free_chunks(f->cur);
 	if (f->pool)
-		munmap(f->pool, f->pool_bytes);
+		munmap(f->pool, f->pool_n * sizeof(struct chunk));
 	if (f->cons_pos) {
 		munmap((void *)f->cons_pos, f->page_size);
 		munmap((void *)f->prod_pos, f->page_size);
