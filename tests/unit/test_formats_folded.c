@@ -59,23 +59,23 @@ static void feed_far_cpu(emit_fn emit, void *w)
 	feed(emit, w, GEV_ENTER, BG_MAX_CPUS, 0, 2, 200, 0);
 }
 
-/* The folded text of out_folded fed by fill; free() it. */
+/* The folded text of the stacks fed by fill; free() it. */
 static char *folded_of(void (*fill)(emit_fn, void *), bool count, struct folded_stats *st)
 {
 	struct functab ft;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
-	struct out_folded *w;
+	struct folded *w;
 
 	assert_non_null(m);
 	make_funcs(&ft);
-	w = out_folded__new(&(struct out_folded_opts){ m, &ft, count });
+	w = folded__new(&(struct folded_opts){ m, &ft, count });
 	assert_non_null(w);
-	fill(out_folded__emit, w);
+	fill(folded__emit, w);
 	assert_int_equal(out_folded__end(w), 0);
-	*st = *out_folded__stats(w);
-	out_folded__free(w);
+	*st = *folded__stats(w);
+	folded__free(w);
 	assert_int_equal(fclose(m), 0);
 	functab__free(&ft);
 	return buf;
@@ -108,17 +108,17 @@ static void test_far_cpu_svg(void **state)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
-	struct out_svg *w;
+	struct folded *w;
 
 	assert_non_null(m);
 	make_funcs(&ft);
-	w = out_svg__new(&(struct out_svg_opts){ m, &ft, false });
+	w = folded__new(&(struct folded_opts){ m, &ft, false });
 	assert_non_null(w);
-	feed_far_cpu(out_svg__emit, w);
+	feed_far_cpu(folded__emit, w);
 	assert_int_equal(out_svg__end(w), 0);
-	assert_int_equal(out_svg__stats(w)->rootless, 2);
-	assert_int_equal(out_svg__stats(w)->unfinished, 1);
-	out_svg__free(w);
+	assert_int_equal(folded__stats(w)->rootless, 2);
+	assert_int_equal(folded__stats(w)->unfinished, 1);
+	folded__free(w);
 	assert_int_equal(fclose(m), 0);
 	assert_non_null(strstr(buf, "data-total=\"105\""));
 	assert_non_null(strstr(buf, "<title>f0 (0.100 us, 95.24%)</title>"));

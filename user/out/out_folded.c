@@ -47,12 +47,16 @@ static void add_call(void *ctx, const struct call *c);
 
 struct folded *folded__new(const struct folded_opts *opts)
 {
-	struct folded *w = calloc(1, sizeof(*w));
+	struct folded *w;
 
+	if (!opts || !opts->out) {
+		errno = EINVAL;
+		return NULL;
+	}
+	w = calloc(1, sizeof(*w));
 	if (!w)
 		return NULL;
-	if (opts)
-		w->o = *opts;
+	w->o = *opts;
 	w->calls = calls__new(&(struct calls_opts){ .on_call = add_call, .ctx = w });
 	if (!w->calls) {
 		free(w);
@@ -236,46 +240,6 @@ const struct folded_stats *folded__stats(const struct folded *w)
 	return &w->st;
 }
 
-struct out_folded {
-	struct out_folded_opts o;
-	struct folded *f;
-};
-
-struct out_folded *out_folded__new(const struct out_folded_opts *opts)
-{
-	struct out_folded *w;
-
-	if (!opts || !opts->out) {
-		errno = EINVAL;
-		return NULL;
-	}
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		return NULL;
-	w->o = *opts;
-	w->f = folded__new(&(struct folded_opts){ opts->funcs, opts->count });
-	if (!w->f) {
-		free(w);
-		return NULL;
-	}
-	return w;
-}
-
-void out_folded__free(struct out_folded *w)
-{
-	if (!w)
-		return;
-	folded__free(w->f);
-	free(w);
-}
-
-void out_folded__emit(void *ctx, const struct gev *ev)
-{
-	struct out_folded *w = ctx;
-
-	folded__emit(w->f, ev);
-}
-
 static int cmp_stack(const void *a, const void *b)
 {
 	const struct folded_stack *x = a, *y = b;
@@ -283,11 +247,11 @@ static int cmp_stack(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
-int out_folded__end(struct out_folded *w)
+int out_folded__end(struct folded *w)
 {
 	struct folded_stack *v;
 	size_t n;
-	int err = folded__stacks(w->f, &v, &n);
+	int err = folded__stacks(w, &v, &n);
 
 	/* sorted for stable output */
 	if (n)
@@ -297,7 +261,7 @@ int out_folded__end(struct out_folded *w)
 	return err;
 }
 
-const struct folded_stats *out_folded__stats(const struct out_folded *w)
+const struct folded_opts *folded__opts(const struct folded *w)
 {
-	return folded__stats(w->f);
+	return &w->o;
 }

@@ -22,6 +22,7 @@
 #define FOLDED_UNKNOWN "[unknown]"
 
 struct folded_opts {
+	FILE *out; /* where out_folded__end() or out_svg__end() write */
 	const struct functab *funcs;
 	bool count; /* weight = number of calls, not self time */
 };
@@ -49,6 +50,7 @@ struct folded_stats {
 
 struct folded;
 
+/* EINVAL without opts or their out. */
 struct folded *folded__new(const struct folded_opts *opts);
 void folded__free(struct folded *f);
 /* gsink.emit-compatible. */
@@ -61,21 +63,9 @@ void folded__emit(void *f, const struct gev *ev);
 int folded__stacks(struct folded *f, struct folded_stack **v, size_t *n);
 const struct folded_stats *folded__stats(const struct folded *f);
 
-struct out_folded_opts {
-	FILE *out;
-	const struct functab *funcs;
-	bool count; /* weight = number of calls, not self time */
-};
-
-struct out_folded;
-
-struct out_folded *out_folded__new(const struct out_folded_opts *opts);
-void out_folded__free(struct out_folded *w);
-/* gsink.emit-compatible. */
-void out_folded__emit(void *w, const struct gev *ev);
-/* Writes the stacks, sorted; -ENOMEM if some were lost to memory. */
-int out_folded__end(struct out_folded *w);
-/* What the stacks left out; complete after out_folded__end(). */
-const struct folded_stats *out_folded__stats(const struct out_folded *w);
+/* Writes the stacks as folded text to the options' out, sorted; -ENOMEM if some were lost to memory. */
+int out_folded__end(struct folded *f);
+/* The options f was made with. */
+const struct folded_opts *folded__opts(const struct folded *f);
 
 #endif

@@ -11,7 +11,6 @@
  * without scripts; the script only recomputes them when zooming, from
  * the integer offsets and weights kept in data- attributes.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,11 +31,6 @@
 #define MIN_WIDTH 0.1
 /* The root frame and one level per depth of the graph builder. */
 #define MAX_LEVELS (BG_MAX_DEPTH + 1)
-
-struct out_svg {
-	struct out_svg_opts o;
-	struct folded *f;
-};
 
 /* A frame of the walk: the current stack's frame at one level. */
 struct open_frame {
@@ -188,40 +182,6 @@ static const char svg_script[] =
 	"fromHash();\n"
 	"})();\n";
 
-struct out_svg *out_svg__new(const struct out_svg_opts *opts)
-{
-	struct out_svg *w;
-
-	if (!opts || !opts->out) {
-		errno = EINVAL;
-		return NULL;
-	}
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		return NULL;
-	w->o = *opts;
-	w->f = folded__new(&(struct folded_opts){ opts->funcs, opts->count });
-	if (!w->f) {
-		free(w);
-		return NULL;
-	}
-	return w;
-}
-
-void out_svg__free(struct out_svg *w)
-{
-	if (!w)
-		return;
-	folded__free(w->f);
-	free(w);
-}
-
-void out_svg__emit(void *ctx, const struct gev *ev)
-{
-	struct out_svg *w = ctx;
-
-	folded__emit(w->f, ev);
-}
 
 /* Text for XML content and attributes; bytes as characters (Latin-1). */
 static void put_xml(FILE *f, const char *s, size_t n)
@@ -401,13 +361,14 @@ static void put_head(const struct layout *l)
 		l->height - 10);
 }
 
-int out_svg__end(struct out_svg *w)
+int out_svg__end(struct folded *f)
 {
-	struct layout l = { .out = w->o.out, .count = w->o.count };
+	const struct folded_opts *o = folded__opts(f);
+	struct layout l = { .out = o->out, .count = o->count };
 	unsigned int levels = 1;
 	struct folded_stack *v;
 	size_t n;
-	int err = folded__stacks(w->f, &v, &n);
+	int err = folded__stacks(f, &v, &n);
 
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_frames);
@@ -432,9 +393,4 @@ int out_svg__end(struct out_svg *w)
 	fprintf(l.out, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n",
 		svg_script);
 	return err;
-}
-
-const struct folded_stats *out_svg__stats(const struct out_svg *w)
-{
-	return folded__stats(w->f);
 }

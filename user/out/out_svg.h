@@ -14,28 +14,12 @@
 #ifndef BG_OUT_SVG_H
 #define BG_OUT_SVG_H
 
-#include <stdbool.h>
-#include <stdio.h>
-
-#include "functab.h"
-#include "graph.h"
 #include "out_folded.h"
 
-struct out_svg_opts {
-	FILE *out;
-	const struct functab *funcs;
-	bool count; /* weight = number of calls, not self time */
-};
-
-struct out_svg;
-
-struct out_svg *out_svg__new(const struct out_svg_opts *opts);
-void out_svg__free(struct out_svg *w);
-/* gsink.emit-compatible. */
-void out_svg__emit(void *w, const struct gev *ev);
-/* Writes the whole document; -ENOMEM if stacks were lost to memory. */
-int out_svg__end(struct out_svg *w);
-/* What the flame graph left out; complete after out_svg__end(). */
-const struct folded_stats *out_svg__stats(const struct out_svg *w);
+/*
+ * Writes the flame graph of f's stacks to f's out (folded__new()'s
+ * options); -ENOMEM if some stacks were lost to memory.
+ */
+int out_svg__end(struct folded *f);
 
 #endif

@@ -140,40 +140,31 @@ static void folded_report(const char *format, const struct folded_stats *st)
 			format, st->rootless, st->rootless == 1 ? "" : "s", BG_MAX_CPUS - 1);
 }
 
+/* The folded stacks, for both their writers. */
 static void *folded_new(const struct render_opts *o)
 {
-	return out_folded__new(&(struct out_folded_opts){ o->out, o->funcs, o->folded_count });
+	return folded__new(&(struct folded_opts){ o->out, o->funcs, o->folded_count });
 }
 
 static int folded_finish(void *w)
 {
 	int err = out_folded__end(w);
 
-	folded_report("folded", out_folded__stats(w));
+	folded_report("folded", folded__stats(w));
 	return err;
-}
-
-static void folded_free(void *w)
-{
-	out_folded__free(w);
-}
-
-static void *svg_new(const struct render_opts *o)
-{
-	return out_svg__new(&(struct out_svg_opts){ o->out, o->funcs, o->folded_count });
 }
 
 static int svg_finish(void *w)
 {
 	int err = out_svg__end(w);
 
-	folded_report("svg", out_svg__stats(w));
+	folded_report("svg", folded__stats(w));
 	return err;
 }
 
-static void svg_free(void *w)
+static void folded_free(void *w)
 {
-	out_svg__free(w);
+	folded__free(w);
 }
 
 static void *stat_new(const struct render_opts *o)
@@ -225,9 +216,9 @@ static const struct writer_ops writers[] = {
 			  json_sync, json_each_line },
 	[BG_FMT_CHROME] = { "chrome", chrome_new, chrome_begin, out_chrome__emit,
 			    chrome_finish, chrome_free },
-	[BG_FMT_FOLDED] = { "folded", folded_new, NULL, out_folded__emit, folded_finish,
+	[BG_FMT_FOLDED] = { "folded", folded_new, NULL, folded__emit, folded_finish,
 			    folded_free },
-	[BG_FMT_SVG] = { "svg", svg_new, NULL, out_svg__emit, svg_finish, svg_free },
+	[BG_FMT_SVG] = { "svg", folded_new, NULL, folded__emit, svg_finish, folded_free },
 	[BG_FMT_STAT] = { "stat", stat_new, NULL, out_stat__emit, stat_finish, stat_free },
 	[BG_FMT_TRACECMD] = { "trace-cmd", tracecmd_new, NULL, out_tracecmd__emit,
 			      tracecmd_finish, tracecmd_free },
