@@ -128,6 +128,10 @@ static void test_bounded(void **state)
 	assert_int_equal(f->w.st.entry_only, N - cold - hot);
 	assert_int_equal(f->w.st.pool_bytes,
 			 wide__pool_bytes(cold, 4) + wide__pool_bytes(hot, 4));
+	/* what the whole net would have taken, for the user's note (N / 4 of them hot) */
+	assert_int_equal(f->w.st.ncpus, 4);
+	assert_int_equal(f->w.st.whole_bytes,
+			 wide__pool_bytes(N - N / 4, 4) + wide__pool_bytes(N / 4, 4));
 	/* the probe's function first, the rest in address order */
 	assert_true(f->w.full[50]);
 	assert_true(f->w.full[1] && f->w.full[2]);

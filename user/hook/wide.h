@@ -85,6 +85,9 @@ struct wide_stats {
 	size_t decoded; /* functions whose code was read to choose them */
 	double choose_s; /* ... and the time that took */
 	uint64_t pool_bytes; /* the return hooks' pools as modelled (ret_pools) */
+	/* With an entry-only part: what the whole net's pools would take (UINT64_MAX: too many). */
+	uint64_t whole_bytes;
+	unsigned int ncpus; /* the possible CPUs the pools were modelled for */
 	bool ranges; /* the entry-only part's code ranges are in bg_wranges */
 	double build_s, attach_s, detach_s;
 	double closer_spawn_s; /* starting the child that closes the net (fork) */

@@ -164,6 +164,13 @@ int wide_choose_full(struct wide *w, const struct functab *funcs)
 		return 0;
 	}
 	memset(w->full, 0, w->n);
+	w->st.ncpus = w->o.ncpus;
+	w->st.whole_bytes = wide__pool_bytes(w->n - nhot, w->o.ncpus);
+	if (w->st.whole_bytes != UINT64_MAX) {
+		uint64_t h = wide__pool_bytes(nhot, w->o.ncpus);
+
+		w->st.whole_bytes = h == UINT64_MAX ? h : w->st.whole_bytes + h;
+	}
 	probe = globset__new(probe_globs);
 	callees = malloc(MAX_CALLEES * sizeof(*callees));
 	if (!probe || !callees) {

@@ -366,6 +366,20 @@ int live__attach_wide(struct live *l)
 			ws->funcs, ws->source, recs, ws->denied, ws->links, ws->build_s,
 			ws->attach_s);
 	}
+	/*
+	 * Said without -v: a first call through the entry-only part can come
+	 * out nested wrong, and --wide-mem is what the user can change.
+	 */
+	if (ws->entry_only) {
+		char whole[48] = "more than the kernel allows";
+
+		if (ws->whole_bytes != UINT64_MAX)
+			snprintf(whole, sizeof(whole), "%.0f MiB", ws->whole_bytes / 1048576.0);
+		fprintf(stderr, "bpfgraph: wide net: %zu of its %zu functions without their "
+			"return hooks (--wide-mem; on %u CPUs all would take %s): the first "
+			"traced call may show some calls at the wrong depth\n", ws->entry_only,
+			ws->funcs, ws->ncpus, whole);
+	}
 	if (l->verbose && ws->pool_bytes)
 		fprintf(stderr, "bpfgraph: wide net: the kernel's return hooks for %zu of them "
 			"take about %.1f MiB (--wide-mem); %zu hooked at their entry only (%zu "
