@@ -90,7 +90,7 @@ tar -C "$b" -czf "$b/payload.tgz" bwl ldlink
 	sed -n '1,/^# bench-timeout/p' "$here/$script.sh"
 	echo "BENCH_SHORT=$short BENCH_SKIP='${BENCH_SKIP:-}' BENCH_ONLY='${BENCH_ONLY:-}'"
 	echo "TIERS_ONLY='${TIERS_ONLY:-}' TIERS_NCALL=${TIERS_NCALL:-200} TIERS_NPIPE=${TIERS_NPIPE:-20000}"
-	echo "START_FUNC='${START_FUNC:-do_sys_openat2}' START_RUNS=${START_RUNS:-2}"
+	echo "START_FUNC='${START_FUNC:-do_sys_openat2}' START_RUNS=${START_RUNS:-2} START_OPTS='${START_OPTS:-}'"
 	echo "PROF_FUNC='${PROF_FUNC:-do_sys_openat2}' PROF_OP='${PROF_OP:-openmiss}'" \
 		"PROF_NCALL=${PROF_NCALL:-10000} PROF_SECS=${PROF_SECS:-1} PROF_SKIP=${PROF_SKIP:-20000000}" \
 		"PROF_OPTS='${PROF_OPTS:-}'"

@@ -6,8 +6,9 @@
 # "wide net" lines say how long each step took. The first read of
 # /proc/kallsyms in a boot costs more than the next ones: the references
 # are read twice, and the runs come after them. function_graph's own
-# start for scale. Results as "KEY value..." lines in results.txt for
-# tests/bench/start.check.
+# start for scale. START_OPTS: more options for the runs (--wide=session
+# times the wide net, the start of -p and system-wide traces). Results as
+# "KEY value..." lines in results.txt for tests/bench/start.check.
 # bench-clock: icount
 # bench-timeout: 900
 set -u
@@ -29,6 +30,7 @@ timed() { # KEY COMMAND...: the command's guest time, its output dropped
 
 res "kernel $(uname -r)"
 res "func $F runs $N"
+res "opts ${START_OPTS:-}"
 res "kallsyms_lines $(wc -l </proc/kallsyms)"
 for i in 1 2; do
 	timed "read_kallsyms_$i" cat /proc/kallsyms
@@ -54,7 +56,8 @@ while [ "$i" -le "$N" ]; do
 	progress "bpfgraph run $i"
 	wait_released
 	s=$(up)
-	bpfgraph -v -G "$F" -- /bin/wl openmiss 1 >run$i.txt 2>run$i.err
+	# shellcheck disable=SC2086
+	bpfgraph ${START_OPTS:-} -v -G "$F" -- /bin/wl openmiss 1 >run$i.txt 2>run$i.err
 	rc=$?
 	res "run$i total $(since "$s") rc $rc"
 	# bpfgraph: ready after 3.73 s: kernel symbols, BTF and text 0.66 s,
