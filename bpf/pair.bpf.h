@@ -97,6 +97,20 @@ static __always_inline void pop_frame(struct task_state *st, __u32 top, __u64 no
  * are loaded without BTF: EINVAL).
  */
 #define BG_UNWIND_MAX 4
+/*
+ * The bound in use: BG_UNWIND_MAX, or BG_UNWIND_DEEP where the wide net
+ * may have an entry-only part (bpfobj_config.wide_ranges), whose chains
+ * of lazy frames are as deep as the calls between functions with return
+ * hooks: cut at five, a loopback TCP send's receive in the softirq came
+ * out at the wrong depth (6.12, the net bounded as on 16 CPUs: first-call
+ * recall 0.577 with five, 0.641 with twelve). Read-only data, known to
+ * the verifier: the loops below go to BG_UNWIND_DEEP and stop at
+ * bg_unwind, so that with BG_UNWIND_MAX it walks about what it did with
+ * a constant (the deep bound costs the programs' load 0.3 s on 6.12,
+ * paid only there). Not in close_returned() and other_gen_open(), which
+ * concern other frames.
+ */
+const volatile __u8 bg_unwind = BG_UNWIND_MAX;
 
 /*
  * Is the entry of function idx returning to caller a call the lazy frame
@@ -110,14 +124,16 @@ static __always_inline void pop_frame(struct task_state *st, __u32 top, __u64 no
  * the one before, and a chain of tail calls one level below the first.
  * No more than BG_LAZY_NEST lazy frames in a row: an exit closes the one
  * on top (close_lazy()) and what lies above its own frame then as returns
- * missed, BG_UNWIND_MAX at most, and a graph whose frames cannot all
- * close never ends. (An entry closes two at most, then opens one.)
+ * missed, bg_unwind at most, and a graph whose frames cannot all close
+ * never ends. (An entry closes two at most, bg_unwind with the deep
+ * bound, then opens one.)
  */
-#define BG_LAZY_NEST (1 + BG_UNWIND_MAX)
+#define BG_LAZY_NEST (1 + bg_unwind)
 
 static __always_inline bool lazy_holds(struct task_state *st, __u32 top, __u64 caller, __u32 idx)
 {
 	__u32 func = st->func[top & BG_DEPTH_MASK], i = func & ~BG_FUNC_WIDE;
+	__u32 nest = BG_LAZY_NEST;
 	struct bg_frange *r;
 
 	if (!caller || !(func & BG_FUNC_WIDE))
@@ -125,13 +141,13 @@ static __always_inline bool lazy_holds(struct task_state *st, __u32 top, __u64 c
 	r = bpf_map_lookup_elem(&bg_wranges, &i);
 	if (!r || !r->hi)
 		return false;
-	if (top >= BG_LAZY_NEST - 1) {
-		int k;
+	if (top >= nest - 1) {
+		__u32 k;
 
-		for (k = 1; k < BG_LAZY_NEST; k++)
-			if (st->frame[(top - k) & BG_DEPTH_MASK] != BG_FRAME_LAZY)
+		for (k = 1; k < 1 + BG_UNWIND_DEEP; k++)
+			if (k >= nest || st->frame[(top - k) & BG_DEPTH_MASK] != BG_FRAME_LAZY)
 				break;
-		if (k == BG_LAZY_NEST)
+		if (k == nest)
 			return false;
 	}
 	if (caller > r->lo && caller <= r->hi)
@@ -163,8 +179,12 @@ static __always_inline bool close_lazy_top(struct task_state *st, __u64 caller, 
 
 static __always_inline void close_lazy_frames(struct task_state *st, __u64 caller, __u32 idx)
 {
-	if (close_lazy_top(st, caller, idx) && caller)
-		close_lazy_top(st, caller, idx);
+	/* Two with the usual bound; as deep as an exit unwinds with the deep one. */
+	__u32 most = bg_unwind > BG_UNWIND_MAX ? bg_unwind : 2;
+
+	for (__u32 j = 0; j < BG_UNWIND_DEEP; j++)
+		if (j >= most || !close_lazy_top(st, caller, idx) || !caller)
+			break;
 }
 
 #ifdef BG_LDX
@@ -286,12 +306,12 @@ static __always_inline void emit_noexits(struct task_state *st, __u32 top, int n
 		return;
 	}
 	b->writing = 1;
-	if (b->n >= BG_BATCH - BG_UNWIND_MAX)
+	if (b->n >= BG_BATCH - bg_unwind)
 		flush(b, BPF_RB_NO_WAKEUP);
-	for (int j = 0; j < BG_UNWIND_MAX; j++) {
+	for (int j = 0; j < BG_UNWIND_DEEP; j++) {
 		__u32 k = top - j;
 
-		if (j >= n)
+		if (j >= n || j >= bg_unwind)
 			break;
 		dur = now - st->calltime[k & BG_DEPTH_MASK];
 		if (bg_thresh_ns && dur < bg_thresh_ns)
@@ -598,11 +618,12 @@ static __always_inline void on_exit(struct task_state *st, __u64 ck, __u64 frame
 		 */
 		if (multi && !sctx && other_gen_open(st, top, idx, frame))
 			return;
-		for (i = 1; i <= BG_UNWIND_MAX; i++) {
-			if (i > top || exit_frame_is(st, top - i, idx, frame, sctx != NULL))
+		for (i = 1; i <= BG_UNWIND_DEEP; i++) {
+			if (i > bg_unwind || i > top ||
+			    exit_frame_is(st, top - i, idx, frame, sctx != NULL))
 				break;
 		}
-		if (i > top || i > BG_UNWIND_MAX) {
+		if (i > top || i > bg_unwind) {
 			/* Its entry was not recorded: started before we did. */
 			stat_inc(BG_ST_UNMATCHED_EXIT, 1);
 			return;

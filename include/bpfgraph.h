@@ -262,6 +262,8 @@ _Static_assert(sizeof(struct bg_rec) == 32, "bg_rec must stay 32 bytes");
  * have none: their calls close at the task's next event).
  */
 #define BG_WRANGES_MAX 65536
+/* Frames an exit closes as returns missed where the wide net has an entry-only part (bg_unwind). */
+#define BG_UNWIND_DEEP 12
 #define BG_CK_INDEX(ck) ((__u32)(ck))
 /*
  * The cookie cache (bg_ckc): on a kprobe.multi or kprobe.session link,

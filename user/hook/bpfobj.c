@@ -232,6 +232,9 @@ static void fill_rodata(struct graph_bpf__rodata *ro, const struct bpfobj_config
 	ro->bg_discover_irqs = c->discover_irqs;
 	ro->bg_fold = c->fold;
 	ro->bg_emit_call = c->emit_call;
+	/* Deeper chains of lazy frames where the net may be bounded (bpf/pair.bpf.h). */
+	if (c->wide_ranges)
+		ro->bg_unwind = BG_UNWIND_DEEP;
 	ro->bg_thresh_ns = c->thresh_ns;
 	ro->bg_self_tgid = getpid();
 	ro->bg_filter_pid = c->filter_pid;
