@@ -376,9 +376,9 @@ int live__attach_wide(struct live *l)
 		if (ws->whole_bytes != UINT64_MAX)
 			snprintf(whole, sizeof(whole), "%.0f MiB", ws->whole_bytes / 1048576.0);
 		fprintf(stderr, "bpfgraph: wide net: %zu of its %zu functions without their "
-			"return hooks (--wide-mem; on %u CPUs all would take %s): the first "
+			"return hooks (--wide-mem; on %u CPU%s all would take %s): the first "
 			"traced call may show some calls at the wrong depth\n", ws->entry_only,
-			ws->funcs, ws->ncpus, whole);
+			ws->funcs, ws->ncpus, ws->ncpus == 1 ? "" : "s", whole);
 	}
 	if (l->verbose && ws->pool_bytes)
 		fprintf(stderr, "bpfgraph: wide net: the kernel's return hooks for %zu of them "
