@@ -61,9 +61,13 @@ void folded__emit(void *f, const struct gev *ev);
  * -ENOMEM if some stacks were lost to memory (the others are there).
  */
 int folded__stacks(struct folded *f, struct folded_stack **v, size_t *n);
+/* What the stacks left out; complete after out_folded__end() or out_svg__end(). */
 const struct folded_stats *folded__stats(const struct folded *f);
 
-/* Writes the stacks as folded text to the options' out, sorted; -ENOMEM if some were lost to memory. */
+/*
+ * Writes the stacks as folded text to the options' out, sorted; -ENOMEM
+ * if some were lost to memory.
+ */
 int out_folded__end(struct folded *f);
 /* The options f was made with. */
 const struct folded_opts *folded__opts(const struct folded *f);
