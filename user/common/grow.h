@@ -23,6 +23,8 @@ static inline void *grow_zeroed(void *arr, size_t *n, size_t elem, size_t i, siz
 
 	if (i < *n)
 		return arr;
+	if (!want)
+		want = 1;
 	while (want <= i)
 		want *= 2;
 	v = realloc(arr, want * elem);

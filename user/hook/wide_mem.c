@@ -150,7 +150,7 @@ int wide_choose_full(struct wide *w, const struct functab *funcs)
 	struct bfs b = { 0 };
 	struct globset *probe;
 	size_t nhot = 0;
-	uint64_t bytes;
+	uint64_t bytes = UINT64_MAX; /* pools_fit() leaves it so where a pool is refused */
 	int err = 0;
 
 	w->full = malloc(w->n + 1);
@@ -164,13 +164,9 @@ int wide_choose_full(struct wide *w, const struct functab *funcs)
 		return 0;
 	}
 	memset(w->full, 0, w->n);
+	/* What the whole net would take, as pools_fit() just modelled it. */
 	w->st.ncpus = w->o.ncpus;
-	w->st.whole_bytes = wide__pool_bytes(w->n - nhot, w->o.ncpus);
-	if (w->st.whole_bytes != UINT64_MAX) {
-		uint64_t h = wide__pool_bytes(nhot, w->o.ncpus);
-
-		w->st.whole_bytes = h == UINT64_MAX ? h : w->st.whole_bytes + h;
-	}
+	w->st.whole_bytes = bytes;
 	probe = globset__new(probe_globs);
 	callees = malloc(MAX_CALLEES * sizeof(*callees));
 	if (!probe || !callees) {
