@@ -393,9 +393,17 @@ int bpfobj__load(struct bpfobj *o)
 	return err;
 }
 
-void bpfobj__print_verified(const struct bpfobj *o, FILE *f)
+/*
+ * Each program's size and the verifier's walk, and where the load's time
+ * went: the kernel stamps a program's load (CLOCK_BOOTTIME) before it
+ * verifies it, so the gap to the next program's stamp is its verifying
+ * and JIT, and what came before the first one the object's BTF and maps.
+ */
+void bpfobj__print_verified(const struct bpfobj *o, FILE *f, uint64_t t0_ns, uint64_t t1_ns)
 {
 	struct bpf_program *prog;
+	uint64_t prev = t0_ns;
+	const char *prev_name = NULL;
 
 	if (!o || !o->skel)
 		return;
@@ -404,11 +412,21 @@ void bpfobj__print_verified(const struct bpfobj *o, FILE *f)
 		__u32 len = sizeof(pi);
 		int fd = bpf_program__fd(prog);
 
-		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &pi, &len))
-			fprintf(f, "bpfgraph: program %s: %u instructions, %u walked by the "
-				"verifier\n", bpf_program__name(prog), pi.xlated_prog_len / 8,
-				pi.verified_insns);
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &pi, &len))
+			continue;
+		if (pi.load_time >= prev)
+			fprintf(f, "bpfgraph: %s%s: %.3f s\n", prev_name ? "verifying " : "",
+				prev_name ? prev_name : "the object's BTF and maps",
+				(double)(pi.load_time - prev) / 1e9);
+		prev = pi.load_time;
+		prev_name = bpf_program__name(prog);
+		fprintf(f, "bpfgraph: program %s: %u instructions, %u walked by the "
+			"verifier\n", bpf_program__name(prog), pi.xlated_prog_len / 8,
+			pi.verified_insns);
 	}
+	if (prev_name && t1_ns >= prev)
+		fprintf(f, "bpfgraph: verifying %s: %.3f s\n", prev_name,
+			(double)(t1_ns - prev) / 1e9);
 }
 
 struct bpf_program *bpfobj__prog(const struct bpfobj *o, enum bpfobj_prog p)

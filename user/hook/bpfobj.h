@@ -133,8 +133,12 @@ struct bpfobj *bpfobj__open(const struct bpfobj_config *c);
  */
 void bpfobj__set_pause(struct bpfobj *o, pid_t tgid, bool wide_once);
 int bpfobj__load(struct bpfobj *o);
-/* -vv: each loaded program's size and how many instructions the verifier walked. */
-void bpfobj__print_verified(const struct bpfobj *o, FILE *f);
+/*
+ * -vv: each loaded program's size, how many instructions the verifier
+ * walked and how long it took, from t0_ns to t1_ns (CLOCK_BOOTTIME
+ * around bpfobj__load()).
+ */
+void bpfobj__print_verified(const struct bpfobj *o, FILE *f, uint64_t t0_ns, uint64_t t1_ns);
 struct bpf_program *bpfobj__prog(const struct bpfobj *o, enum bpfobj_prog p);
 /* -1 before loading or for a program left out. */
 int bpfobj__prog_fd(const struct bpfobj *o, enum bpfobj_prog p);

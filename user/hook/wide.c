@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -10,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/bpf.h>
@@ -317,8 +319,13 @@ static bool notrace(const struct wide *w, const char *name)
  * One link over the table's entries that keep says (all: NULL) and, with
  * met, only those met (met[i] >= 0): a kprobe.session link running the
  * net's program, or with prog_fd >= 0 an entry-only kprobe.multi link
- * running that program.
+ * running that program: its fd, WIDE_NO_LINK when nothing is to be linked,
+ * or the kernel's -errno. A refusal is tried once more after a pause:
+ * nothing the net needs may be left out in silence (an errno such as
+ * ENOENT must not read as "nothing to link").
  */
+#define WIDE_NO_LINK INT_MIN
+
 static int link_many(struct wide *w, bool (*keep)(const struct wide *, size_t),
 		     const int32_t *met,
 		     uint64_t flags, int prog_fd)
@@ -341,12 +348,25 @@ static int link_many(struct wide *w, bool (*keep)(const struct wide *, size_t),
 			       (notrace(w, w->sym[i]->name) ? BG_CK_NOTRACE : 0);
 	}
 	if (!n) {
-		fd = -ENOENT;
+		fd = WIDE_NO_LINK;
 		goto out;
 	}
-	fd = links__kprobe_multi(prog_fd >= 0 ? prog_fd : w->prog_fd,
-				 prog_fd >= 0 ? BPF_TRACE_KPROBE_MULTI : BG_ATTACH_KPROBE_SESSION,
-				 addrs, cookies, n);
+	for (int tries = 0; tries < 2; tries++) {
+		if (tries) {
+			struct timespec nap = { 0, 100 * 1000 * 1000L };
+
+			w->st.retried++;
+			nanosleep(&nap, NULL);
+		}
+		fd = links__kprobe_multi(prog_fd >= 0 ? prog_fd : w->prog_fd,
+					 prog_fd >= 0 ? BPF_TRACE_KPROBE_MULTI :
+							BG_ATTACH_KPROBE_SESSION,
+					 addrs, cookies, n);
+		if (fd >= 0 || fd == -ENOMEM || fd == -E2BIG)
+			break;
+		if (!w->st.refused)
+			w->st.refused = fd;
+	}
 out:
 	free(addrs);
 	free(cookies);
@@ -446,26 +466,26 @@ int wide__attach(struct wide *w, const struct functab *funcs, int prog_fd, int e
 	t0 = links__now();
 	/* Cold before hot: see hot_globs. */
 	fd = link_many(w, full_cold, NULL, 0, -1);
-	if (fd < 0 && fd != -ENOENT) {
+	if (fd < 0 && fd != WIDE_NO_LINK) {
 		err = fd;
 		goto out;
 	}
-	w->link_fd = fd;
+	w->link_fd = fd >= 0 ? fd : -1;
 	if (w->st.entry_only) {
 		fd = link_many(w, partial, NULL, BG_CK_LAZY | BG_CK_NETONLY, entry_fd);
-		if (fd < 0 && fd != -ENOENT) {
+		if (fd < 0 && fd != WIDE_NO_LINK) {
 			err = fd;
 			goto out;
 		}
-		w->part_fd = fd;
+		w->part_fd = fd >= 0 ? fd : -1;
 	}
 	if (w->hot) {
 		fd = link_many(w, full_hot, NULL, 0, -1);
-		if (fd < 0 && fd != -ENOENT) {
+		if (fd < 0 && fd != WIDE_NO_LINK) {
 			err = fd;
 			goto out;
 		}
-		w->hot_fd = fd;
+		w->hot_fd = fd >= 0 ? fd : -1;
 	}
 out:
 	if (err)
@@ -491,7 +511,7 @@ int wide__narrow(struct wide *w, const int32_t *met, bool planned, int entry_fd)
 
 	w->st.attach_s += links__now() - t0;
 	if (fd < 0)
-		return fd == -ENOENT ? 0 : fd;
+		return fd == WIDE_NO_LINK ? 0 : fd;
 	w->keep_fd = fd;
 	return 0;
 }

@@ -89,6 +89,8 @@ struct wide_stats {
 	uint64_t whole_bytes;
 	unsigned int ncpus; /* the possible CPUs the pools were modelled for */
 	bool ranges; /* the entry-only part's code ranges are in bg_wranges */
+	unsigned int retried; /* links the kernel refused once, tried again */
+	int refused; /* the first refusal's -errno */
 	double build_s, attach_s, detach_s;
 	double closer_spawn_s; /* starting the child that closes the net (fork) */
 };

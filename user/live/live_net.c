@@ -357,14 +357,17 @@ int live__attach_wide(struct live *l)
 		fprintf(stderr, "bpfgraph: wide net: ftrace's records not read from kernel memory "
 			"(%s)\n", strerror((int)-ws->records));
 	if (l->verbose) {
-		char recs[32] = "";
+		char recs[32] = "", retry[96] = "";
 
 		if (ws->records > 0)
 			snprintf(recs, sizeof(recs), ": %ld records", ws->records);
+		if (ws->retried)
+			snprintf(retry, sizeof(retry), " (the kernel refused %u of them once: %s)",
+				 ws->retried, strerror(-ws->refused));
 		fprintf(stderr, "bpfgraph: wide net: %zu functions (from %s%s; %zu on the tracer's "
-			"own path left out) in %d links, %.2f s to list, %.2f s to attach\n",
+			"own path left out) in %d links, %.2f s to list, %.2f s to attach%s\n",
 			ws->funcs, ws->source, recs, ws->denied, ws->links, ws->build_s,
-			ws->attach_s);
+			ws->attach_s, retry);
 	}
 	/*
 	 * Said without -v: a first call through the entry-only part can come
