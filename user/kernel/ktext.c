@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,17 @@ struct kseg {
 
 struct ktext {
 	int fd;
+	/*
+	 * /proc/kcore copies kernel memory through one page per open file
+	 * (open_kcore(): the bounce buffer that hardened usercopy wants), and
+	 * readers of one descriptor are not kept apart: two threads reading
+	 * at once got each other's bytes (the wide net's list, read in a
+	 * thread while the plan read code, lost 4-63 of its 44 000 functions
+	 * in one run of three and once named an address that is no ftrace
+	 * site, which made the kernel refuse the whole link). Every read of
+	 * fd holds this lock.
+	 */
+	pthread_mutex_t lock;
 	struct kseg *segs;
 	size_t nsegs;
 	uint64_t note_off, note_size; /* the PT_NOTE segment, size 0: none */
@@ -68,6 +80,7 @@ struct ktext *ktext__open(const char *path)
 
 	if (!kt)
 		return NULL;
+	pthread_mutex_init(&kt->lock, NULL);
 	kt->fd = open(path ? path : "/proc/kcore", O_RDONLY | O_CLOEXEC);
 	if (kt->fd < 0) {
 		err = -errno;
@@ -90,8 +103,21 @@ void ktext__close(struct ktext *kt)
 		return;
 	if (kt->fd >= 0)
 		close(kt->fd);
+	pthread_mutex_destroy(&kt->lock);
 	free(kt->segs);
 	free(kt);
+}
+
+static ssize_t read_at(struct ktext *kt, void *buf, size_t len, uint64_t off)
+{
+	ssize_t r;
+
+	pthread_mutex_lock(&kt->lock);
+	r = pread(kt->fd, buf, len, (off_t)off);
+	if (r < 0)
+		r = -errno;
+	pthread_mutex_unlock(&kt->lock);
+	return r;
 }
 
 int ktext__read(struct ktext *kt, uint64_t addr, void *buf, size_t len)
@@ -102,9 +128,9 @@ int ktext__read(struct ktext *kt, uint64_t addr, void *buf, size_t len)
 
 		if (addr < s->vaddr || addr + len > s->vaddr + s->size)
 			continue;
-		r = pread(kt->fd, buf, len, (off_t)(s->off + (addr - s->vaddr)));
+		r = read_at(kt, buf, len, s->off + (addr - s->vaddr));
 		if (r < 0)
-			return -errno;
+			return (int)r;
 		return (size_t)r == len ? 0 : -EIO;
 	}
 	return -ERANGE;
@@ -125,7 +151,7 @@ int ktext__note(struct ktext *kt, const char *name, char *buf, size_t cap)
 	notes = malloc(size);
 	if (!notes)
 		return -ENOMEM;
-	if (pread(kt->fd, notes, size, (off_t)kt->note_off) != (ssize_t)size) {
+	if (read_at(kt, notes, size, kt->note_off) != (ssize_t)size) {
 		free(notes);
 		return -EIO;
 	}
@@ -171,7 +197,7 @@ int ktext__read_ahead(struct ktext *kt, struct ktext_window *w, uint64_t addr, v
 		n = s->vaddr + s->size - addr;
 		if (n > KTEXT_WINDOW)
 			n = KTEXT_WINDOW;
-		r = pread(kt->fd, w->buf, n, (off_t)(s->off + (addr - s->vaddr)));
+		r = read_at(kt, w->buf, n, s->off + (addr - s->vaddr));
 		if (r > 0) {
 			w->lo = addr;
 			w->hi = addr + (uint64_t)r;

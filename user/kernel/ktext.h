@@ -15,7 +15,10 @@
 
 struct ktext;
 
-/* path NULL: /proc/kcore. NULL + errno on failure. */
+/*
+ * path NULL: /proc/kcore. NULL + errno on failure. Threads may share it:
+ * its reads are serialized (see struct ktext).
+ */
 struct ktext *ktext__open(const char *path);
 void ktext__close(struct ktext *kt);
 /* Reads len bytes at kernel address addr: 0 or -errno (-ERANGE: unmapped). */
