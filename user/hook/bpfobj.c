@@ -397,7 +397,8 @@ int bpfobj__load(struct bpfobj *o)
  * Each program's size and the verifier's walk, and where the load's time
  * went: the kernel stamps a program's load (CLOCK_BOOTTIME) before it
  * verifies it, so the gap to the next program's stamp is its verifying
- * and JIT, and what came before the first one the object's BTF and maps.
+ * and JIT, and what came before the first one the object's BTF, maps and
+ * relocations.
  */
 void bpfobj__print_verified(const struct bpfobj *o, FILE *f, uint64_t t0_ns, uint64_t t1_ns)
 {
@@ -416,7 +417,7 @@ void bpfobj__print_verified(const struct bpfobj *o, FILE *f, uint64_t t0_ns, uin
 			continue;
 		if (pi.load_time >= prev)
 			fprintf(f, "bpfgraph: %s%s: %.3f s\n", prev_name ? "verifying " : "",
-				prev_name ? prev_name : "the object's BTF and maps",
+				prev_name ? prev_name : "before the first program (BTF, maps, relocations)",
 				(double)(pi.load_time - prev) / 1e9);
 		prev = pi.load_time;
 		prev_name = bpf_program__name(prog);

@@ -26,11 +26,10 @@ struct ktext {
 	 * /proc/kcore copies kernel memory through one page per open file
 	 * (open_kcore(): the bounce buffer that hardened usercopy wants), and
 	 * readers of one descriptor are not kept apart: two threads reading
-	 * at once got each other's bytes (the wide net's list, read in a
-	 * thread while the plan read code, lost 4-63 of its 44 000 functions
-	 * in one run of three and once named an address that is no ftrace
-	 * site, which made the kernel refuse the whole link). Every read of
-	 * fd holds this lock.
+	 * at once get each other's bytes (the wide net's list, read in a
+	 * thread while the plan reads code, lost functions and could name an
+	 * address that is no ftrace site: docs/kernels.md, "The wide net").
+	 * Every read of fd holds this lock.
 	 */
 	pthread_mutex_t lock;
 	struct kseg *segs;
