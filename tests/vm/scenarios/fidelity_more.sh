@@ -10,8 +10,9 @@
 # -p or system-wide; its first call scores what the bound costs).
 # CI runs it on 6.12
 # and 7.3 (tools/check.sh's BG_VM_KERNEL_SCENARIOS), not on 6.1, where it
-# takes about an hour of guest time: BG_VM_KERNEL=6.1 tests/vm/run.sh
-# fidelity_more.
+# takes 35-60 minutes of guest time: BG_VM_TIMEOUT=3600 BG_VM_KERNEL=6.1
+# tests/vm/run.sh fidelity_more (run.sh's default limit, 900 s of host
+# time, ends it halfway).
 # bench-timeout: 7200
 # bench-default: off
 # bench-clock: icount
