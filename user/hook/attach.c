@@ -3,9 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -15,6 +13,7 @@
 #include "attach.h"
 #include "attach_int.h"
 #include "bpfobj.h"
+#include "clock.h"
 #include "hooks.h"
 #include "links.h"
 #include "bpfgraph.h"
@@ -270,25 +269,12 @@ static int attach_counted(struct attach *a, uint32_t i, const struct clone_src s
 	return count_attach(a, i, attach_func(a, i, src, mc));
 }
 
-static uint64_t boot_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static double tv_s(const struct timeval *tv)
-{
-	return (double)tv->tv_sec + (double)tv->tv_usec / 1e6;
-}
-
 int attach__load(struct attach *a)
 {
 	struct bpf_program *tmpl[] = { bpfobj__prog(a->obj, BGP_ENTRY), bpfobj__prog(a->obj, BGP_EXIT),
 				       bpfobj__prog(a->obj, BGP_ENTRY_GRAPH) };
 	const struct bg_func *f0 = NULL;
-	struct rusage ru0, ru1;
+	struct cpu_mark c0, c1;
 	uint64_t boot0, boot1;
 	int err;
 
@@ -318,19 +304,22 @@ int attach__load(struct attach *a)
 		bpf_program__set_attach_target(bpfobj__prog(a->obj, BGP_TENTRY), 0, f0->name);
 	else
 		bpf_program__set_autoload(bpfobj__prog(a->obj, BGP_TENTRY), false);
-	getrusage(RUSAGE_THREAD, &ru0);
+	c0 = cpu_mark();
 	boot0 = boot_ns();
 	attach_cost.skel_s = links__now();
 	err = bpfobj__load(a->obj);
 	attach_cost.skel_s = links__now() - attach_cost.skel_s;
 	boot1 = boot_ns();
-	getrusage(RUSAGE_THREAD, &ru1);
+	c1 = cpu_mark();
 	a->st.load_s = attach_cost.skel_s;
 	if (a->verbose >= 2 && !err) {
+		uint64_t all = c1.all - c0.all, sys = c1.sys - c0.sys;
+
+		/* sys is counted in ticks, all exactly: sys may pass all by a tick. */
 		fprintf(a->err, "bpfgraph: loading the programs: %.2f s, CPU user %.2f s "
 			"(libbpf: BTF, relocations), system %.2f s (the kernel: verifier, JIT, "
-			"maps)\n", attach_cost.skel_s, tv_s(&ru1.ru_utime) - tv_s(&ru0.ru_utime),
-			tv_s(&ru1.ru_stime) - tv_s(&ru0.ru_stime));
+			"maps)\n", attach_cost.skel_s, (double)(all > sys ? all - sys : 0) / 1e9,
+			(double)sys / 1e9);
 		bpfobj__print_verified(a->obj, a->err, boot0, boot1);
 	}
 	if (err) {

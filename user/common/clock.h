@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* The session's two clocks, shared by its thread and the reading thread. */
-#ifndef BG_SESSION_CLOCK_H
-#define BG_SESSION_CLOCK_H
+/*
+ * The clocks bpfgraph reads: the records' (monotonic), the boot clock the
+ * kernel stamps BPF programs' loads with, and a thread's CPU time.
+ */
+#ifndef BG_COMMON_CLOCK_H
+#define BG_COMMON_CLOCK_H
 
 #include <stdint.h>
 #include <sys/resource.h>
@@ -13,6 +16,15 @@ static inline uint64_t mono_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* CLOCK_BOOTTIME in ns: bpf_prog_info's load_time. */
+static inline uint64_t boot_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
