@@ -356,6 +356,39 @@ static void test_pause_graphs_left_out(void **state)
 	ftg__free(&g);
 }
 
+/* Graphs some entries of which are foreign (pid 9's): left out whole, never the first. */
+static bool pid_9(void *ctx, const struct bg_rec *entry)
+{
+	(void)ctx;
+	return entry->pid == 9;
+}
+
+static void test_foreign_graphs_left_out(void **state)
+{
+	const struct ftg_ops ops = { .pass = pass, .comm = comm, .first_end = first_end,
+				     .foreign = pid_9 };
+	struct ftgraphs g;
+	struct seen s;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	ftg__init(&g, &ops);
+	g.ops.ctx = &s;
+	call(&g, 9, 10);
+	assert_int_equal(s.n, 0);
+	assert_false(g.first_over);
+	assert_int_equal(g.foreign, 1);
+	call(&g, 7, 20);
+	assert_int_equal(s.n, 5);
+	assert_int_equal(s.firsts, 1);
+	take(&g, BG_REC_ENTRY, 9, 0, 30);
+	take(&g, BG_REC_EXIT, 9, 0, 31);
+	assert_int_equal(s.n, 5);
+	assert_int_equal(g.foreign, 2);
+	assert_int_equal(g.open, 0);
+	ftg__free(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -368,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_interrupt_after_pop_nests),
 		cmocka_unit_test(test_own_calls_left_out),
 		cmocka_unit_test(test_pause_graphs_left_out),
+		cmocka_unit_test(test_foreign_graphs_left_out),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

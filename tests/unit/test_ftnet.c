@@ -320,6 +320,55 @@ static void test_ftnet_guard_restores(void **state)
 	cleanup();
 }
 
+/*
+ * Without a command: -p's process by its threads (this test's one), no
+ * children; system-wide, bpfgraph itself left out with the threads it
+ * makes later; both put back.
+ */
+static void test_ftnet_without_command(void **state)
+{
+	uint32_t me = (uint32_t)getpid();
+	char why[256] = "", want[32];
+	struct ftnet_opts o = { .graph = graph, .ngraph = 1, .pids = &me, .npids = 1,
+				.root = root };
+	struct ftnet *n;
+
+	(void)state;
+	snprintf(want, sizeof(want), "%u ", me);
+	fake_tracefs("nop\n", "", "function_graph nop\n");
+	put_text("set_ftrace_notrace_pid", "no pid\n");
+	n = ftnet__new(&o, why, sizeof(why));
+	assert_non_null(n);
+	assert_string_equal(get("set_ftrace_pid"), want);
+	assert_string_equal(get("options/function-fork"), "0");
+	assert_string_equal(get("set_ftrace_notrace_pid"), "no pid\n");
+	ftnet__free(n);
+	assert_string_equal(get("set_ftrace_pid"), "");
+	assert_string_equal(get("options/function-fork"), "0");
+	cleanup();
+
+	fake_tracefs("nop\n", "", "function_graph nop\n");
+	put_text("set_ftrace_notrace_pid", "no pid\n");
+	o.npids = 0;
+	o.self = (pid_t)me;
+	n = ftnet__new(&o, why, sizeof(why));
+	assert_non_null(n);
+	assert_string_equal(get("set_ftrace_pid"), "no pid\n");
+	assert_string_equal(get("set_ftrace_notrace_pid"), want);
+	assert_string_equal(get("options/function-fork"), "1");
+	ftnet__free(n);
+	assert_string_equal(get("set_ftrace_notrace_pid"), "");
+	assert_string_equal(get("options/function-fork"), "0");
+	cleanup();
+
+	/* Someone else's notrace pid: the instance is not free. */
+	fake_tracefs("nop\n", "", "function_graph nop\n");
+	put_text("set_ftrace_notrace_pid", "123\n");
+	assert_null(ftnet__new(&o, why, sizeof(why)));
+	assert_non_null(strstr(why, "set_ftrace_notrace_pid is set"));
+	cleanup();
+}
+
 /* Refused: nothing written, the reason said. */
 static void refused(const char *tracer, const char *events, const char *tracers,
 		    const char *reason)
@@ -350,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_ftnet_sets_reads_restores),
 		cmocka_unit_test(test_ftnet_refuses_busy_or_missing),
 		cmocka_unit_test(test_ftnet_guard_restores),
+		cmocka_unit_test(test_ftnet_without_command),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

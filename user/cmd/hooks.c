@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 
@@ -120,12 +121,17 @@ static int attach_after_net(void *ctx)
 /*
  * What the ftrace net can record as bpfgraph would: function_graph's own
  * filters and options cover the command (set_ftrace_pid with its
- * children), -G, --max-depth and funcgraph-irqs; not -x, -C, -n, nor what
- * its events lack on some kernels (arguments, return addresses; return
- * values asked for, by -O or by a --compat that prints them: before 6.5
- * its first call has none).
+ * children) or -p's tasks, -G, --max-depth and funcgraph-irqs; not -x,
+ * -C, -n, nor what its events lack on some kernels (arguments, return
+ * addresses; return values asked for, by -O or by a --compat that prints
+ * them: before 6.5 its first call has none). Without a COMMAND (-p,
+ * system-wide) nothing can wait while the first call's functions are
+ * hooked, and the calls made meanwhile are not traced: taken there only
+ * where the kernel has no wide net (session_net: it has kprobe.session
+ * links), or asked for (--wide=ftrace).
  */
-bool run__ftnet_fits(const struct bg_opts *o, bool have_text, char *why, size_t cap)
+bool run__ftnet_fits(const struct bg_opts *o, bool have_text, bool session_net, char *why,
+		     size_t cap)
 {
 	uint32_t asked = o->flags & o->flags_set;
 	bool values = (asked & (BG_O_RETVAL | BG_O_RETVAL_HEX)) ||
@@ -134,10 +140,13 @@ bool run__ftnet_fits(const struct bg_opts *o, bool have_text, char *why, size_t 
 
 	if (o->wide != BG_WIDE_FIRST && o->wide != BG_WIDE_FTRACE)
 		return false;
+	if (!o->command_argc && session_net && o->wide != BG_WIDE_FTRACE)
+		no = "without a COMMAND the kprobe.session net records the first call (no calls "
+		     "go untraced while its functions are hooked)";
+	else if (!o->command_argc && (o->inherit || o->thresh_ns || o->no_discovery))
+		no = "not with --inherit, --thresh or --no-discovery";
 	/* A COMMAND that will be paused after its first call (run_setup's pause_child). */
-	if (!o->command_argc)
-		no = "it records a COMMAND's first traced call (not -p, not system-wide)";
-	else if (o->no_pause || o->inherit || o->thresh_ns || o->no_discovery)
+	else if (o->command_argc && (o->no_pause || o->inherit || o->thresh_ns || o->no_discovery))
 		no = "the command must wait after its first traced call (not with --no-pause, "
 		     "--inherit, --thresh or --no-discovery)";
 	else if (!have_text)
@@ -159,11 +168,13 @@ int run__attach_ftnet(struct run *r, const struct bg_opts *o, const struct kerne
 {
 	struct ftnet_opts fo = {
 		.pid = r->s.child, .irqs = o->flags & BG_O_IRQS, .max_depth = o->max_depth,
+		.pids = o->pids, .npids = o->nr_pids, .self = getpid(),
 	};
 	char why[256], **graph;
 	int err;
 
-	if (!k->tier.ftnet || !r->s.pause_child)
+	/* A command is paused after its first call; without one the net runs on (live_ftnet.c). */
+	if (!k->tier.ftnet || (r->s.child > 0 && !r->s.pause_child))
 		return 0;
 	/* Every entry function: one left out of set_graph_function is not traced at all. */
 	graph = calloc(p->funcs.n + 1, sizeof(*graph));
@@ -194,8 +205,8 @@ int run__attach_ftnet(struct run *r, const struct bg_opts *o, const struct kerne
 	}
 	if (o->verbosity)
 		fprintf(stderr, "bpfgraph: ftrace net: function_graph records the first traced "
-			"call; the plan's %zu functions are hooked once it is over\n",
-			p->funcs.n);
+			"call; the plan's %zu functions are hooked once it is over%s\n",
+			p->funcs.n, r->s.child > 0 ? "" : " (calls made meanwhile are not traced)");
 	return 1;
 }
 

@@ -90,14 +90,16 @@ void run__attach_pause(struct run *r);
 /*
  * Whether the ftrace net (user/hook/ftnet.h) can record this trace's
  * first call: --wide asks for it or leaves it to the default, a COMMAND
- * to pause, options function_graph can follow, tracefs's top instance
- * free. Else false, and why.
+ * to pause (or none, -p or system-wide, where the kernel has no
+ * kprobe.session net: session_net false), options function_graph can
+ * follow, tracefs's top instance free. Else false, and why.
  */
-bool run__ftnet_fits(const struct bg_opts *o, bool have_text, char *why, size_t cap);
+bool run__ftnet_fits(const struct bg_opts *o, bool have_text, bool session_net, char *why,
+		     size_t cap);
 /*
  * The ftrace net where the tier took it (tier.ftnet): the BPF
  * object loaded, and every hook run__attach() makes deferred until the
- * command's first traced call is over. 1 when taken, 0 when not (then
+ * first traced call is over. 1 when taken, 0 when not (then
  * run__attach()), or -errno.
  */
 int run__attach_ftnet(struct run *r, const struct bg_opts *o, const struct kernel *k,

@@ -102,7 +102,8 @@ static int load_kernel(struct kernel *k, const struct bg_opts *o)
 	k->caps.clock_read = plan__set_clocksource(k->caps.clocksource);
 	if (o->verbosity)
 		caps__print(&k->caps, stderr, "bpfgraph: ");
-	tr.ftnet_ok = run__ftnet_fits(o, k->kt != NULL, why, sizeof(why));
+	tr.ftnet_ok = run__ftnet_fits(o, k->kt != NULL, k->caps.kprobe_session.have > 0, why,
+				      sizeof(why));
 	/* Asked for, or the default's first choice missed for want of tracefs: said. */
 	if (!tr.ftnet_ok && why[0] &&
 	    (o->wide == BG_WIDE_FTRACE || (o->verbosity && o->command_argc)))
@@ -333,7 +334,10 @@ static int run_trace(struct run *r, const struct kernel *k)
 			attach__stats(r->a)->load_s, live__wide_attach_s(r->live));
 	/* Say when tracing really began (without a command: when to stop). */
 	traced = attach__stats(r->a)->attached + live__traced(r->live);
-	if (s->child <= 0 && (verbosity || isatty(STDERR_FILENO)))
+	if (s->child <= 0 && live__ftnet_used(r->live) && (verbosity || isatty(STDERR_FILENO)))
+		fprintf(stderr, "bpfgraph: tracing by function_graph until the first traced call "
+			"is over; Ctrl-C to stop\n");
+	else if (s->child <= 0 && (verbosity || isatty(STDERR_FILENO)))
 		fprintf(stderr, "bpfgraph: tracing %u functions; Ctrl-C to stop\n", traced);
 	else if (s->child > 0 && verbosity && live__ftnet_used(r->live))
 		fprintf(stderr, "bpfgraph: tracing by function_graph until the first traced call "
@@ -348,6 +352,10 @@ static int run_trace(struct run *r, const struct kernel *k)
 			run__attach_pause(r);
 		if (!err)
 			err = session__go(s);
+	} else if (live__ftnet_used(r->live)) {
+		err = session__start(s);
+		if (!err)
+			err = live__start_ftnet(r->live);
 	}
 	if (!err)
 		err = session__run(s);

@@ -42,7 +42,7 @@ enum bg_locks {
  * The wide net (--wide, user/hook/wide.h): every traceable function hooked by
  * one kprobe.session link, until the first traced call returns (FIRST),
  * for the whole trace (ALWAYS), or never (OFF); or the kernel's
- * function_graph records a COMMAND's first traced call (FTRACE: the ftrace
+ * function_graph records the first traced call (FTRACE: the ftrace
  * net, user/hook/ftnet.h).
  */
 enum bg_wide {

@@ -35,7 +35,7 @@ enum { SV_TRACING_ON, SV_CLOCK, SV_FORK, SV_IRQS, SV_DEPTH, SV_OVERWRITE, SV_N }
 struct ftnet {
 	char root[256];
 	struct ft_saved sv[SV_N];
-	bool graph_set, pid_set, tracer_on;
+	bool graph_set, pid_set, notrace_set, tracer_on;
 	struct guard guard; /* puts tracefs back should bpfgraph die (setup) */
 	int *fd; /* per_cpu/cpuN/trace_pipe_raw, -1: none */
 	uint32_t *cpu;
@@ -186,6 +186,12 @@ static int check_free(struct ftnet *n, char *why, size_t cap)
 	trim(buf);
 	if (len < 0 || (strcmp(buf, "no pid") && buf[0]))
 		return why_fail(why, cap, -EBUSY, "set_ftrace_pid is set in tracefs's top instance");
+	/* 5.8 and later; left alone where it is missing. */
+	len = read_text(n, "set_ftrace_notrace_pid", buf, sizeof(buf));
+	trim(buf);
+	if (len >= 0 && strcmp(buf, "no pid") && buf[0])
+		return why_fail(why, cap, -EBUSY, "set_ftrace_notrace_pid is set in tracefs's top "
+				"instance");
 	if (!listing_empty(n, "set_ftrace_filter") || !listing_empty(n, "set_ftrace_notrace") ||
 	    !listing_empty(n, "set_graph_function") || !listing_empty(n, "set_graph_notrace"))
 		return why_fail(why, cap, -EBUSY, "function filters are set in tracefs's top "
@@ -312,6 +318,81 @@ static char *graph_list(const struct ftnet_opts *o)
 	return s;
 }
 
+/* The process whose id is in /proc/ID/status's Tgid line (0: none, or gone). */
+static uint32_t tgid_of(uint32_t id)
+{
+	char path[64], line[128];
+	uint32_t tgid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", id);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %u", &tgid) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return tgid;
+}
+
+/*
+ * The thread ids for set_ftrace_pid (which matches a task's own id) that
+ * cover ids as the BPF side's filter does: a process's every thread
+ * (those it has now), a thread alone. Space-separated; NULL: no memory.
+ */
+static char *tid_list(const uint32_t *ids, size_t n)
+{
+	size_t len = 0, cap = 256;
+	char *s = malloc(cap);
+
+	for (size_t i = 0; s && i < n; i++) {
+		char path[64];
+		struct dirent *e;
+		DIR *d = NULL;
+
+		snprintf(path, sizeof(path), "/proc/%u/task", ids[i]);
+		if (tgid_of(ids[i]) == ids[i])
+			d = opendir(path);
+		for (;;) {
+			char num[16];
+			int k;
+
+			if (d) {
+				e = readdir(d);
+				if (!e)
+					break;
+				if (e->d_name[0] < '0' || e->d_name[0] > '9')
+					continue;
+				k = snprintf(num, sizeof(num), "%s ", e->d_name);
+			} else {
+				k = snprintf(num, sizeof(num), "%u ", ids[i]);
+			}
+			if (k < 0 || k >= (int)sizeof(num))
+				continue;
+			if (len + (size_t)k + 1 > cap) {
+				char *t = realloc(s, cap * 2);
+
+				if (!t) {
+					free(s);
+					s = NULL;
+					break;
+				}
+				s = t;
+				cap *= 2;
+			}
+			memcpy(s + len, num, (size_t)k);
+			len += (size_t)k;
+			if (!d)
+				break;
+		}
+		if (d)
+			closedir(d);
+	}
+	if (s)
+		s[len] = '\0';
+	return s;
+}
+
 /*
  * tracefs as it was found: what n changed, or (all) whatever it may have
  * changed, for the guard, which cannot know how far its parent got (every
@@ -329,6 +410,8 @@ static void restore(const struct ftnet *n, bool all)
 		write_text(n, "set_graph_function", "");
 	if (all || n->pid_set)
 		write_text(n, "set_ftrace_pid", "");
+	if (all || n->notrace_set)
+		write_text(n, "set_ftrace_notrace_pid", "");
 	for (int k = SV_N - 1; k >= 0; k--)
 		if (all || n->sv[k].changed)
 			write_text(n, saved_files[k], n->sv[k].was);
@@ -373,6 +456,29 @@ static int setup(struct ftnet *n, const struct ftnet_opts *o, char *why, size_t 
 		    (err = set(n, SV_FORK, "1")))
 			return why_fail(why, cap, err, "cannot set the command's pid: %s",
 					strerror(-err));
+	} else if (o->npids) {
+		list = tid_list(o->pids, o->npids);
+		if (!list)
+			return -ENOMEM;
+		n->pid_set = true;
+		err = write_text(n, "set_ftrace_pid", list);
+		free(list);
+		if (err || (err = set(n, SV_FORK, "0")))
+			return why_fail(why, cap, err, "cannot set the traced pids: %s",
+					strerror(-err));
+	} else if (o->self > 0) {
+		/* Its threads made later (the ring buffer's reader) follow by function-fork. */
+		uint32_t self = (uint32_t)o->self;
+
+		list = tid_list(&self, 1);
+		if (!list)
+			return -ENOMEM;
+		n->notrace_set = true;
+		err = write_text(n, "set_ftrace_notrace_pid", list);
+		free(list);
+		if (err || (err = set(n, SV_FORK, "1")))
+			return why_fail(why, cap, err, "cannot leave bpfgraph's own calls out "
+					"(set_ftrace_notrace_pid): %s", strerror(-err));
 	}
 	snprintf(num, sizeof(num), "%u", o->max_depth);
 	/*

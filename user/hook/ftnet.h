@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The ftrace net: the kernel's own function_graph tracer, in tracefs's
- * top instance, records the command's first traced call while nothing of
- * bpfgraph is hooked, for kernels with no kprobe.session to build the
- * wide net of (Debian's 6.1 has no fprobe). Its records (per CPU,
+ * top instance, records the first traced call (a command's; with -p or
+ * system-wide, where the kernel has no kprobe.session to build the wide
+ * net of, the traced tasks') while nothing of bpfgraph is hooked
+ * (Debian's 6.1 has no fprobe). Its records (per CPU,
  * trace_pipe_raw, ftpage.h) come as the graph builder's; what the first
  * call met is then hooked by bpfgraph, and function_graph is switched
  * off again. Taken only where nobody else uses the top instance
@@ -25,6 +26,18 @@ struct ftnet_opts {
 	char *const *graph;
 	size_t ngraph;
 	pid_t pid; /* set_ftrace_pid, with its children (function-fork) */
+	/*
+	 * Without a command (pid 0): -p's ids, each a process (every thread it
+	 * has now) or a thread, set_ftrace_pid without children, as the BPF
+	 * side's filter takes them (a thread's id or its process's).
+	 */
+	const uint32_t *pids;
+	size_t npids;
+	/*
+	 * Neither (system-wide): bpfgraph's own process, left out by
+	 * set_ftrace_notrace_pid with the threads it starts later.
+	 */
+	pid_t self;
 	bool irqs; /* funcgraph-irqs: interrupt work inside a graph */
 	unsigned int max_depth; /* max_graph_depth; 0: none */
 	/* Where tracefs is mounted; NULL: /sys/kernel/tracing, then debugfs's. */

@@ -73,8 +73,10 @@ static int choose_kmulti(struct tier *t, enum bg_hook asked, const struct caps *
 /*
  * What makes the first traced call complete. For a COMMAND, where
  * tracefs's top instance is free, the kernel's function_graph (the ftrace
- * net, ftnet.h): it costs every other function call of the machine a
- * ftrace hook and a filter test, no fprobe return memory per CPU, and
+ * net, ftnet.h; without a command too where the kernel has no
+ * kprobe.session links, run__ftnet_fits()): it costs every other
+ * function call of the machine a ftrace hook and a filter test, no
+ * fprobe return memory per CPU, and
  * starts in a fraction of the wide net's time (docs/kernels.md, "The
  * ftrace net"). Otherwise, where the kernel has kprobe.session links,
  * the wide net: every traceable function hooked until the first traced
@@ -91,15 +93,15 @@ static void choose_wide(struct tier *t, const struct tier_request *r, const stru
 	}
 	if (r->wide == BG_WIDE_FTRACE) {
 		t->ftnet = r->ftnet_ok;
-		t->wide_why = t->ftnet ? "function_graph records the COMMAND's first traced call "
+		t->wide_why = t->ftnet ? "function_graph records the first traced call "
 					 "(--wide=ftrace)" :
-			      "none: the ftrace net (--wide=ftrace) needs a COMMAND and tracefs's "
-			      "top instance free (-v says why)";
+			      "none: the ftrace net (--wide=ftrace) needs tracefs's top instance "
+			      "free and options function_graph can follow (-v says why)";
 		return;
 	}
 	if (r->wide == BG_WIDE_FIRST && r->ftnet_ok) {
 		t->ftnet = true;
-		t->wide_why = "function_graph records the COMMAND's first traced call, "
+		t->wide_why = "function_graph records the first traced call, "
 			      "tracefs's top instance being free (--wide=session: the "
 			      "kprobe.session net)";
 		return;
@@ -108,8 +110,8 @@ static void choose_wide(struct tier *t, const struct tier_request *r, const stru
 		t->wide_why = c->kprobe_session.have > 0 ?
 			"none (it needs kprobe.multi links; --wide=ftrace: the kernel's "
 			"function_graph)" :
-			"none (no kprobe.session links; for a COMMAND, function_graph where "
-			"tracefs is free: the ftrace net)";
+			"none (no kprobe.session links; function_graph where tracefs's top "
+			"instance is free: the ftrace net)";
 		return;
 	}
 	if (c->kprobe_session.have <= 0) {

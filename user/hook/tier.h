@@ -18,8 +18,9 @@ struct tier_request {
 	bool no_discovery; /* --no-discovery: nothing found while tracing */
 	/*
 	 * The ftrace net could record the first call: a COMMAND bpfgraph
-	 * pauses, options function_graph can follow, tracefs's top instance
-	 * free (ftnet__usable()).
+	 * pauses (or none, where the kernel has no kprobe.session net),
+	 * options function_graph can follow, tracefs's top instance free
+	 * (ftnet__usable()).
 	 */
 	bool ftnet_ok;
 };

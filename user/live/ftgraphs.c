@@ -13,6 +13,7 @@ struct ftg_task {
 	uint32_t pid;
 	bool held;
 	bool pause; /* held, begun in bpfgraph's stop of the command (ftg_ops.is_pause): left out */
+	bool foreign; /* begun in no entry function (ftg_ops.foreign): left out */
 	bool skipping; /* inside a call of the tracer's own path, entered at skip_depth */
 	uint8_t skip_depth;
 	struct bg_rec *rec;
@@ -67,6 +68,8 @@ static struct ftg_task *task_new(struct ftgraphs *g, uint32_t pid)
 /* The session's, or t's until its graph is over. */
 static int put(struct ftgraphs *g, struct ftg_task *t, const struct bg_rec *r)
 {
+	if (t && t->foreign)
+		return 0;
 	if (!t || !t->held)
 		return g->ops.pass(g->ops.ctx, r);
 	if (t->n == t->cap) {
@@ -97,6 +100,9 @@ static int graph_start(struct ftgraphs *g, const struct bg_rec *r, struct ftg_ta
 		return -ENOMEM;
 	*tp = t;
 	t->pause = t->held && g->ops.is_pause && g->ops.is_pause(g->ops.ctx, r);
+	t->foreign = g->ops.foreign && g->ops.foreign(g->ops.ctx, r);
+	if (t->foreign)
+		return 0;
 	return g->ops.comm(g->ops.ctx, r, &c) == 1 ? put(g, t, &c) : 0;
 }
 
@@ -106,6 +112,11 @@ static int graph_end(struct ftgraphs *g, struct ftg_task *t, const struct bg_rec
 	bool first = !g->first_over && (!g->ops.is_first || g->ops.is_first(g->ops.ctx, end));
 	int err = 0;
 
+	if (t->foreign) {
+		g->foreign++;
+		task_drop(g, t);
+		return 0;
+	}
 	if (t->pause) {
 		g->paused++;
 		task_drop(g, t);

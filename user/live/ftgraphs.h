@@ -43,6 +43,13 @@ struct ftg_ops {
 	 * paused (may be NULL). Asked of graphs held until their end only.
 	 */
 	bool (*is_pause)(void *ctx, const struct bg_rec *entry);
+	/*
+	 * Whether the graph beginning with entry is none of the entry
+	 * functions' (function_graph draws the rest of what a task does once
+	 * switched back in inside a call begun before it started): left out
+	 * whole, counted in foreign (may be NULL).
+	 */
+	bool (*foreign)(void *ctx, const struct bg_rec *entry);
 	void *ctx;
 };
 
@@ -60,6 +67,7 @@ struct ftgraphs {
 	uint64_t fragments; /* records of no graph under way after a drop, left out */
 	uint64_t own; /* records of kprobes' dispatch, left out */
 	uint64_t paused; /* graphs of bpfgraph's stop of the command, left out */
+	uint64_t foreign; /* graphs of no entry function (ftg_ops.foreign), left out */
 };
 
 void ftg__init(struct ftgraphs *g, const struct ftg_ops *ops);

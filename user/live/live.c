@@ -554,8 +554,8 @@ void live__bind(struct live *l, struct session *s, bool discover)
 		live_ftnet_bind(s);
 		s->caller_ctx = l;
 		l->s = s;
-		/* Only with a command to pause (live__open_ftnet's caller). */
-		l->net.paused = true;
+		/* A command is paused after its first call; without one the net runs on. */
+		l->net.paused = s->child > 0;
 		s->pause_child = false;
 		s->hold_growth = true;
 		return;

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Live discovery's part in the ftrace net (live.h, user/hook/ftnet.h): the
- * kernel's function_graph records the command's first traced call while
- * nothing of bpfgraph is hooked; its records join the ring buffer's as
- * they are read, under function table indexes found by address. Once
- * that call is over the command is paused, function_graph goes, and what
- * the call met, the plan and the direct callees of the former are hooked
- * before the command resumes: the net's state machine (netfsm.h), paused.
+ * kernel's function_graph records the first traced call while nothing of
+ * bpfgraph is hooked; its records join the ring buffer's as they are
+ * read, under function table indexes found by address. Once that call is
+ * over the command is paused, function_graph goes, and what the call met,
+ * the plan and the direct callees of the former are hooked before the
+ * command resumes: the net's state machine (netfsm.h), paused. Without a
+ * command (-p, system-wide) the same, running: nothing waits, and the
+ * calls begun while the hooks are made are not traced (link_running()).
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -17,6 +19,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpfobj.h"
+#include "clock.h"
 #include "ftgraphs.h"
 #include "ftnet.h"
 #include "ftpage.h"
@@ -174,10 +177,16 @@ static int pass(void *ctx, const struct bg_rec *r)
  */
 static int comm_of(void *ctx, const struct bg_rec *r, struct bg_rec *c)
 {
+	struct live *l = ctx;
 	char path[64], buf[64];
 	FILE *f;
 
-	(void)ctx;
+	/* Read once per run of graphs of one task (a loop's calls, thousands a second). */
+	if (l->ft_comm.pid == r->pid && l->ft_comm.type == BG_REC_COMM) {
+		*c = l->ft_comm;
+		c->cpu = r->cpu;
+		return 1;
+	}
 	memset(c, 0, sizeof(*c));
 	c->type = BG_REC_COMM;
 	c->pid = r->pid;
@@ -199,6 +208,7 @@ static int comm_of(void *ctx, const struct bg_rec *r, struct bg_rec *c)
 			break;
 	if (f)
 		fclose(f);
+	l->ft_comm = *c;
 	return 1;
 }
 
@@ -255,10 +265,25 @@ static bool is_pause(void *ctx, const struct bg_rec *entry)
 	       entry->ts >= win && (!end || entry->ts <= end);
 }
 
+/*
+ * Without a command a task may be inside a call when function_graph
+ * starts: what function_graph then draws of it at depth 0 is no entry
+ * function's graph (a finish_task_switch() once switched back in), and
+ * the BPF side would not record it either.
+ */
+static bool foreign(void *ctx, const struct bg_rec *entry)
+{
+	struct live *l = ctx;
+
+	return !l->net.paused && entry->func < l->p->funcs.n &&
+	       !(l->p->funcs.f[entry->func].flags & BG_FN_GRAPH);
+}
+
 static void graphs_init(struct live *l)
 {
 	const struct ftg_ops ops = { .pass = pass, .comm = comm_of, .is_first = is_first,
-				     .first_end = first_end, .is_pause = is_pause, .ctx = l };
+				     .first_end = first_end, .is_pause = is_pause,
+				     .foreign = foreign, .ctx = l };
 
 	ftg__init(&l->ftg, &ops);
 }
@@ -437,9 +462,13 @@ static void close_net(struct live *l)
 		fprintf(stderr, "bpfgraph: function_graph lost %llu records of the first traced "
 			"call (its per-CPU buffers were full: tracefs's buffer_size_kb)\n",
 			(unsigned long long)l->ftg.lost_first);
-	if (l->ftg.cut)
+	if (l->ftg.cut && l->net.paused)
 		fprintf(stderr, "bpfgraph: %llu traced calls made after the first, before the "
 			"command was stopped, are not shown: function_graph's buffers were full\n",
+			(unsigned long long)l->ftg.cut);
+	else if (l->ftg.cut)
+		fprintf(stderr, "bpfgraph: %llu traced calls under way when function_graph "
+			"stopped (or with records its full buffers dropped) are not shown\n",
 			(unsigned long long)l->ftg.cut);
 	ftnet__free(l->ft);
 	l->ft = NULL;
@@ -528,9 +557,44 @@ static void link_all(struct live *l)
 			cannot, failed, links__now() - t0);
 }
 
+/*
+ * Without a command (-p, system-wide) nothing waits: function_graph stops
+ * once the first call is over (what it recorded is read to its end), the
+ * BPF side records nothing until every hook is made, and the calls begun
+ * in between are not traced, which is said. Recording on meanwhile was
+ * tried: function_graph's hook on every kernel function made the hooking
+ * (planning what the first call met reads its code) five times slower on
+ * 6.1 under emulation, narrowing it to the functions to hook took as long
+ * again, and its trampolines' own calls (rcu_read_lock(),
+ * migrate_disable()) had to be left out of every graph (docs/kernels.md).
+ */
+static void link_running(struct live *l)
+{
+	const struct bpfobj_vars *v = bpfobj__vars(l->obj);
+	uint64_t from = mono_ns(), to;
+
+	close_net(l);
+	if (v)
+		__atomic_store_n(v->enabled, 0, __ATOMIC_RELEASE);
+	link_all(l);
+	l->s->hold_growth = false;
+	session__grow_now(l->s);
+	to = mono_ns();
+	if (v)
+		__atomic_store_n(v->enabled, 1, __ATOMIC_RELEASE);
+	/* On the records' clock (funcgraph-abstime shows it). */
+	fprintf(stderr, "bpfgraph: function_graph recorded the first traced call; calls begun "
+		"from %.6f to %.6f (%.1f s, while its functions were hooked) are not traced%s\n",
+		(double)from / 1e9, (double)to / 1e9, (double)(to - from) / 1e9,
+		stop__signal() ? " (the trace ended meanwhile)" : "");
+}
+
 static void net_act(struct live *l, enum net_action act)
 {
 	switch (act) {
+	case NET_ACT_LINK_MET:
+		link_running(l);
+		break;
 	case NET_ACT_STOP_PAUSE:
 		/* Inside a traced call: once it ends (on_poll). */
 		if (!l->ftg.open)
@@ -658,7 +722,8 @@ int live__start_ftnet(struct live *l)
 	int err = l->ft ? ftnet__start(l->ft) : 0;
 
 	if (!err) {
-		if (l->ft)
+		/* Without a command the net's end is read from its records: nothing to stop. */
+		if (l->ft && l->net.paused)
 			stop_probes(l);
 		return 0;
 	}
@@ -668,7 +733,7 @@ int live__start_ftnet(struct live *l)
 	l->ft = NULL;
 	l->ft_used = false;
 	l->net.state = NET_NONE;
-	l->s->pause_child = true;
+	l->s->pause_child = l->s->child > 0;
 	l->s->hold_growth = false;
 	err = l->link_plan(l->link_ctx);
 	if (!err && l->probe_later.due) {
