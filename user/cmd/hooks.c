@@ -128,7 +128,7 @@ static int attach_after_net(void *ctx)
  * system-wide) nothing can wait while the first call's functions are
  * hooked, and the calls made meanwhile are not traced: taken there only
  * where the kernel has no wide net (session_net: it has kprobe.session
- * links), or asked for (--wide=ftrace).
+ * links).
  */
 bool run__ftnet_fits(const struct bg_opts *o, bool have_text, bool session_net, char *why,
 		     size_t cap)
@@ -140,7 +140,7 @@ bool run__ftnet_fits(const struct bg_opts *o, bool have_text, bool session_net, 
 
 	if (o->wide != BG_WIDE_FIRST && o->wide != BG_WIDE_FTRACE)
 		return false;
-	if (!o->command_argc && session_net && o->wide != BG_WIDE_FTRACE)
+	if (!o->command_argc && session_net)
 		no = "without a COMMAND the kprobe.session net records the first call (no calls "
 		     "go untraced while its functions are hooked)";
 	else if (!o->command_argc && (o->inherit || o->thresh_ns || o->no_discovery))
