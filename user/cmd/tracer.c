@@ -323,6 +323,13 @@ static int run_trace(struct run *r, const struct kernel *k)
 	unsigned int traced;
 	int err = 0;
 
+	/*
+	 * Without a command the ftrace net's function_graph records from the
+	 * start, before "ready" and -d's count: starting it patches every
+	 * function (seconds under emulation, where a -d 1 trace ended first).
+	 */
+	if (s->child <= 0 && live__ftnet_used(r->live) && (err = live__start_ftnet(r->live)))
+		return err;
 	*bpfobj__vars(r->obj)->enabled = 1;
 	run__cpu(r->cpu_ready);
 	if (verbosity)
@@ -352,10 +359,6 @@ static int run_trace(struct run *r, const struct kernel *k)
 			run__attach_pause(r);
 		if (!err)
 			err = session__go(s);
-	} else if (live__ftnet_used(r->live)) {
-		err = session__start(s);
-		if (!err)
-			err = live__start_ftnet(r->live);
 	}
 	if (!err)
 		err = session__run(s);
