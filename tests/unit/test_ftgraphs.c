@@ -54,15 +54,20 @@ static void take(struct ftgraphs *g, int type, uint32_t pid, uint8_t depth, uint
 	assert_int_equal(ftg__take(g, &r, false), 0);
 }
 
+/* g with ops, which report to s (emptied). */
+static void init_ops(struct ftgraphs *g, struct seen *s, struct ftg_ops ops)
+{
+	memset(s, 0, sizeof(*s));
+	ops.ctx = s;
+	ftg__init(g, &ops);
+}
+
 /* is_first: which ends may be the first (NULL: any). */
 static void init_with(struct ftgraphs *g, struct seen *s,
 		      bool (*is_first)(void *, const struct bg_rec *))
 {
-	const struct ftg_ops ops = { .pass = pass, .comm = comm, .is_first = is_first,
-				     .first_end = first_end, .ctx = s };
-
-	memset(s, 0, sizeof(*s));
-	ftg__init(g, &ops);
+	init_ops(g, s, (struct ftg_ops){ .pass = pass, .comm = comm, .is_first = is_first,
+					 .first_end = first_end });
 }
 
 static void init(struct ftgraphs *g, struct seen *s)
@@ -330,14 +335,11 @@ static bool stop_50_60(void *ctx, const struct bg_rec *entry)
  */
 static void test_pause_graphs_left_out(void **state)
 {
-	const struct ftg_ops ops = { .pass = pass, .comm = comm, .is_pause = stop_50_60 };
 	struct ftgraphs g;
 	struct seen s;
 
 	(void)state;
-	memset(&s, 0, sizeof(s));
-	ftg__init(&g, &ops);
-	g.ops.ctx = &s;
+	init_ops(&g, &s, (struct ftg_ops){ .pass = pass, .comm = comm, .is_pause = stop_50_60 });
 	/* the first call, in the window's times but not held: passed */
 	call(&g, 7, 55);
 	assert_int_equal(s.n, 5);
@@ -365,15 +367,12 @@ static bool pid_9(void *ctx, const struct bg_rec *entry)
 
 static void test_foreign_graphs_left_out(void **state)
 {
-	const struct ftg_ops ops = { .pass = pass, .comm = comm, .first_end = first_end,
-				     .foreign = pid_9 };
 	struct ftgraphs g;
 	struct seen s;
 
 	(void)state;
-	memset(&s, 0, sizeof(s));
-	ftg__init(&g, &ops);
-	g.ops.ctx = &s;
+	init_ops(&g, &s, (struct ftg_ops){ .pass = pass, .comm = comm, .first_end = first_end,
+					   .foreign = pid_9 });
 	call(&g, 9, 10);
 	assert_int_equal(s.n, 0);
 	assert_false(g.first_over);

@@ -393,6 +393,20 @@ static char *tid_list(const uint32_t *ids, size_t n)
 	return s;
 }
 
+/* The thread ids of ids (tid_list()) into file, function-fork to fork: 0 or -errno. */
+static int write_tids(struct ftnet *n, const char *file, const uint32_t *ids, size_t count,
+		      const char *fork)
+{
+	char *list = tid_list(ids, count);
+	int err;
+
+	if (!list)
+		return -ENOMEM;
+	err = write_text(n, file, list);
+	free(list);
+	return err ? err : set(n, SV_FORK, fork);
+}
+
 /*
  * tracefs as it was found: what n changed, or (all) whatever it may have
  * changed, for the guard, which cannot know how far its parent got (every
@@ -457,26 +471,16 @@ static int setup(struct ftnet *n, const struct ftnet_opts *o, char *why, size_t 
 			return why_fail(why, cap, err, "cannot set the command's pid: %s",
 					strerror(-err));
 	} else if (o->npids) {
-		list = tid_list(o->pids, o->npids);
-		if (!list)
-			return -ENOMEM;
 		n->pid_set = true;
-		err = write_text(n, "set_ftrace_pid", list);
-		free(list);
-		if (err || (err = set(n, SV_FORK, "0")))
+		if ((err = write_tids(n, "set_ftrace_pid", o->pids, o->npids, "0")))
 			return why_fail(why, cap, err, "cannot set the traced pids: %s",
 					strerror(-err));
 	} else if (o->self > 0) {
 		/* Its threads made later (the ring buffer's reader) follow by function-fork. */
 		uint32_t self = (uint32_t)o->self;
 
-		list = tid_list(&self, 1);
-		if (!list)
-			return -ENOMEM;
 		n->notrace_set = true;
-		err = write_text(n, "set_ftrace_notrace_pid", list);
-		free(list);
-		if (err || (err = set(n, SV_FORK, "1")))
+		if ((err = write_tids(n, "set_ftrace_notrace_pid", &self, 1, "1")))
 			return why_fail(why, cap, err, "cannot leave bpfgraph's own calls out "
 					"(set_ftrace_notrace_pid): %s", strerror(-err));
 	}
