@@ -174,6 +174,26 @@ static void test_hand_refused(void **state)
 	assert_int_equal(x.tramp.disowns, N - 2);
 }
 
+/*
+ * What waits to be hooked after the ftrace net's hand-over (BG_FN_LATER)
+ * and what is named only (BG_FN_INFERRED) are no refusals: left alone.
+ */
+static void test_hand_refused_skips_later(void **state)
+{
+	struct fixture x;
+
+	(void)state;
+	setup(&x, false);
+	x.tramp.hooked[0] = true;
+	x.f[1].flags |= BG_FN_LATER;
+	x.f[2].flags |= BG_FN_INFERRED;
+	hooks__hand_refused(&x.h);
+	assert_false(x.f[1].flags & BG_FN_KPROBE);
+	assert_false(x.f[2].flags & BG_FN_KPROBE);
+	assert_true(x.f[3].flags & BG_FN_KPROBE);
+	assert_int_equal(x.tramp.disowns, N - 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +202,7 @@ int main(void)
 		cmocka_unit_test(test_refused_by_both),
 		cmocka_unit_test(test_flush_hands_batch_refusals_on),
 		cmocka_unit_test(test_hand_refused),
+		cmocka_unit_test(test_hand_refused_skips_later),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -37,6 +37,19 @@ enum bg_ret_kind {
 #define BG_FN_NET 0x100
 /* Met by the ftrace net outside kprobes' dispatch: to be planned (live_ftnet.c). */
 #define BG_FN_FTMET 0x200
+/* The ftrace net recorded a call of it (live_ftnet.c). */
+#define BG_FN_FTRAN 0x400
+/*
+ * Planned, hooked only once the BPF side records (without a COMMAND, the
+ * ftrace net's hand-over, live_ftnet.c): attach__all(), the kprobe stage
+ * and the call-site probes leave it until then.
+ */
+#define BG_FN_LATER 0x800
+/*
+ * Added after the load (the ftrace net's finds), for attach__all() to
+ * link with the plan: its verifying runs ahead in threads (loadahead.c).
+ */
+#define BG_FN_LINK 0x1000
 
 struct bg_func {
 	char *name; /* kallsyms name, e.g. "getname_flags.part.0" */

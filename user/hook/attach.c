@@ -350,13 +350,23 @@ int attach__all(struct attach *a)
 		return tmulti__all(a, t0);
 	if (a->templates)
 		template_srcs(a, src);
-	/* What was added since the load (the ftrace net's finds) is attached one by one. */
-	todo = calloc(a->nplan ? a->nplan : 1, sizeof(*todo));
+	/*
+	 * What was added since the load (the ftrace net's finds) is attached
+	 * one by one (attach__one()), or here when marked BG_FN_LINK.
+	 */
+	if (grow_links(a, 2 * (size_t)a->funcs->n))
+		return -ENOMEM;
+	todo = calloc(a->funcs->n ? a->funcs->n : 1, sizeof(*todo));
 	if (!todo)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < a->nplan; i++) {
+	for (uint32_t i = 0; i < a->funcs->n; i++) {
+		if (i >= a->nplan && !(a->funcs->f[i].flags & BG_FN_LINK))
+			continue;
+		a->funcs->f[i].flags &= ~BG_FN_LINK;
 		if (a->funcs->f[i].flags & BG_FN_KPROBE)
 			continue; /* kprobe.h: attached by the tracer */
+		if (a->funcs->f[i].flags & BG_FN_LATER)
+			continue; /* by attach__one(), once the trace records */
 		if (!a->templates) {
 			a->st.failed++;
 			continue;
@@ -412,6 +422,11 @@ int attach__one(struct attach *a, uint32_t idx)
 	err = attach_counted(a, idx, src, &mc);
 	attach_modcache_free(&mc);
 	return err;
+}
+
+bool attach__clones(const struct attach *a)
+{
+	return a && a->loaded && a->templates && !a->multi;
 }
 
 bool attach__attached(const struct attach *a, uint32_t idx)

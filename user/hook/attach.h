@@ -83,6 +83,12 @@ int attach__multi_supported(void);
  * second after t0, every half second (*last: when it last did, 0 first).
  */
 void attach__progress(const struct attach *a, uint32_t done, double t0, double *last);
+/*
+ * Loaded, and each function gets a trampoline pair of its own cloned from
+ * the templates (not fentry.multi): what is marked BG_FN_LINK then joins
+ * attach__all()'s batch.
+ */
+bool attach__clones(const struct attach *a);
 /* Both links of function idx are in place. */
 bool attach__attached(const struct attach *a, uint32_t idx);
 /* Function idx failed here and is traced by kprobe instead. */

@@ -319,7 +319,7 @@ static char *graph_list(const struct ftnet_opts *o)
 }
 
 /* The process whose id is in /proc/ID/status's Tgid line (0: none, or gone). */
-static uint32_t tgid_of(uint32_t id)
+uint32_t ftnet__tgid(uint32_t id)
 {
 	char path[64], line[128];
 	uint32_t tgid = 0;
@@ -351,7 +351,7 @@ static char *tid_list(const uint32_t *ids, size_t n)
 		DIR *d = NULL;
 
 		snprintf(path, sizeof(path), "/proc/%u/task", ids[i]);
-		if (tgid_of(ids[i]) == ids[i])
+		if (ftnet__tgid(ids[i]) == ids[i])
 			d = opendir(path);
 		for (;;) {
 			char num[16];

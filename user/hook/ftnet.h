@@ -87,5 +87,7 @@ uint64_t ftnet__lost(const struct ftnet *n);
 int ftnet__stop(struct ftnet *n);
 /* Off, the settings put back, the buffers' files closed. NULL is fine. */
 void ftnet__free(struct ftnet *n);
+/* The process (thread group) of thread tid, from /proc; 0 once it is gone. */
+uint32_t ftnet__tgid(uint32_t tid);
 
 #endif

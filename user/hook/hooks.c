@@ -70,7 +70,7 @@ void hooks__hand_refused(struct hooks *h)
 	for (uint32_t i = 0; i < h->funcs->n; i++) {
 		const struct bg_func *f = &h->funcs->f[i];
 
-		if (!(f->flags & (BG_FN_KPROBE | BG_FN_INFERRED)) &&
+		if (!(f->flags & (BG_FN_KPROBE | BG_FN_INFERRED | BG_FN_LATER)) &&
 		    !(has(&h->tramp) && h->tramp.ops->hooked(h->tramp.be, i)))
 			disown(h, i);
 	}

@@ -348,6 +348,8 @@ int tmulti__all(struct attach *a, double t0)
 		return err;
 	}
 	for (uint32_t i = 0; i < a->funcs->n; i++) {
+		if (a->funcs->f[i].flags & BG_FN_LATER)
+			continue; /* by attach__one(), once the trace records */
 		if (!tmulti__takes(&a->funcs->f[i])) {
 			a->st.failed += !(a->funcs->f[i].flags & BG_FN_KPROBE);
 			continue;

@@ -442,8 +442,10 @@ void live__probe_calls(struct live *l, const struct ksyms *ks, struct ktext *kt,
 		if ((l->p->funcs.f[i].flags & BG_FN_CALLSITE) && wrap(l, (uint32_t)i))
 			fprintf(stderr, "bpfgraph: cannot trace '%s' at its call sites\n",
 				l->p->funcs.f[i].name);
+	/* Not yet hooked: probed when they are (live_hook()). */
 	for (size_t i = 0; i < l->p->funcs.n && !stop__signal(); i++)
-		icall__probe(l->ic, (uint32_t)i, &l->p->funcs.f[i]);
+		if (!(l->p->funcs.f[i].flags & BG_FN_LATER))
+			icall__probe(l->ic, (uint32_t)i, &l->p->funcs.f[i]);
 	/* The plan looked through these for callees: their calls show too. */
 	for (size_t i = 0; i < l->p->ncands && !stop__signal(); i++)
 		if (l->p->cands[i].skip == PS_NOT_TRACEABLE && !l->p->cands[i].notrace)

@@ -7,8 +7,9 @@
  * over the command is paused, function_graph goes, and what the call met,
  * the plan and the direct callees of the former are hooked before the
  * command resumes: the net's state machine (netfsm.h), paused. Without a
- * command (-p, system-wide) the same, running: nothing waits, and the
- * calls begun while the hooks are made are not traced (link_running()).
+ * command (-p, system-wide) the same, running: nothing waits, the calls
+ * begun while what the first call ran is hooked are not traced, and the
+ * rest is hooked while the BPF side records (live_ftlink.c).
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -201,13 +202,7 @@ static int comm_of(void *ctx, const struct bg_rec *r, struct bg_rec *c)
 		memcpy(&c->ts, buf, n < BG_COMM_LEN ? n : BG_COMM_LEN);
 	}
 	fclose(f);
-	snprintf(path, sizeof(path), "/proc/%u/status", r->pid);
-	f = fopen(path, "re");
-	while (f && fgets(buf, sizeof(buf), f))
-		if (sscanf(buf, "Tgid: %u", &c->dur) == 1)
-			break;
-	if (f)
-		fclose(f);
+	c->dur = ftnet__tgid(r->pid);
 	l->ft_comm = *c;
 	return 1;
 }
@@ -330,6 +325,7 @@ static int take(void *ctx, struct bg_rec *r, uint64_t addr, uint32_t flags)
 	 * migrate_disable, would then be hooked and draw their calls.
 	 */
 	f = &l->p->funcs.f[idx];
+	f->flags |= BG_FN_FTRAN;
 	if ((f->flags & (BG_FN_INFERRED | BG_FN_FTMET)) == BG_FN_INFERRED) {
 		f->flags |= BG_FN_FTMET;
 		return met_push(l, (uint32_t)idx);
@@ -445,7 +441,7 @@ static void graph_names_free(struct live *l)
 }
 
 /* Everything it recorded is read, function_graph is off, tracefs as it was found. */
-static void close_net(struct live *l)
+void live_ft_close(struct live *l)
 {
 	if (!l->ft)
 		return;
@@ -474,126 +470,11 @@ static void close_net(struct live *l)
 	l->ft = NULL;
 }
 
-/*
- * What the net met and the plan has not: planned now, and hooked first,
- * so that the plan's kprobe stage (which takes every function of the
- * table no trampoline holds) finds them hooked; those fentry refuses it
- * takes as the plan's. Returns how many cannot be hooked at all.
- */
-static unsigned int hook_met(struct live *l)
-{
-	unsigned int cannot = 0;
-
-	for (size_t i = 0; i < l->ft_nmet && !stop__signal(); i++) {
-		uint32_t idx = l->ft_met[i];
-		struct bg_func *f = &l->p->funcs.f[idx];
-		const struct ksym *s = ksyms__find_addr(l->po.ks, f->addr);
-		enum plan_skip why;
-
-		if (!s || plan__adopt(l->p, &l->po, s, (int)idx, &why) < 0) {
-			cannot++;
-			continue;
-		}
-		f = &l->p->funcs.f[idx];
-		f->flags &= ~BG_FN_INFERRED;
-		if (!live_hook(l, idx))
-			l->wide_met++;
-	}
-	return cannot;
-}
-
-/*
- * The net is over and the command paused: what it met, the plan's hooks,
- * and the direct callees of what it met (a later call that branches
- * elsewhere is then drawn as completely as the first; their own callees
- * are found when they run, as with the wide net).
- */
-static void link_all(struct live *l)
-{
-	double t0 = links__now();
-	unsigned int before, failed = l->failed, cannot = hook_met(l);
-	int err = l->link_plan(l->link_ctx);
-
-	/*
-	 * On kprobe tiers the plan's links took what the net met (hook_met()
-	 * leaves it to them, live_hook() does not run): their code ranges,
-	 * which tell a kprobe.session return its function without the
-	 * kernel's search of the link's addresses (session_frame()), are set
-	 * here; the plan's own were set at the start.
-	 */
-	for (size_t i = 0; i < l->ft_nmet; i++)
-		live_frange_set(l->obj, l->ft_met[i], &l->p->funcs.f[l->ft_met[i]]);
-	/* -EINTR: a stop request ended the linking, the trace is over. */
-	if (err && err != -EINTR)
-		fprintf(stderr, "bpfgraph: cannot hook the plan once the first call was over: %s\n",
-			strerror(-err));
-	if (l->probe_later.due) {
-		l->probe_later.due = false;
-		live__probe_calls(l, l->probe_later.ks, l->probe_later.kt, l->probe_later.indirect);
-	}
-	failed = l->failed - failed + hooks__flush(&l->hooks);
-	before = l->attached;
-	if (l->s->on_expand) {
-		for (size_t i = 0; i < l->ft_nmet && !stop__signal(); i++) {
-			struct bg_func *f = &l->p->funcs.f[l->ft_met[i]];
-			const struct ksym *s = ksyms__find_addr(l->po.ks, f->addr);
-
-			if (f->flags & (BG_FN_EXPANDED | BG_FN_INFERRED))
-				continue;
-			f->flags |= BG_FN_EXPANDED;
-			if (s && s->addr == f->addr)
-				live_attach_callees(l, s, true);
-		}
-		failed += hooks__flush(&l->hooks);
-	}
-	live_burst_end(l);
-	l->met_callees = l->attached - before;
-	if (l->verbose)
-		fprintf(stderr, "bpfgraph: first traced call over: function_graph recorded %llu "
-			"records of %zu functions; %u of them not in the plan, the plan and %u "
-			"direct callees of them linked (%u more cannot be hooked; %u refused "
-			"trampolines, left to kprobes), %.2f s\n",
-			(unsigned long long)l->ft_records, l->ft_n, l->wide_met, l->met_callees,
-			cannot, failed, links__now() - t0);
-}
-
-/*
- * Without a command (-p, system-wide) nothing waits: function_graph stops
- * once the first call is over (what it recorded is read to its end), the
- * BPF side records nothing until every hook is made, and the calls begun
- * in between are not traced, which is said. Recording on meanwhile was
- * tried: function_graph's hook on every kernel function made the hooking
- * (planning what the first call met reads its code) five times slower on
- * 6.1 under emulation, narrowing it to the functions to hook took as long
- * again, and its trampolines' own calls (rcu_read_lock(),
- * migrate_disable()) had to be left out of every graph (docs/kernels.md).
- */
-static void link_running(struct live *l)
-{
-	const struct bpfobj_vars *v = bpfobj__vars(l->obj);
-	uint64_t from = mono_ns(), to;
-
-	close_net(l);
-	if (v)
-		__atomic_store_n(v->enabled, 0, __ATOMIC_RELEASE);
-	link_all(l);
-	l->s->hold_growth = false;
-	session__grow_now(l->s);
-	to = mono_ns();
-	if (v)
-		__atomic_store_n(v->enabled, 1, __ATOMIC_RELEASE);
-	/* On the records' clock (funcgraph-abstime shows it). */
-	fprintf(stderr, "bpfgraph: function_graph recorded the first traced call; calls begun "
-		"from %.6f to %.6f (%.1f s, while its functions were hooked) are not traced%s\n",
-		(double)from / 1e9, (double)to / 1e9, (double)(to - from) / 1e9,
-		stop__signal() ? " (the trace ended meanwhile)" : "");
-}
-
 static void net_act(struct live *l, enum net_action act)
 {
 	switch (act) {
 	case NET_ACT_LINK_MET:
-		link_running(l);
+		live_ft_link_running(l);
 		break;
 	case NET_ACT_STOP_PAUSE:
 		/* Inside a traced call: once it ends (on_poll). */
@@ -601,10 +482,10 @@ static void net_act(struct live *l, enum net_action act)
 			session__stop_child(l->s);
 		break;
 	case NET_ACT_CLOSE:
-		close_net(l);
+		live_ft_close(l);
 		break;
 	case NET_ACT_LINK_RESUME:
-		link_all(l);
+		live_ft_link_paused(l);
 		live_net_resume(l);
 		break;
 	case NET_ACT_RELEASE:
@@ -677,7 +558,7 @@ static void on_stopped(void *ctx)
 {
 	struct live *l = ctx;
 
-	close_net(l);
+	live_ft_close(l);
 }
 
 void live_ftnet_bind(struct session *s)
@@ -689,7 +570,7 @@ void live_ftnet_bind(struct session *s)
 void live_free_ftnet(struct live *l)
 {
 	if (l->ft)
-		close_net(l);
+		live_ft_close(l);
 	stop_probes_free(l);
 	graph_names_free(l);
 	ftg__free(&l->ftg);

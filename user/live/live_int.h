@@ -137,6 +137,15 @@ void rcusites__free(struct live *l);
 void rcusites__print(const struct live *l);
 /* The session's callbacks for the ftrace net (live_ftnet.c). */
 void live_ftnet_bind(struct session *s);
+/* Everything function_graph recorded is read, it is off, tracefs as it was found. */
+void live_ft_close(struct live *l);
+/*
+ * The ftrace net's first call is over (live_ftlink.c): the command paused,
+ * everything is hooked; running (-p, system-wide), what the call ran is
+ * hooked with the BPF side off, which says when it was, the rest after.
+ */
+void live_ft_link_paused(struct live *l);
+void live_ft_link_running(struct live *l);
 /* Closes the ftrace net, if open. */
 void live_free_ftnet(struct live *l);
 /* The session's callbacks for the wide net: what it met, each poll, the end. */
