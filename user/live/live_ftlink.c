@@ -105,17 +105,24 @@ static unsigned int link_callees(struct live *l)
 	return failed;
 }
 
+/* What the linking after the net did, for -v. */
+struct linked {
+	double t0, plan_s; /* its start, planning what the net met */
+	unsigned int cannot, failed; /* cannot be hooked; refused trampolines */
+};
+
 /*
  * The net is over and the command paused: what it met and the plan's
  * hooks (but what defer_unran() left for later), and with callees the
- * direct callees of what it met. Returns how many refused trampolines.
+ * direct callees of what it met.
  */
-static unsigned int link_all(struct live *l, bool callees, unsigned int *cannot)
+static void link_all(struct live *l, bool callees, struct linked *k)
 {
 	unsigned int failed = l->failed;
 	int err;
 
-	*cannot = hook_met(l);
+	k->cannot = hook_met(l);
+	k->plan_s = links__now() - k->t0;
 	err = l->link_plan(l->link_ctx);
 	/*
 	 * On kprobe tiers the plan's links took what the net met (hook_met()
@@ -134,20 +141,19 @@ static unsigned int link_all(struct live *l, bool callees, unsigned int *cannot)
 		l->probe_later.due = false;
 		live__probe_calls(l, l->probe_later.ks, l->probe_later.kt, l->probe_later.indirect);
 	}
-	failed = l->failed - failed + hooks__flush(&l->hooks);
-	return failed + (callees ? link_callees(l) : 0);
+	k->failed += l->failed - failed + hooks__flush(&l->hooks);
+	k->failed += callees ? link_callees(l) : 0;
 }
 
-static void print_linked(const struct live *l, unsigned int cannot, unsigned int failed,
-			 double t0)
+static void print_linked(const struct live *l, const struct linked *k)
 {
 	if (l->verbose)
 		fprintf(stderr, "bpfgraph: first traced call over: function_graph recorded %llu "
-			"records of %zu functions; %u of them not in the plan, the plan and %u "
-			"direct callees of them linked (%u more cannot be hooked; %u refused "
-			"trampolines, left to kprobes), %.2f s\n",
-			(unsigned long long)l->ft_records, l->ft_n, l->wide_met, l->met_callees,
-			cannot, failed, links__now() - t0);
+			"records of %zu functions; %u of them not in the plan (planned in %.2f s), "
+			"the plan and %u direct callees of them linked (%u more cannot be hooked; "
+			"%u refused trampolines, left to kprobes), %.2f s\n",
+			(unsigned long long)l->ft_records, l->ft_n, l->wide_met, k->plan_s,
+			l->met_callees, k->cannot, k->failed, links__now() - k->t0);
 }
 
 /*
@@ -192,14 +198,14 @@ void live_ft_link_running(struct live *l)
 {
 	const struct bpfobj_vars *v = bpfobj__vars(l->obj);
 	uint64_t from = mono_ns(), to;
-	double t0 = links__now();
-	unsigned int cannot, failed, later;
+	struct linked k = { .t0 = links__now() };
+	unsigned int later;
 
 	live_ft_close(l);
 	if (v)
 		__atomic_store_n(v->enabled, 0, __ATOMIC_RELEASE);
 	later = defer_unran(l);
-	failed = link_all(l, false, &cannot);
+	link_all(l, false, &k);
 	to = mono_ns();
 	if (v)
 		__atomic_store_n(v->enabled, 1, __ATOMIC_RELEASE);
@@ -212,14 +218,14 @@ void live_ft_link_running(struct live *l)
 		fprintf(stderr, "bpfgraph: %u functions of the plan the first call did not run, "
 			"and the direct callees of what it met, are hooked while the trace "
 			"records\n", later);
-	failed += link_later(l);
-	print_linked(l, cannot, failed, t0);
+	k.failed += link_later(l);
+	print_linked(l, &k);
 }
 
 void live_ft_link_paused(struct live *l)
 {
-	double t0 = links__now();
-	unsigned int cannot, failed = link_all(l, true, &cannot);
+	struct linked k = { .t0 = links__now() };
 
-	print_linked(l, cannot, failed, t0);
+	link_all(l, true, &k);
+	print_linked(l, &k);
 }
