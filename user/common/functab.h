@@ -41,7 +41,7 @@ enum bg_ret_kind {
 #define BG_FN_FTRAN 0x400
 /*
  * Planned, hooked only once the BPF side records (without a COMMAND, the
- * ftrace net's hand-over, live_ftnet.c): attach__all(), the kprobe stage
+ * ftrace net's hand-over, live_ftlink.c): attach__all(), the kprobe stage
  * and the call-site probes leave it until then.
  */
 #define BG_FN_LATER 0x800
