@@ -119,10 +119,11 @@ struct linked {
 static void link_all(struct live *l, bool callees, struct linked *k)
 {
 	unsigned int failed = l->failed;
+	double t = links__now();
 	int err;
 
 	k->cannot = hook_met(l);
-	k->plan_s = links__now() - k->t0;
+	k->plan_s = links__now() - t;
 	err = l->link_plan(l->link_ctx);
 	/*
 	 * On kprobe tiers the plan's links took what the net met (hook_met()
