@@ -29,9 +29,8 @@
  * linking, while the command waits or the trace has its gap. Returns how
  * many cannot be hooked at all.
  */
-static unsigned int hook_met(struct live *l)
+static unsigned int hook_met(struct live *l, bool batch)
 {
-	bool batch = attach__clones(l->a);
 	unsigned int cannot = 0;
 
 	for (size_t i = 0; i < l->ft_nmet && !stop__signal(); i++) {
@@ -120,11 +119,15 @@ static void link_all(struct live *l, bool callees, struct linked *k)
 {
 	unsigned int failed = l->failed;
 	double t = links__now();
+	bool batch = attach__clones(l->a);
 	int err;
 
-	k->cannot = hook_met(l);
+	k->cannot = hook_met(l, batch);
 	k->plan_s = links__now() - t;
 	err = l->link_plan(l->link_ctx);
+	/* The batch's refusals went to kprobes there (hooks__hand_refused()). */
+	for (size_t i = 0; batch && i < l->ft_nmet; i++)
+		k->failed += !!(l->p->funcs.f[l->ft_met[i]].flags & BG_FN_KPROBE);
 	/*
 	 * On kprobe tiers the plan's links took what the net met (hook_met()
 	 * leaves it to them, live_hook() does not run): their code ranges,
