@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "cli.h"
+#include "run.h"
 #include "tier.h"
 
 /* Debian's 6.1: no fprobe at all. */
@@ -96,6 +98,31 @@ static void test_off_and_ftrace(void **state)
 }
 
 /*
+ * Without a COMMAND (-p, system-wide) the ftrace net is the default only
+ * where the kernel has no kprobe.session net; --wide=ftrace asks for it
+ * there too (then tracefs decides: not this test's to say).
+ */
+static void test_ftnet_fits_without_a_command(void **state)
+{
+	struct bg_opts o = { .wide = BG_WIDE_FIRST };
+	char why[256] = "";
+
+	(void)state;
+	assert_false(run__ftnet_fits(&o, true, true, why, sizeof(why)));
+	assert_non_null(strstr(why, "kprobe.session net records the first call"));
+	why[0] = 0;
+	(void)run__ftnet_fits(&o, true, false, why, sizeof(why));
+	assert_null(strstr(why, "kprobe.session net"));
+	o.wide = BG_WIDE_FTRACE;
+	(void)run__ftnet_fits(&o, true, true, why, sizeof(why));
+	assert_null(strstr(why, "kprobe.session net"));
+	/* What function_graph cannot follow is refused either way. */
+	o.inherit = true;
+	assert_false(run__ftnet_fits(&o, true, true, why, sizeof(why)));
+	assert_non_null(strstr(why, "--inherit"));
+}
+
+/*
  * fentry-multi takes the ftrace net as the others do (its batch is made
  * once the first call is over), and the kprobe.session net without it.
  */
@@ -121,6 +148,7 @@ int main(void)
 		cmocka_unit_test(test_default_without_ftnet),
 		cmocka_unit_test(test_session_asked),
 		cmocka_unit_test(test_off_and_ftrace),
+		cmocka_unit_test(test_ftnet_fits_without_a_command),
 		cmocka_unit_test(test_fentry_multi),
 	};
 

@@ -99,7 +99,7 @@ const struct cli_opt cli_opts[] = {
 	  "returns, on kernels that have it;\nwithout them function_graph for -p and\n"
 	  "system-wide too), session (that link,\neven for a COMMAND),\n"
 	  "always (that link, the whole trace:\nevery call complete, the machine slower),\n"
-	  "ftrace (function_graph only), or off" },
+	  "ftrace (function_graph only, for -p and\nsystem-wide too), or off" },
 	{ "wide-mem", K_WIDE_MEM, "SIZE", G_SELECT, cli_set_wide_mem, 0, 0, BG_MAX_WIDE_MEM,
 	  "kernel memory the wide net's return\nhooks may take where the kernel\n"
 	  "preallocates them per function and CPU\n(6.10-6.13; default 32M, 0: no limit);\n"

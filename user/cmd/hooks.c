@@ -126,9 +126,9 @@ static int attach_after_net(void *ctx)
  * addresses; return values asked for, by -O or by a --compat that prints
  * them: before 6.5 its first call has none). Without a COMMAND (-p,
  * system-wide) nothing can wait while the first call's functions are
- * hooked, and the calls made meanwhile are not traced: taken there only
- * where the kernel has no wide net (session_net: it has kprobe.session
- * links).
+ * hooked, and the calls made meanwhile are not traced: taken there by
+ * default only where the kernel has no wide net (session_net: it has
+ * kprobe.session links), else when asked (--wide=ftrace).
  */
 bool run__ftnet_fits(const struct bg_opts *o, bool have_text, bool session_net, char *why,
 		     size_t cap)
@@ -140,9 +140,10 @@ bool run__ftnet_fits(const struct bg_opts *o, bool have_text, bool session_net, 
 
 	if (o->wide != BG_WIDE_FIRST && o->wide != BG_WIDE_FTRACE)
 		return false;
-	if (!o->command_argc && session_net)
+	if (!o->command_argc && session_net && o->wide != BG_WIDE_FTRACE)
 		no = "without a COMMAND the kprobe.session net records the first call (no calls "
-		     "go untraced while its functions are hooked)";
+		     "go untraced while its functions are hooked; --wide=ftrace asks for "
+		     "function_graph)";
 	else if (!o->command_argc && (o->inherit || o->thresh_ns || o->no_discovery))
 		no = "not with --inherit, --thresh or --no-discovery";
 	/* A COMMAND that will be paused after its first call (run_setup's pause_child). */

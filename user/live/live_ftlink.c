@@ -54,16 +54,20 @@ static unsigned int hook_met(struct live *l, bool batch)
 }
 
 /*
- * Without a COMMAND every second of hooking is a gap in the trace: the
- * plan's functions the first call did not run are hooked after the
+ * Without a COMMAND every second of hooking is a gap in the trace: where
+ * the plan is hooked a function at a time (a trampoline pair or a kprobe
+ * each), its functions the first call did not run are hooked after the
  * hand-over (link_later()), with the direct callees. Not the entry
- * functions, interrupt entries, kprobes or call-site functions. Returns
- * how many wait.
+ * functions, interrupt entries, kprobes or call-site functions. Links that
+ * take the whole plan at once (kprobe.multi, tracing_multi) take them
+ * too. Returns how many wait.
  */
 static unsigned int defer_unran(struct live *l)
 {
 	unsigned int n = 0;
 
+	if (l->tier.hook != BG_HOOK_FENTRY && l->tier.hook != BG_HOOK_KPROBE)
+		return 0;
 	for (size_t i = 0; i < l->p->funcs.n; i++) {
 		struct bg_func *f = &l->p->funcs.f[i];
 

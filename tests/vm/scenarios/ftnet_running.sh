@@ -1,11 +1,12 @@
 #!/bin/sh
-# The ftrace net without a command, where the kernel has no kprobe.session
-# links for the wide net (6.1): function_graph records the first traced
+# The ftrace net without a command (--wide=ftrace: the default's choice
+# where the kernel has no kprobe.session links for the wide net, 6.1;
+# asked for on the others): function_graph records the first traced
 # call of -p's process (failed opens, -G do_sys_openat2) and of the
 # machine (reads, -G vfs_read); it stops once that call is over, bpfgraph
 # makes its hooks (the calls begun meanwhile are not traced, which it
 # says), and its programs take over. --callee-depth=1: fewer functions to
-# hook (each about 0.35 s there under emulation, and as long to release).
+# hook (each about 0.35 s on 6.1 under emulation, and as long to release).
 #   NAME.txt      bpfgraph's text (funcgraph-abstime, funcgraph-proc)
 #   NAME.err      its stderr (-v), NAME.rc
 #   NAME.tracefs  tracefs's top instance after it, NAME.before before it
@@ -26,7 +27,7 @@ run() {
 	name=$1
 	shift
 	tracefs $name.before
-	bpfgraph -v -O funcgraph-abstime -O funcgraph-proc "$@" -o $name.txt 2>$name.err &
+	bpfgraph -v --wide=ftrace -O funcgraph-abstime -O funcgraph-proc "$@" -o $name.txt 2>$name.err &
 	bp=$!
 	i=0
 	while ! grep -q 'calls begun from' $name.err && [ $i -lt 600 ] && kill -0 $bp 2>/dev/null; do
