@@ -43,6 +43,22 @@ static void test_pool_model(void **state)
 	assert_true(wide__pool_bytes(40000, 209) < UINT64_MAX);
 }
 
+/*
+ * Where the net may be bounded by the default --wide-mem (32M), -p and
+ * system-wide take function_graph by default: not on two CPUs (the
+ * bench's), on four and more; never without a budget.
+ */
+static void test_may_bound(void **state)
+{
+	(void)state;
+	assert_false(wide__may_bound(1, 32ULL << 20));
+	assert_false(wide__may_bound(2, 32ULL << 20));
+	assert_true(wide__may_bound(4, 32ULL << 20));
+	assert_true(wide__may_bound(256, 32ULL << 20));
+	assert_false(wide__may_bound(16, 0));
+	assert_false(wide__may_bound(0, 32ULL << 20));
+}
+
 #define N 64
 
 struct fixture {
@@ -154,6 +170,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pool_model),
+		cmocka_unit_test(test_may_bound),
 		cmocka_unit_test(test_whole_when_it_fits),
 		cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_budget_too_small),

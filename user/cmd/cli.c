@@ -97,7 +97,8 @@ const struct cli_opt cli_opts[] = {
 	  "function_graph records a COMMAND's\nfirst traced call where tracefs is free,\n"
 	  "else every traceable function is hooked\nby one kprobe.session link until it\n"
 	  "returns, on kernels that have it;\nwithout them function_graph for -p and\n"
-	  "system-wide too), session (that link,\neven for a COMMAND),\n"
+	  "system-wide too, and where that link\nwould be bounded by --wide-mem), session\n"
+	  "(that link, even for a COMMAND),\n"
 	  "always (that link, the whole trace:\nevery call complete, the machine slower),\n"
 	  "ftrace (function_graph only, for -p and\nsystem-wide too), or off" },
 	{ "wide-mem", K_WIDE_MEM, "SIZE", G_SELECT, cli_set_wide_mem, 0, 0, BG_MAX_WIDE_MEM,

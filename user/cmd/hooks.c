@@ -127,10 +127,11 @@ static int attach_after_net(void *ctx)
  * them: before 6.5 its first call has none). Without a COMMAND (-p,
  * system-wide) nothing can wait while the first call's functions are
  * hooked, and the calls made meanwhile are not traced: taken there by
- * default only where the kernel has no wide net (session_net: it has
- * kprobe.session links), else when asked (--wide=ftrace).
+ * default only where the kernel has no wide net that draws the first call
+ * whole (whole_net: kprobe.session links, the net's return hooks not
+ * bounded by --wide-mem), else when asked (--wide=ftrace).
  */
-bool run__ftnet_fits(const struct bg_opts *o, bool have_text, bool session_net, char *why,
+bool run__ftnet_fits(const struct bg_opts *o, bool have_text, bool whole_net, char *why,
 		     size_t cap)
 {
 	uint32_t asked = o->flags & o->flags_set;
@@ -140,7 +141,7 @@ bool run__ftnet_fits(const struct bg_opts *o, bool have_text, bool session_net, 
 
 	if (o->wide != BG_WIDE_FIRST && o->wide != BG_WIDE_FTRACE)
 		return false;
-	if (!o->command_argc && session_net && o->wide != BG_WIDE_FTRACE)
+	if (!o->command_argc && whole_net && o->wide != BG_WIDE_FTRACE)
 		no = "without a COMMAND the kprobe.session net records the first call (no calls "
 		     "go untraced while its functions are hooked; --wide=ftrace asks for "
 		     "function_graph)";

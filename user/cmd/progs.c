@@ -50,8 +50,8 @@ static uint32_t wide_ranges(const struct bg_opts *o, const struct kernel *k)
 {
 	int ncpus = libbpf_num_possible_cpus();
 
-	if (!k->tier.wide || k->caps.fprobe_fgraph || !o->wide_mem || ncpus <= 0 ||
-	    wide__pool_bytes(BG_WRANGES_MAX, (unsigned int)ncpus) <= o->wide_mem)
+	if (!k->tier.wide || k->caps.fprobe_fgraph || ncpus <= 0 ||
+	    !wide__may_bound((unsigned int)ncpus, o->wide_mem))
 		return 0;
 	return BG_WRANGES_MAX;
 }

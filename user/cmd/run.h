@@ -91,10 +91,11 @@ void run__attach_pause(struct run *r);
  * Whether the ftrace net (user/hook/ftnet.h) can record this trace's
  * first call: --wide asks for it or leaves it to the default, a COMMAND
  * to pause (or none, -p or system-wide: by default where the kernel has
- * no kprobe.session net, session_net false), options function_graph can
- * follow, tracefs's top instance free. Else false, and why.
+ * no wide net that draws that call whole, whole_net false), options
+ * function_graph can follow, tracefs's top instance free. Else false,
+ * and why.
  */
-bool run__ftnet_fits(const struct bg_opts *o, bool have_text, bool session_net, char *why,
+bool run__ftnet_fits(const struct bg_opts *o, bool have_text, bool whole_net, char *why,
 		     size_t cap);
 /*
  * The ftrace net where the tier took it (tier.ftnet): the BPF

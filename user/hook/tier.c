@@ -73,8 +73,8 @@ static int choose_kmulti(struct tier *t, enum bg_hook asked, const struct caps *
 /*
  * What makes the first traced call complete. For a COMMAND, where
  * tracefs's top instance is free, the kernel's function_graph (the ftrace
- * net, ftnet.h; without a command too where the kernel has no
- * kprobe.session links, run__ftnet_fits()): it costs every other
+ * net, ftnet.h; without a command too where the kernel has no wide net
+ * that draws the first call whole, run__ftnet_fits()): it costs every other
  * function call of the machine a ftrace hook and a filter test, no
  * fprobe return memory per CPU, and
  * starts in a fraction of the wide net's time (docs/kernels.md, "The

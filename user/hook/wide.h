@@ -125,6 +125,13 @@ int wide__take_keep(struct wide *w);
  */
 uint64_t wide__pool_bytes(size_t n, unsigned int ncpus);
 /*
+ * May a net of up to BG_WRANGES_MAX functions on ncpus CPUs pass budget
+ * (--wide-mem; 0: no bound) with its return hooks, where the kernel sets
+ * them aside per function and CPU? Then the net may have an entry-only
+ * part, whose calls its first call draws closed at the next event.
+ */
+bool wide__may_bound(unsigned int ncpus, uint64_t budget);
+/*
  * What stays once the net is narrowed: an entry-only
  * kprobe.multi link (program entry_fd, bg_mentry) over __rcu_read_lock and
  * __rcu_read_unlock if the net met them (met[i] >= 0 for position i of the

@@ -42,6 +42,11 @@ uint64_t wide__pool_bytes(size_t n, unsigned int ncpus)
 	return ncpus * (16 + 8 * cap) + nodes * WIDE_NODE_BYTES;
 }
 
+bool wide__may_bound(unsigned int ncpus, uint64_t budget)
+{
+	return budget && ncpus && wide__pool_bytes(BG_WRANGES_MAX, ncpus) > budget;
+}
+
 /* The pools of the two return-hooked links, ncold and nhot functions. */
 static bool pools_fit(const struct wide *w, size_t ncold, size_t nhot, uint64_t *bytes)
 {
