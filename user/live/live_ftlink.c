@@ -47,7 +47,12 @@ static unsigned int hook_met(struct live *l, bool batch)
 		f->flags &= ~BG_FN_INFERRED;
 		if (batch)
 			f->flags |= BG_FN_LINK;
-		if (batch || !live_hook(l, idx))
+		/*
+		 * On a kprobe tier the plan's kprobe stage is still to come (no
+		 * backend yet: live_hook() would fail): it takes every
+		 * BG_FN_KPROBE function of the table, these too.
+		 */
+		if (batch || ((f->flags & BG_FN_KPROBE) && !l->kp) || !live_hook(l, idx))
 			l->wide_met++;
 	}
 	return cannot;
