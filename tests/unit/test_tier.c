@@ -99,8 +99,10 @@ static void test_off_and_ftrace(void **state)
 
 /*
  * Without a COMMAND (-p, system-wide) the ftrace net is the default only
- * where the kernel has no kprobe.session net; --wide=ftrace asks for it
- * there too (then tracefs decides: not this test's to say).
+ * where the kernel has no wide net that draws the first call whole
+ * (whole_net false: no kprobe.session links, or the net bounded);
+ * --wide=ftrace asks for it there too (then tracefs decides: not this
+ * test's to say).
  */
 static void test_ftnet_fits_without_a_command(void **state)
 {
