@@ -164,9 +164,12 @@ static void print_linked(const struct live *l, const struct linked *k)
 		fprintf(stderr, "bpfgraph: first traced call over: function_graph recorded %llu "
 			"records of %zu functions; %u of them not in the plan (planned in %.2f s), "
 			"the plan and %u direct callees of them linked (%u more cannot be hooked; "
-			"%u refused trampolines, left to kprobes), %.2f s\n",
+			"%u %s), %.2f s\n",
 			(unsigned long long)l->ft_records, l->ft_n, l->wide_met, k->plan_s,
-			l->met_callees, k->cannot, k->failed, links__now() - k->t0);
+			l->met_callees, k->cannot, k->failed,
+			tier__trampolines(&l->tier) ? "refused trampolines, left to kprobes" :
+						      "refused by the kernel",
+			links__now() - k->t0);
 }
 
 /*
