@@ -28,10 +28,14 @@ tracefs_state() { # FILE
 	done >"$1"
 }
 
+# settle: a pause (ms) after the first four calls, before the ones the
+# check scores as warm (the last eight): set by a scenario for a case
+# whose steady state begins with work bpfgraph does in the background.
 run_case() { # NAME FUNC WL-CMD...
 	name=$1 func=$2
 	shift 2
 	wl_args=$(repeat 12 300 "$@")
+	[ "${settle:-0}" = 0 ] || wl_args="$(repeat 4 300 "$@")sleep $settle $(repeat 8 300 "$@")"
 	echo "$name" >>cases.txt
 	progress "$name: bpfgraph -G $func -- wl $wl_args"
 	# shellcheck disable=SC2086
