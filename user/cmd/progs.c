@@ -41,19 +41,17 @@ static uint32_t ring_size(const struct bg_opts *o, const struct plan *p)
 		       BROAD_BUFFER_SIZE : o->buffer_size;
 }
 
-/*
- * Room for the ranges of the wide net's entry-only part where it may have
- * one: its return hooks' pools over the most functions the map covers
- * would pass --wide-mem on this machine (wide_opts.mem_budget).
- */
-static uint32_t wide_ranges(const struct bg_opts *o, const struct kernel *k)
+bool progs__wide_bounded(const struct bg_opts *o, const struct caps *c)
 {
 	int ncpus = libbpf_num_possible_cpus();
 
-	if (!k->tier.wide || k->caps.fprobe_fgraph || ncpus <= 0 ||
-	    !wide__may_bound((unsigned int)ncpus, o->wide_mem))
-		return 0;
-	return BG_WRANGES_MAX;
+	return !c->fprobe_fgraph && ncpus > 0 && wide__may_bound((unsigned int)ncpus, o->wide_mem);
+}
+
+/* Room for the ranges of the wide net's entry-only part where it may have one. */
+static uint32_t wide_ranges(const struct bg_opts *o, const struct kernel *k)
+{
+	return k->tier.wide && progs__wide_bounded(o, &k->caps) ? BG_WRANGES_MAX : 0;
 }
 
 struct bpfobj *progs__open(const struct bg_opts *o, const struct kernel *k,

@@ -74,6 +74,13 @@ struct run {
 void run__cpu(double cpu[2]);
 
 /*
+ * May the wide net have an entry-only part on this machine: its return
+ * hooks' pools over the most functions the ranges map covers would pass
+ * --wide-mem (wide_opts.mem_budget), where the kernel sets them aside per
+ * function and CPU (fprobe on ftrace ops)?
+ */
+bool progs__wide_bounded(const struct bg_opts *o, const struct caps *c);
+/*
  * progs.c: the BPF object opened and configured for this plan (NULL: said
  * why). raw: the records are kept as they come (a record file).
  */

@@ -63,7 +63,6 @@ static int load_kernel(struct kernel *k, const struct bg_opts *o)
 	struct tier_request tr = { o->hook, o->wide, o->no_discovery, false };
 	char why[256] = "";
 	bool bounded;
-	int ncpus;
 
 	k->kb = kbtf__load(NULL);
 	if (!k->kb) {
@@ -109,15 +108,13 @@ static int load_kernel(struct kernel *k, const struct bg_opts *o)
 	 * first call whole: not where its return hooks may be bounded
 	 * (--wide-mem; fprobe before 6.14, on many CPUs).
 	 */
-	ncpus = libbpf_num_possible_cpus();
-	bounded = k->caps.kprobe_session.have > 0 && !k->caps.fprobe_fgraph && ncpus > 0 &&
-		  wide__may_bound((unsigned int)ncpus, o->wide_mem);
+	bounded = k->caps.kprobe_session.have > 0 && progs__wide_bounded(o, &k->caps);
 	tr.ftnet_ok = run__ftnet_fits(o, k->kt != NULL, k->caps.kprobe_session.have > 0 && !bounded,
 				      why, sizeof(why));
 	if (tr.ftnet_ok && bounded && !o->command_argc && o->verbosity)
 		fprintf(stderr, "bpfgraph: the wide net's return hooks would be bounded on %d CPUs "
 			"(--wide-mem), its first call drawn in part: function_graph records it\n",
-			ncpus);
+			libbpf_num_possible_cpus());
 	/* Asked for, or the default's first choice missed for want of tracefs: said. */
 	if (!tr.ftnet_ok && why[0] &&
 	    (o->wide == BG_WIDE_FTRACE || (o->verbosity && o->command_argc)))
