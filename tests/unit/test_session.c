@@ -488,6 +488,54 @@ static void test_pause_leaves_sleeper(void **state)
 	waitpid(s.child, NULL, 0);
 }
 
+/* Bit N-1 of /proc/PID/status's SigCgt: the task has a handler for signal N. */
+static bool catches(pid_t pid, int sig)
+{
+	char path[64], line[256];
+	unsigned long long mask = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigCgt: %llx", &mask) == 1)
+			break;
+	fclose(f);
+	return mask & (1ULL << (sig - 1));
+}
+
+/*
+ * The command's parent takes SIGCHLD as a shell does (its exit then goes
+ * through signal delivery, not the dropped signal of SIG_DFL), without
+ * hearing of the stops bpfgraph makes; the command itself starts with
+ * SIGCHLD's default.
+ */
+static void test_parent_takes_sigchld(void **state)
+{
+	char *sleep_argv[] = { "sleep", "60", NULL };
+	struct session s = { .go_fd = -1 };
+	struct sigaction old, sa;
+
+	(void)state;
+	assert_int_equal(sigaction(SIGCHLD, NULL, &old), 0);
+	assert_int_equal(session__spawn(&s, sleep_argv, NULL), 0);
+	assert_int_equal(sigaction(SIGCHLD, NULL, &sa), 0);
+	assert_true(sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN);
+	assert_true(sa.sa_flags & SA_NOCLDSTOP);
+	assert_false(sa.sa_flags & SA_NOCLDWAIT);
+	assert_int_equal(session__go(&s), 0);
+	for (int i = 0; i < 200 && !comm_is(s.child, "sleep"); i++)
+		usleep(10 * 1000);
+	assert_true(comm_is(s.child, "sleep"));
+	assert_false(catches(s.child, SIGCHLD));
+	assert_true(catches(getpid(), SIGCHLD));
+	kill(s.child, SIGKILL);
+	waitpid(s.child, NULL, 0);
+	sigaction(SIGCHLD, &old, NULL);
+}
+
 /*
  * A command inside a graph (bg_active) is not stopped from here: the BPF
  * side is asked to stop it when that graph ends (bg_stop_req), and the
@@ -547,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_sink_error_passed_on),
 		cmocka_unit_test(test_command_dies_with_tracer),
 		cmocka_unit_test(test_pause_leaves_sleeper),
+		cmocka_unit_test(test_parent_takes_sigchld),
 		cmocka_unit_test(test_pause_inside_graph_asks_bpf),
 	};
 

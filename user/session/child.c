@@ -45,6 +45,33 @@ void session__drop(struct spawned *c)
 	c->go_fd = -1;
 }
 
+static void on_sigchld(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * The command's parent takes SIGCHLD, as a shell waiting for it does: at
+ * the command's exit the kernel then queues the signal and wakes this
+ * process (__send_signal_locked() past prepare_signal(), complete_signal()),
+ * which a graph of the exit or of signal delivery shows, as function_graph
+ * shows it for a command run from a shell. With SIGCHLD's default action
+ * the kernel drops it in prepare_signal(), a path the command never takes
+ * there. SA_NOCLDSTOP: the stops bpfgraph makes send none. The handler
+ * does nothing (the command is reaped by waitpid() as before); a poll or
+ * a nap it ends early is resumed by its loop. The command's exec resets it.
+ */
+static void take_sigchld(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigchld;
+	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCHLD, &sa, NULL);
+}
+
 int session__spawn_early(struct spawned *sp, char **argv, const struct rlimit *nofile)
 {
 	pid_t parent = getpid(), child;
@@ -53,6 +80,7 @@ int session__spawn_early(struct spawned *sp, char **argv, const struct rlimit *n
 
 	if (pipe2(p, O_CLOEXEC))
 		return -errno;
+	take_sigchld();
 	/*
 	 * The command dies with bpfgraph, however bpfgraph ends (SIGKILL,
 	 * a crash, the OOM killer): one it had stopped (set_paused()) would
@@ -354,3 +382,4 @@ void session__end_child(struct session *s)
 	}
 	s->child = 0;
 }
+
