@@ -28,8 +28,9 @@
 #      test): one boot per kernel and
 #      clock, BG_VM_GUESTS (the host's CPUs) at once; then one fidelity
 #      table with a column per kernel
-#    Without --unit-only, everything after step 2 but the QEMU bench runs
-#    as one job among the bench's guests, its output printed after theirs.
+#    Without --unit-only, everything after step 2 but header-deps and the
+#    QEMU bench runs as one job among the bench's guests, its output
+#    printed after theirs.
 # Last line, always: "N passed, N failed"; exit 1 if anything failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -497,6 +498,14 @@ main() {
 		run_host_rest 0
 		finish
 	fi
+	# header-deps touches headers and rebuilds objects in $OUTPUT: before
+	# the guests, and the binaries they take made again after it, so that
+	# no make beside them (the tier bench's) links one while a guest is
+	# given it.
+	section "build dependencies"
+	run_one header_deps tests/build/header-deps.sh
+	make -s --no-print-directory OUTPUT="$OUTPUT" "$OUTPUT/bpfgraph" "$OUTPUT/vm/wl" ||
+		count_fail 1 "make after header-deps"
 	echo "host $SECONDS" >>"$OUTPUT/check-times"
 	fetch_kernels
 	# The rest of the host's tests as a job among the guests': it holds
@@ -532,8 +541,7 @@ run_host_rest() { # ALL
 	[ "$1" = 1 ] || return 0
 	run_unit_san
 	run_fuzz_smoke
-	section "build dependencies and layers"
-	run_one header_deps tests/build/header-deps.sh
+	section "layers and sizes"
 	run_one layers tests/build/layers.sh
 	run_one sizes tests/build/sizes.sh
 	section "host"
