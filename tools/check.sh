@@ -511,7 +511,7 @@ main() {
 	# The rest of the host's tests as a job among the guests': it holds
 	# one of run_vm_all's slots (a job of this shell) until it ends, the
 	# longest guest on the other; on two CPUs that takes about half its
-	# three to four minutes off CI's hour. Its output and verdicts come
+	# two to four minutes off CI's hour. Its output and verdicts come
 	# after the guests'.
 	rm -f "$OUTPUT/host-rest.count"
 	(

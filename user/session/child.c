@@ -382,4 +382,3 @@ void session__end_child(struct session *s)
 	}
 	s->child = 0;
 }
-
