@@ -521,7 +521,8 @@ main() {
 	) >"$OUTPUT/host-rest.log" 2>&1 &
 	local rest=$!
 	run_vm_all
-	wait "$rest" || true
+	# run_vm_all's own wait may have taken it already.
+	wait "$rest" 2>/dev/null || true
 	host_rest_fold
 	finish
 }
@@ -566,8 +567,12 @@ host_rest_fold() {
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
+	# An if, not "[ ] &&": under set -e a loop whose last test fails
+	# (the empty line of no failures) would end this script.
 	while IFS= read -r line; do
-		[ -n "$line" ] && failures+=("$line")
+		if [ -n "$line" ]; then
+			failures+=("$line")
+		fi
 	done < <(tail -n +2 "$OUTPUT/host-rest.count")
 }
 
