@@ -214,7 +214,7 @@ $(KSYMCMP): tests/vm/ksymcmp.c $(OUTPUT)/libbpfgraph.a | $(DEPS_STAMP)
 
 # What check runs, built with a job per CPU unless make was given -j: on a
 # clean clone of two CPUs, built one at a time, the three builds (plain,
-# sanitizers, fuzzers) took minutes of CI's hour.
+# sanitizers, fuzzers) took about two minutes of CI's hour.
 check-bins: $(UNIT_BINS) $(SAN_BINS) $(FUZZ_BINS) $(OUTPUT)/bpfgraph $(WL) $(KSYMCMP)
 
 check:
