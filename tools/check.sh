@@ -493,6 +493,13 @@ main() {
 	san-only) run_unit_san; finish ;;
 	fuzz-only) run_fuzz_smoke; finish ;;
 	esac
+	# The bench kernels are fetched (network, then unpacking) while the
+	# unit tests and header-deps run; their section is printed after.
+	local fetch=
+	if [ $unit_only = 0 ]; then
+		fetch_kernels >"$OUTPUT/fetch-kernels.log" 2>&1 &
+		fetch=$!
+	fi
 	run_unit
 	if [ $unit_only = 1 ]; then
 		run_host_rest 0
@@ -507,7 +514,8 @@ main() {
 	make -s --no-print-directory OUTPUT="$OUTPUT" "$OUTPUT/bpfgraph" "$OUTPUT/vm/wl" ||
 		count_fail 1 "make after header-deps"
 	echo "host $SECONDS" >>"$OUTPUT/check-times"
-	fetch_kernels
+	wait "$fetch" || true
+	cat "$OUTPUT/fetch-kernels.log"
 	# The rest of the host's tests as a job among the guests': it holds
 	# one of run_vm_all's slots (a job of this shell) until it ends, the
 	# longest guest on the other; on two CPUs that takes about half its

@@ -42,39 +42,47 @@ object_of() {
 
 sources() { ls bpf/*.bpf.c user/*/*.c 2>/dev/null || true; }
 
-# Project files FILE includes directly; system headers are not found in
-# incdirs and drop out. Generated skeletons resolve into $OUTPUT even if
-# not generated yet.
+# Project files FILE includes directly, in REPLY (space-separated); system
+# headers are not found in incdirs and drop out. Generated skeletons
+# resolve into $OUTPUT even if not generated yet.
 direct_includes() {
-	local f=$1 inc d
+	local f=$1 inc d dir
+	REPLY=
+	dir=$(dirname "$f")
 	for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]\([^">]*\)[">].*/\1/p' "$f"); do
-		for d in "$(dirname "$f")" "${incdirs[@]}"; do
+		for d in "$dir" "${incdirs[@]}"; do
 			if [ -f "$d/$inc" ] || [[ "$inc" == *.skel.h && "$d" == "$OUTPUT" ]]; then
-				echo "$d/$inc" | sed 's|^\./||'
+				d=$d/$inc
+				REPLY+=" ${d#./}"
 				break
 			fi
 		done
 	done
 }
 
-# Every project file FILE includes, transitively; a skeleton counts as
-# including whatever its BPF program includes.
-declare -A closure_cache
+# Every project file FILE includes, transitively, in REPLY; a skeleton
+# counts as including whatever its BPF program includes. Called in this
+# shell, not in a command substitution, so that its cache is kept.
+declare -A closure_cache direct_cache
 closure() {
 	local f=$1
 	if [ -z "${closure_cache[$f]+x}" ]; then
 		local -A seen=()
-		local queue=("$f") cur inc skel
-		while [ ${#queue[@]} -gt 0 ]; do
-			cur=${queue[0]}
-			queue=("${queue[@]:1}")
+		local queue=("$f") cur inc skel i=0
+		while [ $i -lt ${#queue[@]} ]; do
+			cur=${queue[i]}
+			i=$((i + 1))
 			if [[ "$cur" == "$OUTPUT"/*.skel.h ]]; then
 				skel=${cur#"$OUTPUT"/}
 				[ -f "bpf/${skel%.skel.h}.bpf.c" ] && queue+=("bpf/${skel%.skel.h}.bpf.c")
 				continue
 			fi
 			[ -f "$cur" ] || continue
-			for inc in $(direct_includes "$cur"); do
+			if [ -z "${direct_cache[$cur]+x}" ]; then
+				direct_includes "$cur"
+				direct_cache[$cur]=$REPLY
+			fi
+			for inc in ${direct_cache[$cur]}; do
 				[ -n "${seen[$inc]+x}" ] && continue
 				seen[$inc]=1
 				queue+=("$inc")
@@ -82,7 +90,7 @@ closure() {
 		done
 		closure_cache[$f]="${!seen[*]}"
 	fi
-	echo "${closure_cache[$f]}"
+	REPLY=${closure_cache[$f]}
 }
 
 mtimes() { # OBJECT... -> "path mtime" lines
@@ -106,7 +114,8 @@ check_header() {
 	local h=$1 src before after o exp changed
 	local -A expect=()
 	for src in $(sources); do
-		[[ " $(closure "$src") " == *" $h "* ]] && expect[$(object_of "$src")]=1
+		closure "$src"
+		[[ " $REPLY " == *" $h "* ]] && expect[$(object_of "$src")]=1
 	done
 	before=$(mtimes "${objects[@]}")
 	sleep 1 # a coarse-mtime file system must still see the touch as newer
@@ -151,7 +160,8 @@ static_check() { # HEADER...
 			problems+=("$o has no .d file: a header edit would not rebuild it")
 			continue
 		fi
-		want=" $(closure "$src") "
+		closure "$src"
+		want=" $REPLY "
 		for h in "$@"; do
 			if [[ "$want" == *" $h "* && "$deps" != *" $h "* ]]; then
 				problems+=("$o: its .d lacks $h (its source includes it)")
