@@ -36,7 +36,10 @@
 #   BG_VM_MODULES    modules to load, relative to kernel/ (fs/binfmt_misc.ko
 #                    fs/romfs/romfs.ko fs/nls/nls_utf8.ko)
 #   BG_VM_TOOLS      host programs to copy into the guest with their
-#                    libraries, for a diagnosis (e.g. "perf strace"; none)
+#                    libraries, for a diagnosis (e.g. "perf strace"; none),
+#                    each at its host path; not under /tmp, which the
+#                    guest mounts a tmpfs over (an older bpfgraph for a
+#                    side-by-side run: /opt/oldbin/bpfgraph, say)
 #   BG_VM_QUIET=1    do not echo guest progress lines
 #
 #   BG_VM_JOBS       guests at once (default: the host's CPUs, nproc): with
@@ -221,6 +224,9 @@ build_base() {
 	local t
 	for t in ${BG_VM_TOOLS:-}; do
 		command -v "$t" >/dev/null || die "BG_VM_TOOLS: no $t on the host"
+		case $(command -v "$t") in
+		/tmp/*) die "BG_VM_TOOLS: $t is under /tmp, which the guest's tmpfs hides: copy it elsewhere" ;;
+		esac
 		copy_dynamic "$(command -v "$t")" "$ir"
 	done
 	add_modules "$ir"
