@@ -6,10 +6,8 @@
  * poll batch stops libbpf's loop only after the whole sample was taken.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,7 +16,6 @@
 
 #include "bpfgraph.h"
 #include "session.h"
-#include "settle.h"
 
 struct fake_sink {
 	struct bg_rec got[BG_BATCH];
@@ -583,120 +580,6 @@ static void test_pause_inside_graph_asks_bpf(void **state)
 	waitpid(s.child, NULL, 0);
 }
 
-/* A fake procfs: PID's stat (COMM, state, PPID) and schedstat (RUNS). */
-static void fake_task(const char *root, int pid, const char *comm, int ppid, long runs)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%d", root, pid);
-	assert_int_equal(mkdir(path, 0755), 0);
-	snprintf(path, sizeof(path), "%s/%d/stat", root, pid);
-	assert_non_null(f = fopen(path, "w"));
-	fprintf(f, "%d (%s) I %d 0 0 0 -1 69238880 0 0 0 0 0 5 0 0 20 0 1 0 8\n", pid, comm, ppid);
-	fclose(f);
-	snprintf(path, sizeof(path), "%s/%d/schedstat", root, pid);
-	assert_non_null(f = fopen(path, "w"));
-	fprintf(f, "1200 34 %ld\n", runs);
-	fclose(f);
-}
-
-static void rm_tree(const char *root)
-{
-	char cmd[600];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	assert_int_equal(system(cmd), 0);
-}
-
-static void test_settle_runs(void **state)
-{
-	(void)state;
-	assert_int_equal(settle__runs("4135627 91802 57\n"), 57);
-	assert_int_equal(settle__runs("4135627 91802\n"), -1);
-	assert_int_equal(settle__runs("x"), -1);
-	assert_int_equal(settle__runs(NULL), -1);
-}
-
-/* The grace-period thread is kthreadd's child named rcu_preempt or rcu_sched. */
-static void test_settle_finds_rcu_thread(void **state)
-{
-	char root[] = "/tmp/bg_settle_XXXXXX", root2[] = "/tmp/bg_settle_XXXXXX";
-
-	(void)state;
-	assert_non_null(mkdtemp(root));
-	assert_int_equal(settle__rcu_thread(root), -ENOENT);
-	fake_task(root, 9, "kworker/0:0-rcu_gp", 2, 1);
-	fake_task(root, 12, "rcu_preempt", 1, 1); /* a process of that name */
-	fake_task(root, 15, "rcu_preempt", 2, 1);
-	assert_int_equal(settle__rcu_thread(root), 15);
-	rm_tree(root);
-	assert_non_null(mkdtemp(root2));
-	fake_task(root2, 4000, "rcu_sched", 2, 1); /* past the first pids */
-	assert_int_equal(settle__rcu_thread(root2), 4000);
-	rm_tree(root2);
-}
-
-struct ticker {
-	const char *root;
-	int pid, ms, for_ms;
-};
-
-/* Moves PID's count of runs on every ms for for_ms (renamed into place: never half written). */
-static void *tick(void *arg)
-{
-	struct ticker *t = arg;
-	char tmp[512], path[512];
-
-	snprintf(tmp, sizeof(tmp), "%s/%d/schedstat.new", t->root, t->pid);
-	snprintf(path, sizeof(path), "%s/%d/schedstat", t->root, t->pid);
-	for (int i = 0; i * t->ms < t->for_ms; i++) {
-		FILE *f = fopen(tmp, "w");
-
-		if (!f)
-			break;
-		fprintf(f, "1200 34 %d\n", 100 + i);
-		fclose(f);
-		rename(tmp, path);
-		usleep((useconds_t)t->ms * 1000);
-	}
-	return NULL;
-}
-
-/* Quiet once the count stays put quiet_ms; at most max_ms while it moves. */
-static void test_settle_waits_for_quiet(void **state)
-{
-	char root[] = "/tmp/bg_settle_XXXXXX";
-	struct settle_stats st;
-	struct ticker t = { root, 15, 4, 150 };
-	pthread_t th;
-
-	(void)state;
-	assert_int_equal(settle__rcu("/nonexistent", 20, 100, &st), -ENOENT);
-	assert_false(st.found);
-	assert_non_null(mkdtemp(root));
-	fake_task(root, 15, "rcu_preempt", 2, 7);
-	assert_int_equal(settle__rcu(root, 20, 1000, &st), 0);
-	assert_true(st.found && st.quiet);
-	assert_int_equal(st.runs, 0);
-	assert_true(st.waited_s >= 0.020 && st.waited_s < 0.5);
-	/* Runs every 4 ms for 150 ms: quiet 100 ms after they stop. */
-	assert_int_equal(pthread_create(&th, NULL, tick, &t), 0);
-	assert_int_equal(settle__rcu(root, 100, 3000, &st), 0);
-	assert_true(st.quiet);
-	assert_true(st.runs > 5);
-	assert_true(st.waited_s >= 0.150 && st.waited_s < 2.5);
-	pthread_join(th, NULL);
-	/* Still running at max_ms: given up. */
-	t.for_ms = 1500;
-	assert_int_equal(pthread_create(&th, NULL, tick, &t), 0);
-	assert_int_equal(settle__rcu(root, 100, 100, &st), 0);
-	assert_false(st.quiet);
-	assert_true(st.waited_s >= 0.100 && st.waited_s < 1.4);
-	pthread_join(th, NULL);
-	rm_tree(root);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -714,9 +597,6 @@ int main(void)
 		cmocka_unit_test(test_pause_leaves_sleeper),
 		cmocka_unit_test(test_parent_takes_sigchld),
 		cmocka_unit_test(test_pause_inside_graph_asks_bpf),
-		cmocka_unit_test(test_settle_runs),
-		cmocka_unit_test(test_settle_finds_rcu_thread),
-		cmocka_unit_test(test_settle_waits_for_quiet),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,7 +34,6 @@
 #include "preflight.h"
 #include "run.h"
 #include "session.h"
-#include "settle.h"
 #include "stop.h"
 #include "tracer.h"
 #include "wide.h"
@@ -328,27 +327,6 @@ static void run_bind(struct run *r, const struct bg_opts *o, struct plan *p,
 	live__bind(r->live, s, discover);
 }
 
-/*
- * The grace periods this start set going end before the command's first
- * call (settle.h): at most SETTLE_MAX_MS, once the kernel's grace-period
- * thread has slept SETTLE_QUIET_MS.
- */
-#define SETTLE_QUIET_MS 20
-#define SETTLE_MAX_MS 300
-
-static void settle_first_call(void)
-{
-	struct settle_stats st;
-	int err = settle__rcu("/proc", SETTLE_QUIET_MS, SETTLE_MAX_MS, &st);
-
-	if (verbosity && !err)
-		fprintf(stderr, "bpfgraph: RCU's grace periods %s after %.3f s (its thread ran %u times)\n",
-			st.quiet ? "over" : "still under way", st.waited_s, st.runs);
-	else if (verbosity)
-		fprintf(stderr, "bpfgraph: RCU's grace-period thread not found (%s): the command "
-			"starts at once\n", strerror(-err));
-}
-
 /* Tracing proper: from enabling the programs to the end of the session. */
 static int run_trace(struct run *r, const struct kernel *k)
 {
@@ -390,8 +368,6 @@ static int run_trace(struct run *r, const struct kernel *k)
 			err = live__start_ftnet(r->live);
 		if (!err)
 			run__attach_pause(r);
-		if (!err)
-			settle_first_call();
 		if (!err)
 			err = session__go(s);
 	}
