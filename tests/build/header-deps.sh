@@ -46,14 +46,14 @@ sources() { ls bpf/*.bpf.c user/*/*.c 2>/dev/null || true; }
 # headers are not found in incdirs and drop out. Generated skeletons
 # resolve into $OUTPUT even if not generated yet.
 direct_includes() {
-	local f=$1 inc d dir
+	local f=$1 inc d dir path
 	REPLY=
 	dir=$(dirname "$f")
 	for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]\([^">]*\)[">].*/\1/p' "$f"); do
 		for d in "$dir" "${incdirs[@]}"; do
 			if [ -f "$d/$inc" ] || [[ "$inc" == *.skel.h && "$d" == "$OUTPUT" ]]; then
-				d=$d/$inc
-				REPLY+=" ${d#./}"
+				path=$d/$inc
+				REPLY+=" ${path#./}"
 				break
 			fi
 		done

@@ -221,13 +221,13 @@ build_base() {
 	else
 		log "warning: no trace-cmd on the host: scenarios will find no /usr/bin/trace-cmd"
 	fi
-	local t
+	local t path
 	for t in ${BG_VM_TOOLS:-}; do
-		command -v "$t" >/dev/null || die "BG_VM_TOOLS: no $t on the host"
-		case $(command -v "$t") in
+		path=$(command -v "$t") || die "BG_VM_TOOLS: no $t on the host"
+		case $path in
 		/tmp/*) die "BG_VM_TOOLS: $t is under /tmp, which the guest's tmpfs hides: copy it elsewhere" ;;
 		esac
-		copy_dynamic "$(command -v "$t")" "$ir"
+		copy_dynamic "$path" "$ir"
 	done
 	add_modules "$ir"
 	install -m 0755 "$here/lib/init.sh" "$ir/init"
