@@ -7,7 +7,8 @@
 # the table (tests/bench/perf.check). --short: smaller counts, no
 # 1000-function set (about 10 minutes). --tiers: the hook tiers the
 # booted kernel has side by side instead (tests/bench/tiers.sh and
-# tiers.check; BG_VM_KERNEL picks the kernel, TIERS_GUARD the limits).
+# tiers.check; BG_VM_KERNEL picks the kernel, TIERS_GUARD the limits;
+# TIERS_FLOORS=tramp adds the floor on trampolines).
 # --start: where the default tier's start goes, step by step
 # (tests/bench/start.sh and start.check; START_FUNC, START_RUNS).
 # --mem: what a trace takes from the machine's memory, one boot per CPU
@@ -89,7 +90,8 @@ tar -C "$b" -czf "$b/payload.tgz" bwl ldlink
 {
 	sed -n '1,/^# bench-timeout/p' "$here/$script.sh"
 	echo "BENCH_SHORT=$short BENCH_SKIP='${BENCH_SKIP:-}' BENCH_ONLY='${BENCH_ONLY:-}'"
-	echo "TIERS_ONLY='${TIERS_ONLY:-}' TIERS_NCALL=${TIERS_NCALL:-200} TIERS_NPIPE=${TIERS_NPIPE:-20000}"
+	echo "TIERS_ONLY='${TIERS_ONLY:-}' TIERS_NCALL=${TIERS_NCALL:-200} TIERS_NPIPE=${TIERS_NPIPE:-20000}" \
+		"TIERS_FLOORS='${TIERS_FLOORS:-}'"
 	echo "START_FUNC='${START_FUNC:-do_sys_openat2}' START_RUNS=${START_RUNS:-2} START_OPTS='${START_OPTS:-}'"
 	echo "PROF_FUNC='${PROF_FUNC:-do_sys_openat2}' PROF_OP='${PROF_OP:-openmiss}'" \
 		"PROF_NCALL=${PROF_NCALL:-10000} PROF_SECS=${PROF_SECS:-1} PROF_SKIP=${PROF_SKIP:-20000000}" \

@@ -305,5 +305,27 @@ if [ -n "$d" ] && [ -s $d.hooked ]; then
 	wait_released
 	$lz ldlink -m session-entry -o floor.ldl floor.names -- bwl -o floor.pipe pipe "$NPIPE"
 	res "floor pipe_after $(ns_of floor.pipe)"
+	# The same functions on trampolines (TIERS_FLOORS has "tramp"): an
+	# empty fexit and fentry program each, linked one by one as any fentry
+	# tool must before tracing_multi (ldlink -m both). A trampoline runs
+	# both programs on every call, inside a graph or not. The rcu pair is
+	# left out: a steady state on trampolines would keep it at its call
+	# sites, as bpfgraph does now, a cost this floor does not hold.
+	case " ${TIERS_FLOORS:-} " in *" tramp "*)
+		progress "floor: empty fentry and fexit programs on the $(wc -l <floor.names) functions"
+		wait_released
+		rm -f tramp.ldl
+		ldlink -m both -o tramp.ldl floor.names -- bwl -o tramp.call openmiss "$NCALL"
+		res "tramp call $(ns_of tramp.call)"
+		res "tramp call_cpu $(cpu_of tramp.call)"
+		res "tramp funcs $(sed -n 's/.* funcs=\([0-9]*\).*/\1/p' tramp.ldl | head -n 1)"
+		res "tramp failed $(sed -n 's/.* failed=\([0-9]*\).*/\1/p' tramp.ldl | head -n 1)"
+		res "tramp start $(sed -n 's/.* attach_s=\([0-9.]*\).*/\1/p' tramp.ldl | head -n 1)"
+		res "tramp stop $(sed -n 's/.* detach_s=\([0-9.]*\).*/\1/p' tramp.ldl | head -n 1)"
+		wait_released
+		ldlink -m both -o tramp.ldl floor.names -- bwl -o tramp.pipe pipe "$NPIPE"
+		res "tramp pipe_after $(ns_of tramp.pipe)"
+		;;
+	esac
 fi
 progress "done"
