@@ -6,7 +6,8 @@
 # function_graph, on one entry function: start (launch until "tracing"),
 # stop (SIGINT until exit), added time per traced call, unrelated work (a
 # pipe loop in another task) while the net is open and after the first
-# call, and the first traced call itself for tiers.check to score against
+# call, the traced path (failed opens) in a task the trace does not
+# follow, and the first traced call itself for tiers.check to score against
 # function_graph's. Results as "KEY value..." lines in results.txt. Needs
 # /tmp/bb/bwl: tests/bench/run.sh --tiers prepends it (as a payload), with
 # TIERS_ONLY, TIERS_NCALL and TIERS_NPIPE from its environment.
@@ -152,6 +153,18 @@ echo "$kb" >$T/buffer_size_kb
 oracle_reset
 res "fg call $(ns_of fg.call)"
 res "fg call_cpu $(cpu_of fg.call)"
+# The same calls in a task the trace does not follow (another process on
+# the traced path): function_graph with its pid filter on a task asleep.
+sleep 600 &
+sp=$!
+echo $sp >$T/set_ftrace_pid
+echo "$F" >$T/set_graph_function
+echo function_graph >$T/current_tracer
+bwl -o fg.other openmiss "$NCALL"
+oracle_reset
+kill $sp
+wait $sp 2>/dev/null
+res "fg other_cpu $(cpu_of fg.other)"
 oracle_capture -o fg.first.txt "$F" -- wl --stop openmiss 1 sleep 300 openmiss 1
 
 for t in $tiers; do
@@ -248,6 +261,10 @@ for t in $tiers; do
 	sleep 2
 	bwl -o $t.pipe1 pipe "$NPIPE"
 	res "$t pipe_after $(ns_of $t.pipe1)"
+	# The traced path in a task the trace does not follow: every hook of
+	# the plan runs, none records.
+	bwl -o $t.other openmiss "$NCALL"
+	res "$t other_cpu $(cpu_of $t.other)"
 	# The same while the traced process is inside a traced call (its open
 	# of a FIFO waits for a writer): every hooked call of the loop then
 	# meets a task inside a graph somewhere.
@@ -303,8 +320,10 @@ if [ -n "$d" ] && [ -s $d.hooked ]; then
 	res "floor call $(ns_of floor.call)"
 	res "floor call_cpu $(cpu_of floor.call)"
 	wait_released
-	$lz ldlink -m session-entry -o floor.ldl floor.names -- bwl -o floor.pipe pipe "$NPIPE"
+	$lz ldlink -m session-entry -o floor.ldl floor.names -- sh -c \
+		"bwl -o floor.pipe pipe $NPIPE && bwl -o floor.other openmiss $NCALL"
 	res "floor pipe_after $(ns_of floor.pipe)"
+	res "floor other_cpu $(cpu_of floor.other)"
 	# The same functions on trampolines (TIERS_FLOORS has "tramp"): an
 	# empty fexit and fentry program each, linked one by one as any fentry
 	# tool must before tracing_multi (ldlink -m both). A trampoline runs
@@ -323,8 +342,10 @@ if [ -n "$d" ] && [ -s $d.hooked ]; then
 		res "tramp start $(sed -n 's/.* attach_s=\([0-9.]*\).*/\1/p' tramp.ldl | head -n 1)"
 		res "tramp stop $(sed -n 's/.* detach_s=\([0-9.]*\).*/\1/p' tramp.ldl | head -n 1)"
 		wait_released
-		ldlink -m both -o tramp.ldl floor.names -- bwl -o tramp.pipe pipe "$NPIPE"
+		ldlink -m both -o tramp.ldl floor.names -- sh -c \
+			"bwl -o tramp.pipe pipe $NPIPE && bwl -o tramp.other openmiss $NCALL"
 		res "tramp pipe_after $(ns_of tramp.pipe)"
+		res "tramp other_cpu $(cpu_of tramp.other)"
 		;;
 	esac
 fi
