@@ -10,7 +10,8 @@
 # follow, and the first traced call itself for tiers.check to score against
 # function_graph's. Results as "KEY value..." lines in results.txt. Needs
 # /tmp/bb/bwl: tests/bench/run.sh --tiers prepends it (as a payload), with
-# TIERS_ONLY, TIERS_NCALL and TIERS_NPIPE from its environment.
+# TIERS_ONLY, TIERS_NCALL, TIERS_NPIPE and TIERS_FLOORS from its
+# environment.
 # bench-clock: icount
 # bench-timeout: 2400
 set -u
