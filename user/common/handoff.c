@@ -42,22 +42,38 @@ static void name_releaser(void)
 	prctl(PR_SET_NAME, (unsigned long)HANDOFF_COMM, 0UL, 0UL, 0UL);
 }
 
-/* Every descriptor above 2 (async-signal-safe: one system call). */
-static void close_above_stdio(void)
+/*
+ * Every descriptor above 2 but keep (-1: none), async-signal-safe (system
+ * calls only). A caller that keeps one closes it last (blank_above_stdio).
+ */
+static void close_above_stdio_but(int keep)
 {
-	if (close_range(3, ~0U, 0)) {
-		/* Only before Linux 5.9, which cannot run bpfgraph anyway. */
-		for (int fd = 3; fd < 65536; fd++)
+	const unsigned int first = STDERR_FILENO + 1;
+	int err;
+
+	if (keep < (int)first)
+		err = close_range(first, ~0U, 0);
+	else
+		err = (keep > (int)first && close_range(first, keep - 1, 0)) ||
+		      close_range(keep + 1, ~0U, 0);
+	if (!err)
+		return;
+	/* Only before Linux 5.9, which cannot run bpfgraph anyway. */
+	for (int fd = first; fd < 65536; fd++)
+		if (fd != keep)
 			close(fd);
-	}
 }
 
 /*
  * Every descriptor above 2 becomes /dev/null: the file it held is closed
  * here (the child still holds it), and code that later closes or uses one
  * of the old numbers meets /dev/null, never a hook or a file opened since.
+ * last (a pipe's write end) goes after all the others: the child waits
+ * for it, and a hook whose copy the child closed before this process had
+ * closed its own would be released here, its grace periods waited for by
+ * the user (pipe() takes the lowest free numbers, not the highest).
  */
-static void blank_above_stdio(void)
+static void blank_above_stdio(int last)
 {
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	DIR *d = null >= 0 ? opendir("/proc/self/fd") : NULL;
@@ -66,16 +82,18 @@ static void blank_above_stdio(void)
 	if (!d) {
 		if (null >= 0)
 			close(null);
-		close_above_stdio();
+		close_above_stdio_but(last);
+		close(last);
 		return;
 	}
 	while ((e = readdir(d))) {
 		int fd = atoi(e->d_name);
 
-		if (fd > STDERR_FILENO && fd != null && fd != dirfd(d))
+		if (fd > STDERR_FILENO && fd != null && fd != dirfd(d) && fd != last)
 			dup2(null, fd);
 	}
 	closedir(d);
+	dup2(null, last);
 	close(null);
 }
 
@@ -115,9 +133,8 @@ static int wait_child(pid_t child, double t0, double wait_s)
 
 /*
  * The releasing child shares this process's memory (clone(CLONE_VM)):
- * a fork would copy the page tables, which took 4.5-18 s in a loaded
- * guest while the wide net, still being closed, hooked every kernel
- * function. It runs on a stack of its own, makes system calls only (no
+ * a fork would copy the page tables, every kernel function it calls
+ * slowed tens of times while the wide net still hooks them. It runs on a stack of its own, makes system calls only (no
  * allocation, no lock of the C library: this process goes on and exits
  * meanwhile), and reads its descriptors from static storage (this
  * process's stack is gone by then). Its descriptor table is its own copy:
@@ -221,7 +238,7 @@ static void close_all_at_once(int phase)
 	while (n > 0 && (wait(NULL) > 0 || errno == EINTR))
 		n--;
 	if (phase == 2)
-		close_above_stdio();
+		close_above_stdio_but(-1);
 }
 
 static int releaser_main(void *arg)
@@ -294,7 +311,7 @@ int handoff__release(double wait_s, pid_t *pid, double *spawn_s)
 		return err;
 	}
 	/* The pipe's ends too: the child goes on once they are closed. */
-	blank_above_stdio();
+	blank_above_stdio(rel.wr);
 	*pid = child;
 	if (spawn_s)
 		*spawn_s = now_s() - t0;
@@ -325,7 +342,9 @@ void handoff__at_exit(void)
 		wait_eof(p[0]);
 		_exit(0);
 	}
-	close_above_stdio();
+	/* The child's signal last, as in blank_above_stdio. */
+	close_above_stdio_but(p[1]);
+	close(p[1]);
 }
 
 /*
