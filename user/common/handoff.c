@@ -68,8 +68,8 @@ static void close_above_stdio_but(int keep)
  * Every descriptor above 2 becomes /dev/null: the file it held is closed
  * here (the child still holds it), and code that later closes or uses one
  * of the old numbers meets /dev/null, never a hook or a file opened since.
- * last (a pipe's write end) goes after all the others: the child waits
- * for it, and a hook whose copy the child closed before this process had
+ * The descriptor last (a pipe's write end) goes after all the others:
+ * the child waits for it, and a hook whose copy the child closed before this process had
  * closed its own would be released here, its grace periods waited for by
  * the user (pipe() takes the lowest free numbers, not the highest).
  */
@@ -134,8 +134,9 @@ static int wait_child(pid_t child, double t0, double wait_s)
 /*
  * The releasing child shares this process's memory (clone(CLONE_VM)):
  * a fork would copy the page tables, every kernel function it calls
- * slowed tens of times while the wide net still hooks them. It runs on a stack of its own, makes system calls only (no
- * allocation, no lock of the C library: this process goes on and exits
+ * slowed tens of times while the wide net still hooks them. It runs on a
+ * stack of its own, makes system calls only (no allocation, no lock of
+ * the C library: this process goes on and exits
  * meanwhile), and reads its descriptors from static storage (this
  * process's stack is gone by then). Its descriptor table is its own copy:
  * closing it releases every hook (the programs record nothing by then, so
