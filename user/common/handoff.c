@@ -136,11 +136,11 @@ static int wait_child(pid_t child, double t0, double wait_s)
  * a fork would copy the page tables, every kernel function it calls
  * slowed tens of times while the wide net still hooks them. It runs on a
  * stack of its own, makes system calls only (no allocation, no lock of
- * the C library: this process goes on and exits
- * meanwhile), and reads its descriptors from static storage (this
- * process's stack is gone by then). Its descriptor table is its own copy:
- * closing it releases every hook (the programs record nothing by then, so
- * the order does not matter).
+ * the C library: this process goes on and exits meanwhile), and reads
+ * its descriptors from static storage (this process's stack is gone by
+ * then). Its descriptor table is its own copy: closing it releases every
+ * hook (the programs record nothing by then, so the order does not
+ * matter).
  */
 #define RELEASER_STACK (64 * 1024)
 
