@@ -429,7 +429,16 @@ static void test_kcode_hooked_site(void **state)
 		assert_false(kcode__is_tramp_now(path, 0xffffffffc0043000ULL));
 		assert_false(kcode__is_tramp_now(path, 0xffffffff81000000ULL));
 		assert_false(kcode__is_tramp_now(path, 0xffffffffc0044000ULL));
+		/* A trampoline once named stays one: not read again. */
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs("ffffffffc0044000 t ftrace_trampoline [__builtin__ftrace]\n", f);
+		fclose(f);
+		assert_true(kcode__is_tramp_now(path, 0xffffffffc0042000ULL));
+		assert_true(kcode__is_tramp_now(path, 0xffffffffc0044000ULL));
 		unlink(path);
+		/* Another file: nothing known of it. */
+		assert_false(kcode__is_tramp_now("/nonexistent/kallsyms", 0xffffffffc0042000ULL));
 	}
 	assert_true(kcode__is_tramp(ks, BPF_TRAMP));
 	assert_false(kcode__is_tramp(ks, HOOKED_FN));

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "discover.h"
 #include "kprobe.h"
+#include "ktext.h"
 #include "live.h"
 #include "output.h"
 #include "plan.h"
@@ -156,8 +157,15 @@ static void print_summary(const struct plan *p, const struct run *r, int verbosi
 			"more distinct targets than the probes can remember; narrow the "
 			"trace (-x, --callee-depth)\n",
 			(unsigned long long)s->st.targets_full);
-	if (verbosity)
+	if (verbosity) {
+		struct kcode_tramp_stats ts = kcode__tramp_stats();
+
 		print_hook_paths(s);
+		if (ts.reads || ts.remembered)
+			fprintf(stderr, "bpfgraph: fentry sites calling code unknown at the start: "
+				"/proc/kallsyms read whole %lu times to name it, %lu times known "
+				"a trampoline already\n", ts.reads, ts.remembered);
+	}
 	if (s->st.active_neg)
 		fprintf(stderr, "bpfgraph: internal error: the count of tasks inside a graph "
 			"went below zero %llu times; records may be missing: please report it\n",

@@ -277,14 +277,75 @@ bool kcode__is_tramp(const struct ksyms *ks, uint64_t t)
 	return false;
 }
 
+/*
+ * Addresses a full read named trampolines, for the file read. Every site
+ * one ftrace_ops hooks calls the same trampoline, so while another tracer
+ * (or bpfgraph's own net) hooks what is being planned, each function
+ * would cost a read of kallsyms whole (200,000 lines the kernel formats:
+ * a tenth of a second or more under emulation): one read per trampoline
+ * instead. A positive answer stays true: a site enters only a trampoline,
+ * so an address once named one is one for any site that still calls it.
+ */
+#define TRAMPS_SEEN 64
+
+static struct {
+	pthread_mutex_t lock;
+	char path[256]; /* the file the addresses are from */
+	uint64_t addr[TRAMPS_SEEN];
+	unsigned int n; /* addresses stored; the oldest replaced beyond TRAMPS_SEEN */
+	struct kcode_tramp_stats st;
+} tramps_seen = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+struct kcode_tramp_stats kcode__tramp_stats(void)
+{
+	struct kcode_tramp_stats st;
+
+	pthread_mutex_lock(&tramps_seen.lock);
+	st = tramps_seen.st;
+	pthread_mutex_unlock(&tramps_seen.lock);
+	return st;
+}
+
+/* Whether t is known a trampoline of path's; a new path empties the cache. */
+static bool tramp_seen(const char *path, uint64_t t)
+{
+	bool hit = false;
+
+	pthread_mutex_lock(&tramps_seen.lock);
+	if (strcmp(tramps_seen.path, path)) {
+		snprintf(tramps_seen.path, sizeof(tramps_seen.path), "%s", path);
+		tramps_seen.n = 0;
+	}
+	for (unsigned int i = 0; i < tramps_seen.n && i < TRAMPS_SEEN && !hit; i++)
+		hit = tramps_seen.addr[i] == t;
+	if (hit)
+		tramps_seen.st.remembered++;
+	else
+		tramps_seen.st.reads++;
+	pthread_mutex_unlock(&tramps_seen.lock);
+	return hit;
+}
+
+static void tramp_saw(const char *path, uint64_t t)
+{
+	pthread_mutex_lock(&tramps_seen.lock);
+	if (!strcmp(tramps_seen.path, path))
+		tramps_seen.addr[tramps_seen.n++ % TRAMPS_SEEN] = t;
+	pthread_mutex_unlock(&tramps_seen.lock);
+}
+
 bool kcode__is_tramp_now(const char *path, uint64_t t)
 {
-	FILE *f = fopen(path ? path : "/proc/kallsyms", "r");
+	const char *file = path ? path : "/proc/kallsyms";
 	char line[512], name[256], mod[128];
 	unsigned long long a;
 	bool found = false;
 	char type;
+	FILE *f;
 
+	if (tramp_seen(file, t))
+		return true;
+	f = fopen(file, "r");
 	if (!f)
 		return false;
 	while (!found && fgets(line, sizeof(line), f)) {
@@ -298,6 +359,8 @@ bool kcode__is_tramp_now(const char *path, uint64_t t)
 		found = tramp_name(&s);
 	}
 	fclose(f);
+	if (found)
+		tramp_saw(file, t);
 	return found;
 }
 

@@ -96,9 +96,16 @@ bool kcode__is_tramp(const struct ksyms *ks, uint64_t t);
  * The same from /proc/kallsyms as it is now (path: NULL for it): a BPF
  * trampoline gets a new image, under a new address, each time its programs
  * change, so another tracer's hooks that came or went since ks was read
- * are not in ks. A full read: for the sites ks cannot tell.
+ * are not in ks. A full read: for the sites ks cannot tell. Addresses it
+ * named a trampoline are remembered (per file): once per trampoline.
  */
 bool kcode__is_tramp_now(const char *path, uint64_t t);
+/* What kcode__is_tramp_now() did in this process (-v). */
+struct kcode_tramp_stats {
+	unsigned long reads; /* files read whole */
+	unsigned long remembered; /* answered without a read */
+};
+struct kcode_tramp_stats kcode__tramp_stats(void);
 
 /*
  * Where to read the target of an indirect call or jump. A kprobe on the
