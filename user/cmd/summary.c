@@ -87,6 +87,17 @@ static void print_hook_paths(const struct session *s)
 			(unsigned long long)s->st.sexit_search);
 }
 
+/* How fentry sites calling trampolines made since the start were told (-v). */
+static void print_tramp_reads(void)
+{
+	struct kcode_tramp_stats ts = kcode__tramp_stats();
+
+	if (ts.reads || ts.remembered)
+		fprintf(stderr, "bpfgraph: fentry sites calling code unknown at the start: "
+			"/proc/kallsyms read whole %lu times to name it, %lu times known a "
+			"trampoline already\n", ts.reads, ts.remembered);
+}
+
 static void print_summary(const struct plan *p, const struct run *r, int verbosity)
 {
 	const struct kprobe_stats *ks = live__kprobe_stats(r->live);
@@ -158,13 +169,8 @@ static void print_summary(const struct plan *p, const struct run *r, int verbosi
 			"trace (-x, --callee-depth)\n",
 			(unsigned long long)s->st.targets_full);
 	if (verbosity) {
-		struct kcode_tramp_stats ts = kcode__tramp_stats();
-
 		print_hook_paths(s);
-		if (ts.reads || ts.remembered)
-			fprintf(stderr, "bpfgraph: fentry sites calling code unknown at the start: "
-				"/proc/kallsyms read whole %lu times to name it, %lu times known "
-				"a trampoline already\n", ts.reads, ts.remembered);
+		print_tramp_reads();
 	}
 	if (s->st.active_neg)
 		fprintf(stderr, "bpfgraph: internal error: the count of tasks inside a graph "
