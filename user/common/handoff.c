@@ -69,9 +69,10 @@ static void close_above_stdio_but(int keep)
  * here (the child still holds it), and code that later closes or uses one
  * of the old numbers meets /dev/null, never a hook or a file opened since.
  * The descriptor last (a pipe's write end) goes after all the others:
- * the child waits for it, and a hook whose copy the child closed before this process had
- * closed its own would be released here, its grace periods waited for by
- * the user (pipe() takes the lowest free numbers, not the highest).
+ * the child waits for it, and a hook whose copy the child closed before
+ * this process had closed its own would be released here, its grace
+ * periods waited for by the user (pipe() takes the lowest free numbers,
+ * not the highest).
  */
 static void blank_above_stdio(int last)
 {
