@@ -131,8 +131,18 @@ static __always_inline int fold_into(struct bg_batch *b, __u32 pid, __u32 func, 
 __noinline int bg_fold_leaf(__u32 pid, __u32 func, __u32 type_depth, __u64 val, __u32 dur)
 {
 	__u32 zero = 0;
-	struct bg_batch *b = bpf_map_lookup_elem(&bg_batch, &zero);
+	struct bg_batch *b;
 
+	/*
+	 * Unused without folding: a constant test, the rest dead code to the
+	 * verifier. Copies of the programs leave the function out altogether
+	 * where it is unused (func_unused() in user/hook/bpfobj.c), so that the
+	 * return stays 0 with or without it; the same for bg_emit() and
+	 * bg_stage_detail().
+	 */
+	if (!bg_fold)
+		return 0;
+	b = bpf_map_lookup_elem(&bg_batch, &zero);
 	return b ? fold_into(b, pid, func, type_depth, val, dur) : 0;
 }
 
@@ -224,6 +234,9 @@ __noinline int bg_emit(__u64 ts, __u64 val, __u64 dur, __u64 pid_func, __u64 bit
 {
 	struct bg_rec r;
 
+	/* Unused where records are made inline: as bg_fold_leaf(). */
+	if (!bg_emit_call)
+		return 0;
 	fill_tid(&r, pid_func >> 32, bits & 0xff, ts, val, dur, (__u32)pid_func,
 		 (bits >> BG_EMIT_DEPTH_SHIFT) & 0xff);
 	put(&r, ts, bits & BG_EMIT_OUT, bits & BG_EMIT_WAKE ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP,
@@ -426,7 +439,8 @@ __noinline int bg_stage_detail(__u32 idx, __u32 n, __u64 now)
 	struct bg_detail_plan *p = bpf_map_lookup_elem(&bg_detail, &idx);
 	const struct bg_rec *r0, *r1, *r2;
 
-	if (!b || !p || n < 2 || n > 3)
+	/* Unused without --args-detail: as bg_fold_leaf(). */
+	if (!bg_detail_on || !b || !p || n < 2 || n > 3)
 		return 0;
 	at = b->n - n;
 	r0 = &b->rec[at & (BG_BATCH - 1)];

@@ -66,10 +66,17 @@ int attach_load_clone(const struct clone_src *src, const struct bg_func *f, int 
 {
 	double t0 = links__now();
 	int fd = attach_load_copy(src->prog, src->type, src->name, f->btf_id, btf_obj_fd);
+	double t1 = links__now();
+	struct bpf_prog_info pi = {};
+	uint32_t len = sizeof(pi);
 
+	/* For -v's attach cost: the verifier's walk is most of a clone's load. */
+	if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &pi, &len))
+		pi.verified_insns = 0;
 	pthread_mutex_lock(&cost_lock);
-	attach_cost.load_s += links__now() - t0;
+	attach_cost.load_s += t1 - t0;
 	attach_cost.loads++;
+	attach_cost.walked += pi.verified_insns;
 	pthread_mutex_unlock(&cost_lock);
 	return fd;
 }
@@ -237,8 +244,8 @@ static void template_srcs(struct attach *a, struct clone_src src[3])
 	static const char *const name[3] = { "bg_entry", "bg_exit", "bg_entry_graph" };
 
 	for (int k = 0; k < 3; k++) {
-		if (!a->tsrc[k].insns)
-			bpfobj__prog_src(a->obj, p[k], &a->tsrc[k]);
+		if (!a->tsrc[k].insns && !bpfobj__prog_src(a->obj, p[k], &a->tsrc[k]) && k < 2)
+			attach_cost.dropped[k] = a->tsrc[k].dropped;
 		src[k] = (struct clone_src){ &a->tsrc[k], k == 1 ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY,
 					     name[k] };
 	}
@@ -569,11 +576,15 @@ out:
 static void print_cost(const struct attach *a, double destroy_s)
 {
 	fprintf(a->err,
-		"bpfgraph: attach cost: templates %.3f s; %u clones loaded in %.3f s, "
-		"%u links in %.3f s; detach: %u closes %.3f s (several at once), "
-		"skeleton %.3f s\n",
-		attach_cost.skel_s, attach_cost.loads, attach_cost.load_s, attach_cost.links, attach_cost.link_s, attach_cost.closes,
-		attach_cost.close_s, destroy_s);
+		"bpfgraph: attach cost: templates %.3f s; %u clones loaded in %.3f s "
+		"(%.0f instructions walked by the verifier a clone; %u and %u instructions "
+		"of unused functions left out of the entry and exit copies), %u links in %.3f s; "
+		"detach: %u closes %.3f s (several at once), skeleton %.3f s\n",
+		attach_cost.skel_s, attach_cost.loads, attach_cost.load_s,
+		attach_cost.loads ? (double)attach_cost.walked / attach_cost.loads : 0.0,
+		attach_cost.dropped[0], attach_cost.dropped[1],
+		attach_cost.links, attach_cost.link_s, attach_cost.closes, attach_cost.close_s,
+		destroy_s);
 }
 
 struct unlink_progress {
@@ -627,6 +638,8 @@ void attach__detach(struct attach *a)
 
 	attach__unlink(a);
 	t = links__now();
+	for (int k = 0; k < 3; k++)
+		bpfobj__prog_src_free(&a->tsrc[k]);
 	bpfobj__destroy(a->obj);
 	a->obj = NULL;
 	a->st.detach_s = links__now() - a->detach_t0;

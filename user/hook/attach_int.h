@@ -22,6 +22,8 @@
 struct attach_cost {
 	double skel_s, load_s, link_s, close_s;
 	uint32_t loads, links, closes;
+	uint64_t walked; /* instructions the verifier walked in the loaded clones */
+	uint32_t dropped[2]; /* instructions of unused functions not in the entry, exit copies */
 };
 extern struct attach_cost attach_cost;
 

@@ -150,7 +150,8 @@ int bpfobj__map_fd(const struct bpfobj *o, enum bpfobj_map m);
  * functions stay global, checked once by the verifier rather than on
  * every path that calls them. nfi 0 (btf_fd -1): none, a program of one
  * function, or records the kernel did not give back as expected; a copy
- * then goes without.
+ * then goes without. The functions the object's read-only data leave
+ * unused are dropped from the copy's instructions (bpfobj__drop_funcs()).
  */
 #define BPFOBJ_FUNCS_MAX 8
 struct prog_src {
@@ -159,9 +160,28 @@ struct prog_src {
 	int btf_fd; /* the object's BTF in the kernel */
 	uint32_t nfi;
 	struct bpf_func_info fi[BPFOBJ_FUNCS_MAX];
+	uint32_t dropped; /* instructions left out with the unused functions */
+	struct bpf_insn *own; /* insns when functions were dropped, else NULL */
 };
-/* 0, or -ENOENT for a program not loaded. */
+/*
+ * 0, or -ENOENT for a program not loaded. The source lives until
+ * bpfobj__prog_src_free() or the object's destruction, whichever comes
+ * first.
+ */
 int bpfobj__prog_src(const struct bpfobj *o, enum bpfobj_prog p, struct prog_src *s);
+void bpfobj__prog_src_free(struct prog_src *s);
+/*
+ * Copies insns to out (room for cnt) without the functions drop[] marks
+ * (function k spans at[k] up to the next start; the first, the program
+ * itself, is never dropped), a call to a dropped function becoming
+ * `r0 = 0`, which is what each of them returns where it is unused. Calls
+ * between the functions kept are aimed again; jumps stay inside their
+ * function. new_at[k] gets function k's new start. Returns the count
+ * written, or 0 (nothing written) when a function is referred to other
+ * than by a call (a callback's address), which this does not follow.
+ */
+size_t bpfobj__drop_funcs(const struct bpf_insn *insns, size_t cnt, const uint32_t *at,
+			  uint32_t n, const bool *drop, struct bpf_insn *out, uint32_t *new_at);
 /*
  * The starts of insns' functions in at[], sorted, and how many: 0 and each
  * bpf-to-bpf call's target (libbpf appends the subprograms a program

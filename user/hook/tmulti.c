@@ -306,8 +306,10 @@ static int tmulti_load_lanes(struct attach *a, unsigned int n)
 	int err = 0;
 
 	if (bpfobj__prog_src(a->obj, BGP_TENTRY, &ll.tmpl[0]) ||
-	    bpfobj__prog_src(a->obj, BGP_EXIT, &ll.tmpl[1]))
+	    bpfobj__prog_src(a->obj, BGP_EXIT, &ll.tmpl[1])) {
+		bpfobj__prog_src_free(&ll.tmpl[0]);
 		return -ENOENT;
+	}
 	if (cpus > 0 && (unsigned long)cpus < want)
 		want = (unsigned int)cpus;
 	while (nt + 1 < want && !pthread_create(&t[nt], NULL, lane_loader, &ll))
@@ -315,6 +317,8 @@ static int tmulti_load_lanes(struct attach *a, unsigned int n)
 	lane_loader(&ll);
 	for (unsigned int k = 0; k < nt; k++)
 		pthread_join(t[k], NULL);
+	bpfobj__prog_src_free(&ll.tmpl[0]);
+	bpfobj__prog_src_free(&ll.tmpl[1]);
 	attach_cost.load_s += links__now() - t0;
 	attach_cost.loads += ll.n;
 	for (unsigned int i = 0; i < ll.n; i++)
