@@ -164,9 +164,8 @@ struct prog_src {
 	struct bpf_insn *own; /* insns when functions were dropped, else NULL */
 };
 /*
- * 0, or -ENOENT for a program not loaded. The source lives until
- * bpfobj__prog_src_free() or the object's destruction, whichever comes
- * first.
+ * 0, or -ENOENT for a program not loaded. The source is good while the
+ * object lives; bpfobj__prog_src_free() frees what it holds of its own.
  */
 int bpfobj__prog_src(const struct bpfobj *o, enum bpfobj_prog p, struct prog_src *s);
 void bpfobj__prog_src_free(struct prog_src *s);
