@@ -14,6 +14,7 @@
 #include "attach_int.h"
 #include "bpfobj.h"
 #include "clock.h"
+#include "dce.h"
 #include "hooks.h"
 #include "links.h"
 #include "bpfgraph.h"
@@ -66,7 +67,15 @@ int attach_load_clone(const struct clone_src *src, const struct bg_func *f, int 
 {
 	double t0 = links__now();
 	int fd = attach_load_copy(src->prog, src->type, src->name, f->btf_id, btf_obj_fd);
-	double t1 = links__now();
+	bool full = false;
+	double t1;
+
+	/* Without its dead code a copy verifies as the probe did; should it not, the whole one. */
+	if (fd < 0 && fd != -EINTR && src->prog->full) {
+		fd = attach_load_copy(src->prog->full, src->type, src->name, f->btf_id, btf_obj_fd);
+		full = fd >= 0;
+	}
+	t1 = links__now();
 	struct bpf_prog_info pi = {};
 	uint32_t len = sizeof(pi);
 
@@ -77,6 +86,7 @@ int attach_load_clone(const struct clone_src *src, const struct bg_func *f, int 
 	attach_cost.load_s += t1 - t0;
 	attach_cost.loads++;
 	attach_cost.walked += pi.verified_insns;
+	attach_cost.dce_full += full;
 	pthread_mutex_unlock(&cost_lock);
 	return fd;
 }
@@ -237,6 +247,42 @@ static int grow_links(struct attach *a, size_t need)
 	return 0;
 }
 
+/*
+ * The function the templates are verified against (the clones get their
+ * own targets): not one traced by kprobe, which may have no BTF or a
+ * name several functions share. NULL: none.
+ */
+static const struct bg_func *template_target(const struct attach *a)
+{
+	for (uint32_t i = 0; i < a->funcs->n; i++)
+		if (!(a->funcs->f[i].flags & BG_FN_KPROBE) && a->funcs->f[i].btf_id)
+			return &a->funcs->f[i];
+	return NULL;
+}
+
+/*
+ * The entry and exit templates' dead code left out of their copies
+ * (dce.h): one more copy of each loaded for the templates' own function.
+ * The graph entry's copies are few (-G functions but the first).
+ */
+static void prune_template(struct attach *a, int k, const struct clone_src *src)
+{
+	const struct bg_func *f = template_target(a);
+	struct modcache mc = { NULL, 0 };
+	double t0 = links__now();
+	int objfd = f ? attach_btf_obj_fd(&mc, f->module) : -ENOENT;
+	int err = objfd < 0 ? objfd :
+			      dce__prune(&a->tsrc[k], src->type, src->name, f->btf_id, objfd,
+					 bpfobj__btf_fd(a->obj));
+
+	attach_modcache_free(&mc);
+	attach_cost.dce_s += links__now() - t0;
+	attach_cost.dead[k] = a->tsrc[k].dead;
+	if (err && a->verbose)
+		fprintf(a->err, "bpfgraph: %s's copies go with their dead code: %s\n", src->name,
+			strerror(-err));
+}
+
 /* The loaded templates, for cloning: entry, exit, graph entry. */
 static void template_srcs(struct attach *a, struct clone_src src[3])
 {
@@ -244,10 +290,15 @@ static void template_srcs(struct attach *a, struct clone_src src[3])
 	static const char *const name[3] = { "bg_entry", "bg_exit", "bg_entry_graph" };
 
 	for (int k = 0; k < 3; k++) {
-		if (!a->tsrc[k].insns && !bpfobj__prog_src(a->obj, p[k], &a->tsrc[k]) && k < 2)
-			attach_cost.dropped[k] = a->tsrc[k].dropped;
+		bool fresh = !a->tsrc[k].insns && !bpfobj__prog_src(a->obj, p[k], &a->tsrc[k]);
+
 		src[k] = (struct clone_src){ &a->tsrc[k], k == 1 ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY,
 					     name[k] };
+		if (!fresh || k == 2)
+			continue;
+		attach_cost.dropped[k] = a->tsrc[k].dropped;
+		if (a->funcs->n > 1)
+			prune_template(a, k, &src[k]);
 	}
 }
 
@@ -291,14 +342,7 @@ int attach__load(struct attach *a)
 	err = grow_links(a, 2 * a->funcs->n);
 	if (err)
 		return err;
-	/*
-	 * The templates are verified against a function fentry will attach
-	 * to (the clones get their own targets): not one traced by kprobe,
-	 * which may have no BTF or a name several functions share.
-	 */
-	for (uint32_t i = 0; i < a->funcs->n && !f0; i++)
-		if (!(a->funcs->f[i].flags & BG_FN_KPROBE) && a->funcs->f[i].btf_id)
-			f0 = &a->funcs->f[i];
+	f0 = template_target(a);
 	for (size_t k = 0; k < sizeof(tmpl) / sizeof(tmpl[0]); k++) {
 		/* A kernel without fentry, or a plan without it, loads the rest. */
 		if (a->no_fentry || !f0 || (a->multi && tmpl[k] != bpfobj__prog(a->obj, BGP_EXIT)))
@@ -578,11 +622,13 @@ static void print_cost(const struct attach *a, double destroy_s)
 	fprintf(a->err,
 		"bpfgraph: attach cost: templates %.3f s; %u clones loaded in %.3f s "
 		"(%.0f instructions walked by the verifier a clone; %u and %u instructions "
-		"of unused functions left out of the entry and exit copies), %u links in %.3f s; "
+		"of unused functions and %u and %u of dead code left out of the entry and exit "
+		"copies, found in %.3f s; %u copies loaded whole), %u links in %.3f s; "
 		"detach: %u closes %.3f s (several at once), skeleton %.3f s\n",
 		attach_cost.skel_s, attach_cost.loads, attach_cost.load_s,
 		attach_cost.loads ? (double)attach_cost.walked / attach_cost.loads : 0.0,
-		attach_cost.dropped[0], attach_cost.dropped[1],
+		attach_cost.dropped[0], attach_cost.dropped[1], attach_cost.dead[0],
+		attach_cost.dead[1], attach_cost.dce_s, attach_cost.dce_full,
 		attach_cost.links, attach_cost.link_s, attach_cost.closes, attach_cost.close_s,
 		destroy_s);
 }

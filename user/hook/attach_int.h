@@ -24,6 +24,9 @@ struct attach_cost {
 	uint32_t loads, links, closes;
 	uint64_t walked; /* instructions the verifier walked in the loaded clones */
 	uint32_t dropped[2]; /* instructions of unused functions not in the entry, exit copies */
+	uint32_t dead[2]; /* dead instructions not in them (dce.h) */
+	double dce_s; /* loading the copies that told which (one per template) */
+	uint32_t dce_full; /* copies loaded whole after the kernel refused them without */
 };
 extern struct attach_cost attach_cost;
 

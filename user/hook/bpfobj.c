@@ -618,6 +618,10 @@ int bpfobj__prog_src(const struct bpfobj *o, enum bpfobj_prog p, struct prog_src
 
 void bpfobj__prog_src_free(struct prog_src *s)
 {
+	if (s->full) {
+		bpfobj__prog_src_free(s->full);
+		free(s->full);
+	}
 	free(s->own);
 	memset(s, 0, sizeof(*s));
 	s->btf_fd = -1;
@@ -628,6 +632,13 @@ int bpfobj__map_fd(const struct bpfobj *o, enum bpfobj_map m)
 	struct bpf_map *map = o && o->skel ? map_of(o->skel, m) : NULL;
 
 	return map ? bpf_map__fd(map) : -1;
+}
+
+int bpfobj__btf_fd(const struct bpfobj *o)
+{
+	const struct btf *btf = bpf_object__btf(o->skel->obj);
+
+	return btf ? btf__fd(btf) : -1;
 }
 
 const struct bpfobj_vars *bpfobj__vars(const struct bpfobj *o)

@@ -143,6 +143,8 @@ struct bpf_program *bpfobj__prog(const struct bpfobj *o, enum bpfobj_prog p);
 /* -1 before loading or for a program left out. */
 int bpfobj__prog_fd(const struct bpfobj *o, enum bpfobj_prog p);
 int bpfobj__map_fd(const struct bpfobj *o, enum bpfobj_map m);
+/* The object's BTF in the kernel (its programs' records refer to it), or -1. */
+int bpfobj__btf_fd(const struct bpfobj *o);
 /*
  * A loaded program's final instructions, for loading copies of it with
  * bpf_prog_load() (the fentry clones, fentry-multi's lanes), and with
@@ -161,7 +163,9 @@ struct prog_src {
 	uint32_t nfi;
 	struct bpf_func_info fi[BPFOBJ_FUNCS_MAX];
 	uint32_t dropped; /* instructions left out with the unused functions */
-	struct bpf_insn *own; /* insns when functions were dropped, else NULL */
+	uint32_t dead; /* instructions left out as dead code (dce.h) */
+	struct bpf_insn *own; /* insns when rewritten here, else NULL */
+	struct prog_src *full; /* before dce__prune(), else NULL; owned */
 };
 /*
  * 0, or -ENOENT for a program not loaded. The source is good while the
