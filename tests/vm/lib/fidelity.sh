@@ -48,14 +48,11 @@ run_case() { # NAME FUNC WL-CMD...
 		>"$name.bpfgraph.txt" 2>"$name.bpfgraph.err"
 	echo $? >"$name.bpfgraph.rc"
 	tracefs_state "$name.tracefs.after"
-	progress "$name: oracle"
+	# Twice: the kernel against itself, how much two runs of the workload
+	# differ (interrupts, softirq deferral, reschedules), is the ceiling
+	# of any comparison.
+	progress "$name: oracle, twice"
 	# shellcheck disable=SC2086
-	oracle_capture -o "$name.oracle.txt" "$func" -- wl --stop $wl_args
-	# The kernel against itself: how much two runs of the workload differ
-	# (interrupts, softirq deferral, reschedules), the ceiling of any
-	# comparison.
-	progress "$name: oracle again"
-	# shellcheck disable=SC2086
-	oracle_capture -o "$name.oracle2.txt" "$func" -- wl --stop $wl_args
+	oracle_capture -o "$name.oracle.txt" -a "$name.oracle2.txt" "$func" -- wl --stop $wl_args
 }
 

@@ -184,21 +184,59 @@ oracle_view() {
 # same events again into VFILE with the print options OPT set (none when
 # the kernel refuses one), and -x then has trace-cmd extract them into
 # DAT with its defaults (Debian's: version 7, zstd-compressed), its exit
-# code to DAT.rc, its messages and seconds to DAT.log.
+# code to DAT.rc, its messages and seconds to DAT.log. -a FILE2 runs CMD
+# once more after the first run, under the same tracer (enabling and
+# disabling function_graph patches every function in the kernel: most of
+# a capture's time under the emulator), into FILE2 and its FILE2.rc,
+# FILE2.out, FILE2.err; -v and -x apply to the first run only.
 # CMD starts stopped (SIGSTOP before exec) and everything is set up from
 # this shell, which is not traced: enabling tracing from inside the traced
 # task leaves a spurious first line (docs/function-graph-format.md,
 # "Capturing a reference"). The stopped task sits in signal delivery, not
 # in FUNC, so no frame of FUNC is open when the hooks go live.
+# CMD in the background, its output to FILE.out and FILE.err, until it
+# stops itself: CMD itself must stop first, as a shell wrapper would run
+# its own opens under the filter (the bench's wl has --stop for this).
+# Its pid in _pid; 1 (CMD killed) when it did not stop.
+_oracle_start() { # FILE CMD...
+	_sf=$1
+	shift
+	"$@" >"$_sf.out" 2>"$_sf.err" &
+	_pid=$!
+	wait_stopped $_pid && return 0
+	echo "oracle_capture: '$*' did not stop itself (use wl --stop)" >&2
+	kill -KILL $_pid 2>/dev/null
+	wait $_pid
+	return 1
+}
+
+# oracle_capture's -a: CMD again with the tracer as it is, tracing off
+# and the buffer emptied until the new pid is the filter's.
+_oracle_again() { # FILE2 CMD...
+	_f2=$1
+	shift
+	echo >$T/trace
+	_oracle_start "$_f2" "$@" || return 1
+	echo $_pid >$T/set_ftrace_pid
+	echo 1 >$T/tracing_on
+	kill -CONT $_pid
+	wait $_pid
+	echo $? >"$_f2.rc"
+	echo 0 >$T/tracing_on
+	cat $T/trace >"$_f2"
+}
+
 oracle_capture() {
 	_file=oracle.txt
 	_depth=0
 	_opts=
 	_dat=
 	_views=
+	_again=
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		-o) _file=$2; shift 2 ;;
+		-a) _again=$2; shift 2 ;;
 		-x) _dat=$2; shift 2 ;;
 		-v) _views="$_views $2"; shift 2 ;;
 		-d) _depth=$2; shift 2 ;;
@@ -224,14 +262,7 @@ oracle_capture() {
 	echo >$T/trace
 	# Big enough for a few thousand lines per CPU without overwrite.
 	echo 4096 >$T/buffer_size_kb
-	"$@" >"$_file.out" 2>"$_file.err" &
-	_pid=$!
-	# CMD itself must stop first: a shell wrapper would run its own opens
-	# under the filter. The bench's wl has --stop for this.
-	if ! wait_stopped $_pid; then
-		echo "oracle_capture: '$*' did not stop itself (use wl --stop)" >&2
-		kill -KILL $_pid 2>/dev/null
-		wait $_pid
+	if ! _oracle_start "$_file" "$@"; then
 		echo "$_clock" >$T/trace_clock
 		return 1
 	fi
@@ -260,6 +291,7 @@ oracle_capture() {
 	echo $? >"$_file.rc"
 	echo 0 >$T/tracing_on
 	cat $T/trace >"$_file"
+	[ -z "$_again" ] || _oracle_again "$_again" "$@"
 	for _v in $_views; do
 		oracle_view "${_v%%=*}" $(echo "${_v#*=}" | tr , ' ')
 	done
