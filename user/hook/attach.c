@@ -46,8 +46,10 @@ static int module_btf_fd(const char *module)
 	return -ENOENT;
 }
 
-int attach_load_copy(const struct prog_src *prog, enum bpf_attach_type type, const char *name,
-		     uint32_t btf_id, int btf_obj_fd)
+/* attach_load_copy(), and nli line-info records li on the object's BTF (btf_fd). */
+static int load_copy(const struct prog_src *prog, enum bpf_attach_type type, const char *name,
+		     uint32_t btf_id, int btf_obj_fd, const struct bpf_line_info *li, uint32_t nli,
+		     int btf_fd)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type, .attach_btf_id = btf_id,
 		    .attach_btf_obj_fd = btf_obj_fd);
@@ -59,8 +61,20 @@ int attach_load_copy(const struct prog_src *prog, enum bpf_attach_type type, con
 		opts.func_info_cnt = prog->nfi;
 		opts.func_info_rec_size = sizeof(prog->fi[0]);
 	}
+	if (nli) {
+		opts.prog_btf_fd = btf_fd;
+		opts.line_info = li;
+		opts.line_info_cnt = nli;
+		opts.line_info_rec_size = sizeof(*li);
+	}
 	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, name, "GPL", prog->insns, prog->cnt, &opts);
 	return fd < 0 ? -errno : fd;
+}
+
+int attach_load_copy(const struct prog_src *prog, enum bpf_attach_type type, const char *name,
+		     uint32_t btf_id, int btf_obj_fd)
+{
+	return load_copy(prog, type, name, btf_id, btf_obj_fd, NULL, 0, -1);
 }
 
 int attach_load_clone(const struct clone_src *src, const struct bg_func *f, int btf_obj_fd)
@@ -268,13 +282,23 @@ static const struct bg_func *template_target(const struct attach *a)
 static void prune_template(struct attach *a, int k, const struct clone_src *src)
 {
 	const struct bg_func *f = template_target(a);
+	struct prog_src *s = &a->tsrc[k];
+	struct bpf_line_info *li = malloc(s->cnt * sizeof(*li));
 	struct modcache mc = { NULL, 0 };
 	double t0 = links__now();
-	int objfd = f ? attach_btf_obj_fd(&mc, f->module) : -ENOENT;
-	int err = objfd < 0 ? objfd :
-			      dce__prune(&a->tsrc[k], src->type, src->name, f->btf_id, objfd,
-					 bpfobj__btf_fd(a->obj));
+	int objfd = f ? attach_btf_obj_fd(&mc, f->module) : -ENOENT, fd, err;
 
+	if (objfd < 0)
+		fd = objfd;
+	else if (!li)
+		fd = -ENOMEM;
+	else
+		fd = load_copy(s, src->type, src->name, f->btf_id, objfd, li,
+			       (uint32_t)dce__linfo(s->insns, s->cnt, li), bpfobj__btf_fd(a->obj));
+	err = fd < 0 ? fd : dce__rewrite(s, fd);
+	if (fd >= 0)
+		close(fd);
+	free(li);
 	attach_modcache_free(&mc);
 	attach_cost.dce_s += links__now() - t0;
 	attach_cost.dead[k] = a->tsrc[k].dead;

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <bpf/bpf.h>
 
@@ -239,26 +238,30 @@ static bool remap_fi(struct prog_src *s, const uint32_t *newidx)
 	return true;
 }
 
-/* The loaded probe's verdict applied to s; 0 or -errno. */
-static int rewrite(struct prog_src *s, int fd, bool *live, uint32_t *newidx)
+int dce__rewrite(struct prog_src *s, int probe_fd)
 {
 	struct bpf_insn *out = malloc(s->cnt * sizeof(*out));
+	uint32_t *newidx = malloc((s->cnt + 1) * sizeof(*newidx));
+	bool *live = malloc(s->cnt * sizeof(*live));
 	struct prog_src *full = malloc(sizeof(*full));
-	struct prog_src next;
-	size_t m;
-	int n = dce__live(fd, s->cnt, live);
+	struct prog_src next = *s;
+	int err = out && newidx && live && full ? 0 : -ENOMEM;
+	size_t m = 0;
 
-	if (n <= 0 || !out || !full) {
-		free(out);
-		free(full);
-		return n < 0 ? n : -ENOMEM;
+	if (!err && s->full)
+		err = -EINVAL; /* rewritten before */
+	if (!err)
+		err = dce__live(probe_fd, s->cnt, live); /* how many kept, or -errno */
+	if (err > 0) {
+		m = dce__apply(s->insns, s->cnt, live, out, newidx);
+		err = m && remap_fi(&next, newidx) ? 0 : -EINVAL;
 	}
-	m = dce__apply(s->insns, s->cnt, live, out, newidx);
-	next = *s;
-	if (!m || !remap_fi(&next, newidx)) {
+	free(newidx);
+	free(live);
+	if (err) {
 		free(out);
 		free(full);
-		return -EINVAL;
+		return err;
 	}
 	*full = *s;
 	next.insns = next.own = out;
@@ -267,36 +270,4 @@ static int rewrite(struct prog_src *s, int fd, bool *live, uint32_t *newidx)
 	next.full = full;
 	*s = next;
 	return 0;
-}
-
-int dce__prune(struct prog_src *s, enum bpf_attach_type type, const char *name,
-	       uint32_t btf_id, int btf_obj_fd, int btf_fd)
-{
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type,
-		    .attach_btf_id = btf_id, .attach_btf_obj_fd = btf_obj_fd, .prog_btf_fd = btf_fd,
-		    .line_info_rec_size = sizeof(struct bpf_line_info));
-	struct bpf_line_info *li = malloc(s->cnt * sizeof(*li));
-	uint32_t *newidx = malloc((s->cnt + 1) * sizeof(*newidx));
-	bool *live = malloc(s->cnt * sizeof(*live));
-	int fd, err = -ENOMEM;
-
-	if (li && newidx && live && !s->full && btf_fd >= 0) {
-		opts.line_info = li;
-		opts.line_info_cnt = (uint32_t)dce__linfo(s->insns, s->cnt, li);
-		if (s->nfi) {
-			opts.func_info = s->fi;
-			opts.func_info_cnt = s->nfi;
-			opts.func_info_rec_size = sizeof(s->fi[0]);
-		}
-		fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, name, "GPL", s->insns, s->cnt, &opts);
-		err = fd < 0 ? -errno : rewrite(s, fd, live, newidx);
-		if (fd >= 0)
-			close(fd);
-	} else if (s->full || btf_fd < 0) {
-		err = -EINVAL;
-	}
-	free(li);
-	free(newidx);
-	free(live);
-	return err;
 }

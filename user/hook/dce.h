@@ -54,14 +54,12 @@ size_t dce__apply(const struct bpf_insn *insns, size_t cnt, const bool *live,
 
 struct prog_src;
 /*
- * Loads s (bpfobj.h) as a program of the given type for the function
- * btf_id of btf_obj_fd's BTF (0: vmlinux), with dce__linfo()'s records
- * on the object's BTF (btf_fd), then rewrites s without what the kernel
- * left out of it: s->dead says how many, s->full keeps s as it was (for a
- * copy the kernel should refuse without what was left out). 0, or -errno
- * with s as it was.
+ * s (bpfobj.h) without what the kernel left out of probe_fd, a copy of s
+ * loaded with dce__linfo()'s records: s->dead says how many instructions,
+ * s->full keeps s as it was (for a copy the kernel should refuse without
+ * what was left out). 0, or -errno with s as it was (also when s was
+ * rewritten before).
  */
-int dce__prune(struct prog_src *s, enum bpf_attach_type type, const char *name,
-	       uint32_t btf_id, int btf_obj_fd, int btf_fd);
+int dce__rewrite(struct prog_src *s, int probe_fd);
 
 #endif

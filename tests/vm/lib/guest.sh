@@ -175,25 +175,6 @@ oracle_view() {
 	done
 }
 
-# oracle_capture [-o FILE] [-d DEPTH] [-O OPTION]... [-v VFILE=OPT[,OPT...]]...
-#                [-x DAT] FUNC -- CMD...
-# The kernel's own function_graph for FUNC (or several, space-separated),
-# restricted to CMD's pid; the `trace` file goes to FILE (default
-# oracle.txt), CMD's exit code to FILE.rc, its stdout/stderr to
-# FILE.out/FILE.err. Reading `trace` consumes nothing: each -v prints the
-# same events again into VFILE with the print options OPT set (none when
-# the kernel refuses one), and -x then has trace-cmd extract them into
-# DAT with its defaults (Debian's: version 7, zstd-compressed), its exit
-# code to DAT.rc, its messages and seconds to DAT.log. -a FILE2 runs CMD
-# once more after the first run, under the same tracer (enabling and
-# disabling function_graph patches every function in the kernel: most of
-# a capture's time under the emulator), into FILE2 and its FILE2.rc,
-# FILE2.out, FILE2.err; -v and -x apply to the first run only.
-# CMD starts stopped (SIGSTOP before exec) and everything is set up from
-# this shell, which is not traced: enabling tracing from inside the traced
-# task leaves a spurious first line (docs/function-graph-format.md,
-# "Capturing a reference"). The stopped task sits in signal delivery, not
-# in FUNC, so no frame of FUNC is open when the hooks go live.
 # CMD in the background, its output to FILE.out and FILE.err, until it
 # stops itself: CMD itself must stop first, as a shell wrapper would run
 # its own opens under the filter (the bench's wl has --stop for this).
@@ -226,6 +207,25 @@ _oracle_again() { # FILE2 CMD...
 	cat $T/trace >"$_f2"
 }
 
+# oracle_capture [-o FILE] [-d DEPTH] [-O OPTION]... [-v VFILE=OPT[,OPT...]]...
+#                [-x DAT] FUNC -- CMD...
+# The kernel's own function_graph for FUNC (or several, space-separated),
+# restricted to CMD's pid; the `trace` file goes to FILE (default
+# oracle.txt), CMD's exit code to FILE.rc, its stdout/stderr to
+# FILE.out/FILE.err. Reading `trace` consumes nothing: each -v prints the
+# same events again into VFILE with the print options OPT set (none when
+# the kernel refuses one), and -x then has trace-cmd extract them into
+# DAT with its defaults (Debian's: version 7, zstd-compressed), its exit
+# code to DAT.rc, its messages and seconds to DAT.log. -a FILE2 runs CMD
+# once more after the first run, under the same tracer (enabling and
+# disabling function_graph patches every function in the kernel: most of
+# a capture's time under the emulator), into FILE2 and its FILE2.rc,
+# FILE2.out, FILE2.err; -v and -x apply to the first run only.
+# CMD starts stopped (SIGSTOP before exec) and everything is set up from
+# this shell, which is not traced: enabling tracing from inside the traced
+# task leaves a spurious first line (docs/function-graph-format.md,
+# "Capturing a reference"). The stopped task sits in signal delivery, not
+# in FUNC, so no frame of FUNC is open when the hooks go live.
 oracle_capture() {
 	_file=oracle.txt
 	_depth=0
