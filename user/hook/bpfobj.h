@@ -165,7 +165,7 @@ struct prog_src {
 	uint32_t dropped; /* instructions left out with the unused functions */
 	uint32_t dead; /* instructions left out as dead code (dce.h) */
 	struct bpf_insn *own; /* insns when rewritten here, else NULL */
-	struct prog_src *full; /* before dce__prune(), else NULL; owned */
+	struct prog_src *full; /* before dce__rewrite(), else NULL; owned */
 };
 /*
  * 0, or -ENOENT for a program not loaded. The source is good while the
