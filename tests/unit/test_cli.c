@@ -768,6 +768,12 @@ static void test_output_other(void **state __maybe_unused)
 		     "");
 	EXPECT_USAGE("option '--no-header' doesn't allow an argument", "-G",
 		     "f", "--no-header=1");
+	/* --plan-file: a file to write, beside tracing (not --dry-run) */
+	PARSE_OK(&o, "-G", "f", "--plan-file=p.txt");
+	assert_string_equal(o.plan_file, "p.txt");
+	assert_false(o.dry_run);
+	cli__free(&o);
+	EXPECT_USAGE("invalid --plan-file '': empty file name", "-G", "f", "--plan-file=");
 }
 
 /* --format=stat and --hist: parsed anywhere a trace is printed. */

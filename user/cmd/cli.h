@@ -113,6 +113,7 @@ struct bg_opts {
 	bool buffer_size_set; /* -b given: else the plan may ask for more */
 	int verbosity; /* number of -v */
 	bool dry_run;
+	const char *plan_file; /* --plan-file: the plan as --dry-run prints it */
 	bool wait_detach; /* --wait-detach: release the hooks in the foreground */
 
 	/*

@@ -113,6 +113,8 @@ int cli_set_graph_opts(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_compat(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_flag(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_output(struct cli_ctx *c, const struct cli_opt *d, char *arg);
+/* A file name (not empty) into the const char * at d->off. */
+int cli_set_path(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_verbose(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_bufsize(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_wide_mem(struct cli_ctx *c, const struct cli_opt *d, char *arg);
@@ -123,7 +125,6 @@ int cli_set_wide(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_locks(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_folded_weight(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_args_detail(struct cli_ctx *c, const struct cli_opt *d, char *arg);
-int cli_set_input(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_do_help(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_do_version(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 

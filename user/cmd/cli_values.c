@@ -529,15 +529,6 @@ int cli_set_args_detail(struct cli_ctx *c,
 	return 0;
 }
 
-int cli_set_input(struct cli_ctx *c,
-		  const struct cli_opt *d __maybe_unused, char *arg)
-{
-	if (!*arg)
-		return cli_usage_err(c->err, "invalid %s '': empty file name", c->name);
-	c->o->input = arg;
-	return 0;
-}
-
 /* 1 to 3 digits at *p; advances p. */
 static int version_part(const char **p, unsigned int *v)
 {
@@ -620,6 +611,14 @@ int cli_set_output(struct cli_ctx *c,
 	if (!*arg)
 		return cli_usage_err(c->err, "invalid %s '': empty file name", c->name);
 	c->o->output = strcmp(arg, "-") ? arg : NULL;
+	return 0;
+}
+
+int cli_set_path(struct cli_ctx *c, const struct cli_opt *d, char *arg)
+{
+	if (!*arg)
+		return cli_usage_err(c->err, "invalid %s '': empty file name", c->name);
+	*(const char **)((char *)c->o + d->off) = arg;
 	return 0;
 }
 

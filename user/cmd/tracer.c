@@ -514,6 +514,37 @@ void tracer__set_verbosity(int v)
 	libbpf_set_print(libbpf_print);
 }
 
+/* What --dry-run prints: the kernel's offer, the hook tier, the plan. */
+static void print_plan(FILE *out, const struct kernel *k, const struct plan *p)
+{
+	caps__print(&k->caps, out, "# ");
+	tier__print(&k->tier, out, "# ");
+	plan__print(p, out);
+}
+
+/* --plan-file: the same into a file, before anything is attached. */
+static int write_plan(const char *path, const struct kernel *k, const struct plan *p)
+{
+	FILE *f = fopen(path, "w");
+	int err = 0;
+
+	if (!f) {
+		err = -errno;
+		fprintf(stderr, "bpfgraph: --plan-file: cannot write '%s': %s\n", path,
+			strerror(errno));
+		return err;
+	}
+	print_plan(f, k, p);
+	if (ferror(f))
+		err = -EIO;
+	if (fclose(f) && !err)
+		err = -errno;
+	if (err)
+		fprintf(stderr, "bpfgraph: --plan-file: writing '%s' failed: %s\n", path,
+			strerror(-err));
+	return err;
+}
+
 int tracer__run(const struct bg_opts *o, const struct tracer_sinks *ts)
 {
 	struct kernel k = {};
@@ -567,10 +598,10 @@ int tracer__run(const struct bg_opts *o, const struct tracer_sinks *ts)
 	}
 	if (!err && !o->dry_run)
 		err = preflight__nofile(&p, k.tier.hook);
+	if (!err && o->plan_file)
+		err = write_plan(o->plan_file, &k, &p);
 	if (!err && o->dry_run) {
-		caps__print(&k.caps, stdout, "# ");
-		tier__print(&k.tier, stdout, "# ");
-		plan__print(&p, stdout);
+		print_plan(stdout, &k, &p);
 	} else if (!err) {
 		err = trace(o, &p, ts, &k, &cmd);
 	}

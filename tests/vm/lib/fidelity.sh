@@ -37,22 +37,35 @@ run_case() { # NAME FUNC WL-CMD...
 	wl_args=$(repeat 12 300 "$@")
 	[ "${settle:-0}" = 0 ] || wl_args="$(repeat 4 300 "$@")sleep $settle $(repeat 8 300 "$@")"
 	echo "$name" >>cases.txt
+	# The kernel's runs come after all of bpfgraph's (oracle_cases).
+	printf '%s %s %s\n' "$name" "$func" "$wl_args" >>oracle.cases
+	# The hooks of the case before released: their release would run
+	# beside this case's calls.
+	wait_released
 	progress "$name: bpfgraph -G $func -- wl $wl_args"
-	# shellcheck disable=SC2086
-	bpfgraph $hook_opt --dry-run -G "$func" >"$name.plan.txt" 2>&1
 	# A case whose run hangs (a workload that never returns) fails alone,
 	# the others are still scored: SIGTERM after 600 s, SIGKILL 120 s on.
 	tracefs_state "$name.tracefs.before"
 	# shellcheck disable=SC2086
-	timeout -k 120 600 bpfgraph $hook_opt -v -G "$func" -- /bin/wl $wl_args \
+	timeout -k 120 600 bpfgraph $hook_opt -v --plan-file="$name.plan.txt" -G "$func" \
+		-- /bin/wl $wl_args \
 		>"$name.bpfgraph.txt" 2>"$name.bpfgraph.err"
 	echo $? >"$name.bpfgraph.rc"
 	tracefs_state "$name.tracefs.after"
-	# Twice: the kernel against itself, how much two runs of the workload
-	# differ (interrupts, softirq deferral, reschedules), is the ceiling
-	# of any comparison.
-	progress "$name: oracle, twice"
-	# shellcheck disable=SC2086
-	oracle_capture -o "$name.oracle.txt" -a "$name.oracle2.txt" "$func" -- wl --stop $wl_args
 }
 
+# The kernel's own function_graph on every case's workload, twice: the
+# kernel against itself, how much two runs of the workload differ
+# (interrupts, softirq deferral, reschedules), is the ceiling of any
+# comparison. All under one function_graph (oracle_open), after bpfgraph's
+# runs, whose ftrace net needs tracefs's top instance free. A scenario
+# calls it after its last run_case.
+oracle_cases() {
+	oracle_open
+	while read -r name func wl_args <&9; do
+		progress "$name: oracle, twice"
+		# shellcheck disable=SC2086
+		oracle_take -o "$name.oracle.txt" -a "$name.oracle2.txt" "$func" -- wl --stop $wl_args
+	done 9<oracle.cases
+	oracle_close
+}

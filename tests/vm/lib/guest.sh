@@ -145,6 +145,26 @@ repeat() {
 	done
 }
 
+# The trace options OPTION... back to what they were before being set.
+_options_undo() {
+	for _o in "$@"; do
+		case "$_o" in
+		no*) echo "${_o#no}" >$T/trace_options ;;
+		*) echo "no$_o" >$T/trace_options ;;
+		esac
+	done
+}
+
+# The end of a capture or a series: its options undone, ftrace at rest,
+# the trace clock CLOCK again (none: left as is).
+_oracle_end() { # CLOCK OPTION...
+	_oc=$1
+	shift
+	_options_undo "$@"
+	oracle_reset
+	[ -z "$_oc" ] || echo "$_oc" >$T/trace_clock
+}
+
 # Put ftrace back to rest.
 oracle_reset() {
 	echo 0 >$T/tracing_on
@@ -167,12 +187,8 @@ oracle_view() {
 		_set="$_set $_o"
 	done
 	[ "$_set" = " $*" ] && cat $T/trace >"$_vf"
-	for _o in $_set; do
-		case "$_o" in
-		no*) echo "${_o#no}" >$T/trace_options ;;
-		*) echo "no$_o" >$T/trace_options ;;
-		esac
-	done
+	# shellcheck disable=SC2086 # the options are words
+	_options_undo $_set
 }
 
 # CMD in the background, its output to FILE.out and FILE.err, until it
@@ -205,6 +221,71 @@ _oracle_again() { # FILE2 CMD...
 	echo $? >"$_f2.rc"
 	echo 0 >$T/tracing_on
 	cat $T/trace >"$_f2"
+}
+
+# A series of captures under one function_graph: oracle_open turns it on
+# for no task, each oracle_take runs its CMD with the filter and the graph
+# function its own, oracle_close turns it off. Enabling and disabling the
+# tracer patches every function of the kernel: under the emulator each
+# cycle costs more host time than the captures themselves, and a suite of
+# cases needs it once instead of once a case.
+# oracle_open [-O OPTION]...: OPTIONs set for all captures, put back by
+# oracle_close. Waits for bpfgraph's hooks to be released first.
+oracle_open() {
+	_sopts=
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		-O) _sopts="$_sopts $2"; shift 2 ;;
+		*) echo "oracle_open: usage: oracle_open [-O OPTION]..." >&2; return 2 ;;
+		esac
+	done
+	wait_released
+	oracle_reset
+	_sclock=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $T/trace_clock)
+	echo global >$T/trace_clock
+	echo 4096 >$T/buffer_size_kb
+	echo 0 >$T/tracing_on
+	# The pid of a process gone: no task is traced until a capture names
+	# its own (the filter is empty only when nothing is written).
+	sh -c 'exit 0' &
+	wait $!
+	echo $! >$T/set_ftrace_pid
+	echo get_kprobe >$T/set_ftrace_notrace
+	echo function_graph >$T/current_tracer
+	for _o in $_sopts; do
+		echo "$_o" >$T/trace_options
+	done
+}
+
+# oracle_take [-a FILE2] -o FILE FUNC -- CMD...: as oracle_capture's FILE
+# (and -a's FILE2), under oracle_open's tracer.
+oracle_take() {
+	_file=oracle.txt
+	_again=
+	_func=
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		-o) _file=$2; shift 2 ;;
+		-a) _again=$2; shift 2 ;;
+		--) shift; break ;;
+		*) _func=$1; shift ;;
+		esac
+	done
+	[ -n "$_func" ] && [ $# -gt 0 ] || {
+		echo "oracle_take: usage: oracle_take [-a FILE2] -o FILE FUNC -- CMD..." >&2
+		return 2
+	}
+	echo "$_func" >$T/set_graph_function || {
+		echo "oracle_take: cannot graph '$_func'" >&2
+		return 1
+	}
+	_oracle_again "$_file" "$@" || return 1
+	[ -z "$_again" ] || _oracle_again "$_again" "$@"
+}
+
+oracle_close() {
+	# shellcheck disable=SC2086 # the options are words
+	_oracle_end "$_sclock" $_sopts
 }
 
 # oracle_capture [-o FILE] [-d DEPTH] [-O OPTION]... [-v VFILE=OPT[,OPT...]]...
@@ -302,12 +383,6 @@ oracle_capture() {
 		echo "extract: $(since "$_t") s" >>"$_dat.log"
 	fi
 	# Options are global: put the defaults back.
-	for _o in $_opts; do
-		case "$_o" in
-		no*) echo "${_o#no}" >$T/trace_options ;;
-		*) echo "no$_o" >$T/trace_options ;;
-		esac
-	done
-	oracle_reset
-	[ -z "$_clock" ] || echo "$_clock" >$T/trace_clock
+	# shellcheck disable=SC2086 # the options are words
+	_oracle_end "$_clock" $_opts
 }

@@ -13,3 +13,4 @@ run_case tcp tcp_sendmsg tcp 1
 # UDP's lookup calls one of two functions named compute_score (8
 # arguments): traced by kprobe, never by a trampoline built by name.
 run_case udp udp_sendmsg udp 1
+oracle_cases

@@ -47,3 +47,4 @@ settle=15000
 run_case tcpbound tcp_sendmsg tcp 1
 settle=0
 hook_opt=$hook_opt0
+oracle_cases

@@ -17,3 +17,4 @@ set -u
 . /bench/lib/fidelity.sh
 
 run_case munmap __vm_munmap mmap 1
+oracle_cases

@@ -8,12 +8,10 @@ set -u
 . /bench/lib/guest.sh
 wl_args=""
 for i in 1 2 3 4 5 6; do wl_args="$wl_args openmiss 1 sleep 300"; done
-progress "--kprobes --dry-run"
-bpfgraph --kprobes --dry-run -G do_sys_openat2 >plan.txt 2>plan.err
-echo $? >plan.rc
 progress "--kprobes -G do_sys_openat2"
+# The plan as --dry-run prints it, written by the run (--plan-file).
 # shellcheck disable=SC2086
-bpfgraph --kprobes -vv -G do_sys_openat2 -- /bin/wl $wl_args >kp.txt 2>kp.err
+bpfgraph --kprobes -vv --plan-file=plan.txt -G do_sys_openat2 -- /bin/wl $wl_args >kp.txt 2>kp.err
 echo $? >kp.rc
 # Twice: the kernel's own run varies too (a reschedule inside
 # __cond_resched in one capture only was seen in CI); the check scores

@@ -23,16 +23,15 @@ run_case() { # NAME FUNC HOOK WL-CMD... (bpfgraph's other options: $extra)
 	# what was attached by then, only on which calls show.
 	wl_args=$(repeat 2 200 "$@")
 	echo "$name" >>cases.txt
+	# The kernel's runs come after all of bpfgraph's, under one
+	# function_graph (the end of this script).
+	printf '%s %s %s\n' "$name" "$func" "$wl_args" >>oracle.cases
+	wait_released
 	progress "$name: bpfgraph -O funcgraph-args --hook=$hook ${extra:-}-G $func -- wl $wl_args"
 	# shellcheck disable=SC2086
 	timeout -k 60 500 bpfgraph -O funcgraph-args --hook="$hook" ${extra:-} -G "$func" -- /bin/wl $wl_args \
 		>"$name.bpfgraph.txt" 2>"$name.bpfgraph.err"
 	echo $? >"$name.bpfgraph.rc"
-	if [ "$(cat kernel_args.txt)" = yes ]; then
-		progress "$name: oracle with funcgraph-args"
-		# shellcheck disable=SC2086
-		oracle_capture -o "$name.oracle.txt" -O funcgraph-args "$func" -- wl --stop $wl_args
-	fi
 }
 
 # kprobe.multi where the kernel has it (6.12, 7.3), fentry on 6.1
@@ -58,17 +57,16 @@ extra=
 
 # A module's function (binfmt_misc.ko, loaded by the bench's /init): its
 # prototype is in the module's BTF, where the kernel finds it too.
+STATUS=/proc/sys/fs/binfmt_misc/status
+module=no
 if [ "$(cat kernel_args.txt)" = yes ] && grep -q '^binfmt_misc ' /proc/modules; then
-	STATUS=/proc/sys/fs/binfmt_misc/status
+	module=yes
 	mount -t binfmt_misc none /proc/sys/fs/binfmt_misc
 	echo module >>cases.txt
 	progress "module: bpfgraph -O funcgraph-args -G bm_status_read -- cat $STATUS"
 	timeout -k 60 300 bpfgraph -O funcgraph-args --callee-depth=1 -G bm_status_read \
 		-o module.bpfgraph.txt -- cat $STATUS >module.bpfgraph.out 2>module.bpfgraph.err
 	echo $? >module.bpfgraph.rc
-	progress "module: oracle with funcgraph-args"
-	oracle_capture -o module.oracle.txt -O funcgraph-args bm_status_read -- \
-		sh -c "kill -STOP \$\$; exec cat $STATUS"
 	umount /proc/sys/fs/binfmt_misc
 fi
 
@@ -93,3 +91,23 @@ progress "detail: bpfgraph -O funcgraph-args --args-detail=strings,fields"
 timeout -k 60 300 bpfgraph -O funcgraph-args --args-detail=strings,fields --wide=off \
 	--no-discovery --callee-depth=1 -G do_sys_openat2 -- /bin/wl openmiss 2 >detail.txt 2>detail.err
 echo $? >detail.rc
+
+# The kernel's own runs of the cases, with funcgraph-args, under one
+# function_graph: enabling and disabling it patches every function of the
+# kernel, a capture's most host time under the emulator.
+if [ "$(cat kernel_args.txt)" = yes ]; then
+	oracle_open -O funcgraph-args
+	while read -r name func wl_args <&9; do
+		progress "$name: oracle with funcgraph-args"
+		# shellcheck disable=SC2086
+		oracle_take -o "$name.oracle.txt" "$func" -- wl --stop $wl_args
+	done 9<oracle.cases
+	if [ $module = yes ]; then
+		mount -t binfmt_misc none /proc/sys/fs/binfmt_misc
+		progress "module: oracle with funcgraph-args"
+		oracle_take -o module.oracle.txt bm_status_read -- \
+			sh -c "kill -STOP \$\$; exec cat $STATUS"
+		umount /proc/sys/fs/binfmt_misc
+	fi
+	oracle_close
+fi
