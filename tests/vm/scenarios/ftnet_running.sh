@@ -5,8 +5,13 @@
 # call of -p's process (failed opens, -G do_sys_openat2) and of the
 # machine (reads, -G vfs_read); it stops once that call is over, bpfgraph
 # makes its hooks (the calls begun meanwhile are not traced, which it
-# says), and its programs take over. --callee-depth=1: fewer functions to
-# hook (each about 0.35 s on 6.1 under emulation, and as long to release).
+# says), and its programs take over. --callee-depth=1 and -O
+# nofuncgraph-irqs: fewer functions to hook (each about 0.35 s on 6.1
+# under emulation, and as long to release); an interrupt in the first
+# call drew in over a hundred more (6.1, host clock: 216 and 219 functions
+# attached, 417 s; without the interrupts 103 and 48, 149 s). The
+# interrupts' part of the net is the fidelity suite's (a command's first
+# call, 6.1's default).
 #   NAME.txt      bpfgraph's text (funcgraph-abstime, funcgraph-proc)
 #   NAME.err      its stderr (-v), NAME.rc
 #   NAME.tracefs  tracefs's top instance after it, NAME.before before it
@@ -27,7 +32,7 @@ run() {
 	name=$1
 	shift
 	tracefs $name.before
-	bpfgraph -v --wide=ftrace -O funcgraph-abstime -O funcgraph-proc "$@" -o $name.txt 2>$name.err &
+	bpfgraph -v --wide=ftrace -O nofuncgraph-irqs -O funcgraph-abstime -O funcgraph-proc "$@" -o $name.txt 2>$name.err &
 	bp=$!
 	i=0
 	while ! grep -q 'calls begun from' $name.err && [ $i -lt 600 ] && kill -0 $bp 2>/dev/null; do

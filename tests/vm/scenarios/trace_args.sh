@@ -15,6 +15,16 @@ if [ -e $T/options/funcgraph-args ]; then
 else
 	echo no >kernel_args.txt
 fi
+# binfmt_misc (the module case, below) mounted for the whole scenario: a
+# mount changes the mount table's sequence count, which path walks pass
+# as an argument (__legitimize_mnt), and the kernel's runs of the cases
+# come after all of bpfgraph's.
+STATUS=/proc/sys/fs/binfmt_misc/status
+module=no
+if [ "$(cat kernel_args.txt)" = yes ] && grep -q '^binfmt_misc ' /proc/modules; then
+	module=yes
+	mount -t binfmt_misc none /proc/sys/fs/binfmt_misc
+fi
 
 run_case() { # NAME FUNC HOOK WL-CMD... (bpfgraph's other options: $extra)
 	name=$1 func=$2 hook=$3
@@ -57,17 +67,12 @@ extra=
 
 # A module's function (binfmt_misc.ko, loaded by the bench's /init): its
 # prototype is in the module's BTF, where the kernel finds it too.
-STATUS=/proc/sys/fs/binfmt_misc/status
-module=no
-if [ "$(cat kernel_args.txt)" = yes ] && grep -q '^binfmt_misc ' /proc/modules; then
-	module=yes
-	mount -t binfmt_misc none /proc/sys/fs/binfmt_misc
+if [ $module = yes ]; then
 	echo module >>cases.txt
 	progress "module: bpfgraph -O funcgraph-args -G bm_status_read -- cat $STATUS"
 	timeout -k 60 300 bpfgraph -O funcgraph-args --callee-depth=1 -G bm_status_read \
 		-o module.bpfgraph.txt -- cat $STATUS >module.bpfgraph.out 2>module.bpfgraph.err
 	echo $? >module.bpfgraph.rc
-	umount /proc/sys/fs/binfmt_misc
 fi
 
 # Both options, in the newest dialect and in 6.15's (the return address
@@ -103,11 +108,10 @@ if [ "$(cat kernel_args.txt)" = yes ]; then
 		oracle_take -o "$name.oracle.txt" "$func" -- wl --stop $wl_args
 	done 9<oracle.cases
 	if [ $module = yes ]; then
-		mount -t binfmt_misc none /proc/sys/fs/binfmt_misc
 		progress "module: oracle with funcgraph-args"
 		oracle_take -o module.oracle.txt bm_status_read -- \
 			sh -c "kill -STOP \$\$; exec cat $STATUS"
-		umount /proc/sys/fs/binfmt_misc
 	fi
 	oracle_close
 fi
+[ $module = no ] || umount /proc/sys/fs/binfmt_misc
