@@ -228,7 +228,7 @@ startstop() { # LABEL GLOB...
 		$args -- bwl sleep 3000 2>"ss.$l.k.err"
 	res "ss $l bgk $(summary "ss.$l.k.err")"
 	rm -f "ss.$l.k.txt"
-	res "ss $l bg $(summary "ss.$l.err") $(sed -n 's/.*attach cost: templates \([0-9.]*\) s; \([0-9]*\) clones loaded in \([0-9.]*\) s, \([0-9]*\) links in \([0-9.]*\) s; detach: \([0-9]*\) first closes \([0-9.]*\) s, \([0-9]*\) second closes \([0-9.]*\) s, skeleton \([0-9.]*\) s/\1 \2 \3 \4 \5 \6 \7 \8 \9/p' "ss.$l.err")"
+	res "ss $l bg $(summary "ss.$l.err") $(sed -n 's/.*attach cost: templates \([0-9.]*\) s; \([0-9]*\) clones loaded in \([0-9.]*\) s ([^)]*), \([0-9]*\) links in \([0-9.]*\) s; detach: \([0-9]*\) closes \([0-9.]*\) s (several at once), skeleton \([0-9.]*\) s/\1 \2 \3 \4 \5 \6 \7 \8/p' "ss.$l.err")"
 	for m in entry both; do
 		[ "$BENCH_SHORT" = 1 ] && [ $m = both ] && [ "$l" != small ] && continue
 		progress "start/stop $l: baseline loop ($m, $(wc -l <"ss.$l.names") functions)"
