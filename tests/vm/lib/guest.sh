@@ -207,8 +207,9 @@ _oracle_start() { # FILE CMD...
 	return 1
 }
 
-# oracle_capture's -a: CMD again with the tracer as it is, tracing off
-# and the buffer emptied until the new pid is the filter's.
+# A capture under the tracer as it is (oracle_capture's -a, oracle_take):
+# CMD into FILE2, tracing off and the buffer emptied until its pid is the
+# filter's.
 _oracle_again() { # FILE2 CMD...
 	_f2=$1
 	shift
