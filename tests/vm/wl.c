@@ -40,6 +40,23 @@
  *                  call tries the binary formats and fails, N times
  *     epoll N      epoll_wait() on a pipe with a byte in it (ready at
  *                  once), N times
+ *     unix N       64 bytes sent and received back through a pair of
+ *                  connected Unix stream sockets, N times
+ *     fsops N      mkdir, rename and rmdir of a directory in /tmp, N times
+ *     brk N        the heap grown by 64 KiB, its first page written, and
+ *                  shrunk back, N times
+ *     madvise N    a written page of a private mapping given back
+ *                  (MADV_DONTNEED), N times
+ *     poll N       poll() on a pipe with a byte in it, N times
+ *     eventfd N    1 added to an eventfd and read back, N times
+ *     socket N     a UDP socket made and closed, N times
+ *     yield N      sched_yield(), N times
+ *     getrandom N  16 random bytes, N times
+ *     dup N        a descriptor duplicated and closed, N times
+ *     pipe2 N      a pipe made and both ends closed, N times
+ *     exec N       execve() of /bin/wl itself, N times in a row in the
+ *                  same task: the commands after this one run in the
+ *                  program the last exec started
  *     spin MS      burn CPU in user space for MS milliseconds
  *   Several commands may follow each other: wl openmiss 3 getpid 5.
  *   --stop: stop (SIGSTOP) before running, so a tracer can be set up from
@@ -57,7 +74,9 @@
 #include <string.h>
 #include <dirent.h>
 #include <linux/futex.h>
+#include <poll.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -624,6 +643,187 @@ static int do_epoll(long n)
 	return 0;
 }
 
+static int do_unix(long n)
+{
+	char buf[64] = { 0 };
+	int sv[2], err = 0;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		fail("socketpair: %s", strerror(errno));
+	for (long i = 0; i < n && !err; i++)
+		if (write(sv[0], buf, sizeof(buf)) != (ssize_t)sizeof(buf) ||
+		    read(sv[1], buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
+			fprintf(stderr, "wl: unix send/receive: %s\n", strerror(errno));
+			err = -1;
+		}
+	close(sv[0]);
+	close(sv[1]);
+	return err;
+}
+
+#define WL_DIR "/tmp/bpfgraph-wl.d"
+#define WL_DIR2 "/tmp/bpfgraph-wl.d2"
+
+static int do_fsops(long n)
+{
+	rmdir(WL_DIR);
+	rmdir(WL_DIR2);
+	for (long i = 0; i < n; i++)
+		if (mkdir(WL_DIR, 0700) || rename(WL_DIR, WL_DIR2) || rmdir(WL_DIR2))
+			fail("mkdir/rename/rmdir in /tmp: %s", strerror(errno));
+	return 0;
+}
+
+static int do_brk(long n)
+{
+	long top = syscall(SYS_brk, 0);
+
+	for (long i = 0; i < n; i++) {
+		if (syscall(SYS_brk, top + 65536) != top + 65536)
+			fail("brk: the heap did not grow");
+		*(volatile char *)top = 1;
+		if (syscall(SYS_brk, top) != top)
+			fail("brk: the heap did not shrink back");
+	}
+	return 0;
+}
+
+static int do_madvise(long n)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int err = 0;
+
+	if (p == MAP_FAILED)
+		fail("mmap: %s", strerror(errno));
+	for (long i = 0; i < n && !err; i++) {
+		p[0] = 1;
+		if (madvise(p, pg, MADV_DONTNEED)) {
+			fprintf(stderr, "wl: madvise: %s\n", strerror(errno));
+			err = -1;
+		}
+	}
+	munmap(p, pg);
+	return err;
+}
+
+static int do_poll(long n)
+{
+	int p[2], err = 0;
+
+	if (pipe(p) || write(p[1], "x", 1) != 1)
+		fail("pipe: %s", strerror(errno));
+	for (long i = 0; i < n && !err; i++) {
+		struct pollfd pfd = { .fd = p[0], .events = POLLIN };
+
+		if (poll(&pfd, 1, 1000) != 1) {
+			fprintf(stderr, "wl: poll: %s\n", strerror(errno));
+			err = -1;
+		}
+	}
+	close(p[0]);
+	close(p[1]);
+	return err;
+}
+
+static int do_eventfd(long n)
+{
+	int fd = eventfd(0, EFD_CLOEXEC), err = 0;
+	uint64_t v = 1;
+
+	if (fd < 0)
+		fail("eventfd: %s", strerror(errno));
+	for (long i = 0; i < n && !err; i++)
+		if (write(fd, &v, sizeof(v)) != (ssize_t)sizeof(v) ||
+		    read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v)) {
+			fprintf(stderr, "wl: eventfd write/read: %s\n", strerror(errno));
+			err = -1;
+		}
+	close(fd);
+	return err;
+}
+
+static int do_socket(long n)
+{
+	for (long i = 0; i < n; i++) {
+		int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+		if (fd < 0)
+			fail("socket: %s", strerror(errno));
+		close(fd);
+	}
+	return 0;
+}
+
+static int do_yield(long n)
+{
+	for (long i = 0; i < n; i++)
+		sched_yield();
+	return 0;
+}
+
+static int do_getrandom(long n)
+{
+	char buf[16];
+
+	for (long i = 0; i < n; i++)
+		if (syscall(SYS_getrandom, buf, sizeof(buf), 0) != (long)sizeof(buf))
+			fail("getrandom: %s", strerror(errno));
+	return 0;
+}
+
+static int do_dup(long n)
+{
+	for (long i = 0; i < n; i++) {
+		int fd = dup(2);
+
+		if (fd < 0)
+			fail("dup: %s", strerror(errno));
+		close(fd);
+	}
+	return 0;
+}
+
+static int do_pipe2(long n)
+{
+	for (long i = 0; i < n; i++) {
+		int p[2];
+
+		if (pipe2(p, O_CLOEXEC))
+			fail("pipe2: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+	}
+	return 0;
+}
+
+/* The commands after "exec N" (set by main): the exec'd program runs them. */
+static char **exec_rest;
+static int exec_nrest;
+
+static int do_exec(long n)
+{
+	char count[24], *argv[exec_nrest + 4], *envp[] = { NULL };
+	int k = 0;
+
+	if (n == 0)
+		return 0;
+	argv[k++] = (char *)"wl";
+	if (n > 1) {
+		snprintf(count, sizeof(count), "%ld", n - 1);
+		argv[k++] = (char *)"exec";
+		argv[k++] = count;
+	}
+	for (int i = 0; i < exec_nrest; i++)
+		argv[k++] = exec_rest[i];
+	argv[k] = NULL;
+	if (k == 1) /* nothing left to run: "wl" alone would print its usage */
+		return 0;
+	fflush(NULL);
+	execve("/bin/wl", argv, envp);
+	fail("execve /bin/wl: %s", strerror(errno));
+}
+
 static const struct cmd {
 	const char *name;
 	int (*fn)(long n);
@@ -636,6 +836,10 @@ static const struct cmd {
 	{ "futex", do_futex },	     { "kill", do_kill },   { "fork", do_fork },
 	{ "pause", do_pause },	     { "fifo", do_fifo },   { "timer", do_timer },
 	{ "execfail", do_execfail }, { "epoll", do_epoll },
+	{ "unix", do_unix },	     { "fsops", do_fsops }, { "brk", do_brk },
+	{ "madvise", do_madvise },   { "poll", do_poll },   { "eventfd", do_eventfd },
+	{ "socket", do_socket },     { "yield", do_yield }, { "getrandom", do_getrandom },
+	{ "dup", do_dup },	     { "pipe2", do_pipe2 }, { "exec", do_exec },
 };
 
 static int usage(void)
@@ -643,7 +847,9 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: wl [-v] [--stop] CMD N [CMD N ...]\n"
 		"  CMD: openmiss forkmiss udp tcp pipe read getpid mmap fault mprotect\n"
-		"       write stat readdir futex kill fork pause fifo (N times),\n"
+		"       write stat readdir futex kill fork pause fifo timer execfail\n"
+		"       epoll unix fsops brk madvise poll eventfd socket yield\n"
+		"       getrandom dup pipe2 exec (N times),\n"
 		"       sleep spin readloop (N milliseconds)\n");
 	return 2;
 }
@@ -695,6 +901,8 @@ int main(int argc, char **argv)
 	if (stop)
 		raise(SIGSTOP);
 	for (; i < argc; i += 2) {
+		exec_rest = argv + i + 2;
+		exec_nrest = argc - i - 2;
 		rc = run(argv[i], argv[i + 1]);
 		if (rc)
 			return rc;
