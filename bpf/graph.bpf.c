@@ -307,9 +307,22 @@ int bg_net_leave(struct pt_regs *regs)
 	 * (the command's read of bpfgraph's go-ahead, a vfs_read): its return
 	 * is not the first call's end.
 	 */
-	if (!bg_net_armed || (bpf_get_current_pid_tgid() >> 32) != bg_pause_tgid ||
-	    bg_net_open <= 0)
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 i;
+
+	if (!bg_net_armed || (id >> 32) != bg_pause_tgid || bg_net_open <= 0)
 		return 0;
+	/*
+	 * Not atomic (no fetch-and-add before -mcpu=v3): threads of the
+	 * command returning at the same instant may share a slot.
+	 */
+	i = bg_net_nret;
+	if (i < BG_NET_RETS) {
+		bg_net_nret = i + 1;
+		bg_net_ret[i].val = PT_REGS_RC(regs);
+		bg_net_ret[i].tid = (__u32)id;
+		bg_net_ret[i].ns = bpf_ktime_get_ns();
+	}
 	/* Two threads returning at once may both see 0: a second SIGSTOP does nothing. */
 	__sync_fetch_and_add(&bg_net_open, -1);
 	/* A call exec made, before the command's own code ran: not the first. */

@@ -107,6 +107,9 @@ volatile __u32 bg_stop_req = 0;
  */
 volatile __u32 bg_net_armed = 0;
 volatile __s32 bg_net_open = 0;
+/* Its returns of -G functions, the first BG_NET_RETS (struct bg_net_ret). */
+volatile struct bg_net_ret bg_net_ret[BG_NET_RETS];
+volatile __u32 bg_net_nret = 0;
 /*
  * The command's exec (bg_net_exec): calls exec makes itself of a -G
  * function (the loader's mappings, the argument pages' faults) do not end

@@ -175,6 +175,21 @@ struct bg_rec {
 };
 
 /*
+ * The ftrace net's first call ends at a return of a -G function, which
+ * the kretprobe that stops the command sees (bg_net_leave): each such
+ * return of the command's, for the exit function_graph recorded without
+ * its value (before 6.5, or CONFIG_FUNCTION_GRAPH_RETVAL off: the
+ * reader puts it there). The first BG_NET_RETS are kept.
+ */
+#define BG_NET_RETS 16
+struct bg_net_ret {
+	__u64 ns; /* bpf_ktime_get_ns() at the return */
+	__u64 val; /* the return register */
+	__u32 tid;
+	__u32 pad;
+};
+
+/*
  * A CPU's records not yet in the ring buffer (bg_batch, a per-CPU array of
  * one): read by user space at the end, once nothing writes to it.
  */

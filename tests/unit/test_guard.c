@@ -2,9 +2,12 @@
 /*
  * The guard process (user/hook/guard.h): it undoes the change when its
  * pipe ends without a word (bpfgraph's death) only while armed, and not
- * after bpfgraph said it undid the change itself.
+ * after bpfgraph said it undid the change itself; it keeps the one
+ * descriptor it is asked to keep at its number, and no other.
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -54,7 +57,7 @@ static bool undone_after(const char *arms)
 	struct guard g;
 
 	unlink(mark);
-	assert_int_equal(guard__start(&g, undo_mark, mark), 0);
+	assert_int_equal(guard__start(&g, undo_mark, mark, -1), 0);
 	for (const char *a = arms; *a; a++)
 		assert_int_equal(guard__arm(&g, *a == '1'), 0);
 	guard__stop(&g, false);
@@ -82,11 +85,61 @@ static void test_guard_done(void **state)
 
 	(void)state;
 	unlink(mark);
-	assert_int_equal(guard__start(&g, undo_mark, mark), 0);
+	assert_int_equal(guard__start(&g, undo_mark, mark, -1), 0);
 	guard__stop(&g, true);
 	assert_int_equal(access(mark, F_OK), -1);
 	/* Stopped: nothing left to arm. */
 	assert_int_not_equal(guard__arm(&g, true), 0);
+}
+
+/*
+ * The kept descriptor (a directory here, bpfgraph's tracefs mount in use)
+ * at its own number: a path through /proc/self/fd reaches it in the
+ * guard. Without keeping it, the same path leads nowhere there.
+ */
+static char via[96];
+
+static void undo_via(void *arg)
+{
+	int fd = open(arg, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (fd >= 0)
+		close(fd);
+}
+
+static bool undone_through(bool keep)
+{
+	char dir[] = "/tmp/bg_guard_dir_XXXXXX", file[160];
+	struct guard g;
+	int dfd, spare;
+	bool made;
+
+	assert_non_null(mkdtemp(dir));
+	/* Not the lowest free number: the guard's pipe may not take its place. */
+	spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(spare >= 0 && dfd >= 3);
+	close(spare);
+	snprintf(via, sizeof(via), "/proc/self/fd/%d/undone", dfd);
+	snprintf(file, sizeof(file), "%s/undone", dir);
+	assert_int_equal(guard__start(&g, undo_via, via, keep ? dfd : -1), 0);
+	guard__stop(&g, false);
+	made = access(file, F_OK) == 0;
+	unlink(file);
+	close(dfd);
+	rmdir(dir);
+	return made;
+}
+
+static void test_guard_keeps_one(void **state)
+{
+	struct guard g;
+
+	(void)state;
+	assert_true(undone_through(true));
+	assert_false(undone_through(false));
+	/* The standard descriptors are /dev/null in the guard: not kept as they are. */
+	assert_int_equal(guard__start(&g, undo_mark, mark, 2), -EINVAL);
 }
 
 int main(void)
@@ -95,6 +148,7 @@ int main(void)
 		cmocka_unit_test(test_guard_armed_from_start),
 		cmocka_unit_test(test_guard_disarmed),
 		cmocka_unit_test(test_guard_done),
+		cmocka_unit_test(test_guard_keeps_one),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

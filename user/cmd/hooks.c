@@ -21,6 +21,7 @@
 #include "plan.h"
 #include "run.h"
 #include "stop.h"
+#include "tracefs.h"
 
 /* A tracepoint's program, loaded or not (NULL then): 0 or -errno, said. */
 static int attach_tp(struct run *r, enum bpfobj_prog p, const char *tp, struct bpf_link **l)
@@ -205,10 +206,18 @@ int run__attach_ftnet(struct run *r, const struct bg_opts *o, const struct kerne
 				"what was planned\n", why);
 		return 0;
 	}
-	if (o->verbosity)
+	if (o->verbosity) {
+		bool own = false;
+
+		tracefs__root(&own, NULL, 0);
 		fprintf(stderr, "bpfgraph: ftrace net: function_graph records the first traced "
 			"call; the plan's %zu functions are hooked once it is over%s\n",
 			p->funcs.n, r->s.child > 0 ? "" : " (calls made meanwhile are not traced)");
+		if (own)
+			fprintf(stderr, "bpfgraph: tracefs is mounted nowhere here: bpfgraph "
+				"reaches it through a mount of its own that no directory holds, "
+				"gone when it exits\n");
+	}
 	return 1;
 }
 

@@ -60,6 +60,8 @@ SAME_SIZE(bg_pause_win_tid, uint32_t);
 SAME_SIZE(bg_pause_win_ns, uint64_t);
 SAME_SIZE(bg_pause_end_ns, uint64_t);
 SAME_SIZE(bg_net_sig_ns, uint64_t[2]);
+SAME_SIZE(bg_net_ret, struct bg_net_ret[BG_NET_RETS]);
+SAME_SIZE(bg_net_nret, uint32_t);
 
 static struct bpf_program *prog_of(const struct graph_bpf *s, enum bpfobj_prog p)
 {
@@ -380,6 +382,7 @@ static void set_vars(struct bpfobj *o)
 		.pause_win_ns = (volatile uint64_t *)&b->bg_pause_win_ns,
 		.pause_end_ns = (volatile uint64_t *)&b->bg_pause_end_ns,
 		.net_sig_ns = (volatile uint64_t *)b->bg_net_sig_ns,
+		.net_ret = (volatile struct bg_net_ret *)b->bg_net_ret, .net_nret = &b->bg_net_nret,
 		.cpu_in_on = &b->bg_cpu_in_on,
 	};
 }

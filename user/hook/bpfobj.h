@@ -80,6 +80,9 @@ struct bpfobj_vars {
 	/* bg_pausing, bg_pause_win_tid, bg_cont_ns, bg_pause_win_ns, bg_pause_end_ns, bg_net_sig_ns[2] */
 	volatile uint32_t *pausing, *pause_win_tid;
 	volatile uint64_t *cont_ns, *pause_win_ns, *pause_end_ns, *net_sig_ns;
+	/* bg_net_ret[BG_NET_RETS], bg_net_nret: the net's returns of -G functions */
+	volatile struct bg_net_ret *net_ret;
+	volatile uint32_t *net_nret;
 	volatile uint32_t *cpu_in_on; /* bg_cpu_in_on: the sched_switch program is attached */
 };
 

@@ -20,6 +20,7 @@
 #include "ftnet.h"
 #include "guard.h"
 #include "ftpage.h"
+#include "tracefs.h"
 
 #define FT_TEXT_MAX 65536
 
@@ -450,7 +451,7 @@ static int setup(struct ftnet *n, const struct ftnet_opts *o, char *why, size_t 
 			return why_fail(why, cap, err, "cannot read %s/%s: %s", n->root,
 					saved_files[k], strerror(-err));
 	/* Before anything is changed: from here on it is put back whatever happens. */
-	guard__start(&n->guard, guard_restore, n);
+	guard__start(&n->guard, guard_restore, n, tracefs__fd());
 	if ((err = set(n, SV_TRACING_ON, "0")) || (err = set(n, SV_CLOCK, "mono")) ||
 	    (err = write_text(n, "trace", "")))
 		return why_fail(why, cap, err, "cannot set up tracefs: %s", strerror(-err));
@@ -497,15 +498,14 @@ static int setup(struct ftnet *n, const struct ftnet_opts *o, char *why, size_t 
 	return 0;
 }
 
-/* Where tracefs is (root: asked, else its own mount, else debugfs's), writable: 0 or -errno. */
+/* Where tracefs is (root: asked, else tracefs.h's), writable: 0 or -errno. */
 static int find_root(struct ftnet *n, const char *root, char *why, size_t cap)
 {
 	char probe[300];
 
-	snprintf(n->root, sizeof(n->root), "%s", root ? root : "/sys/kernel/tracing");
-	snprintf(probe, sizeof(probe), "%s/current_tracer", n->root);
-	if (!root && access(probe, F_OK))
-		snprintf(n->root, sizeof(n->root), "/sys/kernel/debug/tracing");
+	if (!root && !(root = tracefs__root(NULL, why, cap)))
+		return -ENOENT;
+	snprintf(n->root, sizeof(n->root), "%s", root);
 	snprintf(probe, sizeof(probe), "%s/current_tracer", n->root);
 	if (access(probe, W_OK))
 		return why_fail(why, cap, -errno, "tracefs is not reachable (%s: %s)", probe,

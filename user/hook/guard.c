@@ -9,13 +9,33 @@
 
 #include "guard.h"
 
-int guard__start(struct guard *g, void (*undo)(void *arg), void *arg)
+/* Closes every descriptor from 3 on but a and b (each -1 or 3 and above). */
+static void close_others(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a, from = 3;
+
+	if (lo >= 0) {
+		if (lo > from)
+			syscall(__NR_close_range, (unsigned int)from, (unsigned int)lo - 1, 0U);
+		from = lo + 1;
+	}
+	if (hi >= 0 && hi != lo) {
+		if (hi > from)
+			syscall(__NR_close_range, (unsigned int)from, (unsigned int)hi - 1, 0U);
+		from = hi + 1;
+	}
+	syscall(__NR_close_range, (unsigned int)from, ~0U, 0U);
+}
+
+int guard__start(struct guard *g, void (*undo)(void *arg), void *arg, int keep)
 {
 	int p[2];
 	pid_t pid;
 
 	g->pid = 0;
 	g->fd = -1;
+	if (keep >= 0 && keep < 3)
+		return -EINVAL;
 	if (pipe2(p, O_CLOEXEC))
 		return -errno;
 	pid = fork();
@@ -30,21 +50,23 @@ int guard__start(struct guard *g, void (*undo)(void *arg), void *arg)
 		bool armed = true;
 		char c = 0;
 		ssize_t k;
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC), rd = p[0];
 
 		setsid();
 		signal(SIGINT, SIG_IGN);
 		signal(SIGTERM, SIG_IGN);
 		signal(SIGHUP, SIG_IGN);
 		signal(SIGQUIT, SIG_IGN);
-		for (int fd = 0; fd < 3 && null >= 0; fd++)
-			dup2(null, fd);
-		if (dup2(p[0], 3) != 3)
+		/* Out of the way of the standard descriptors, which /dev/null replaces. */
+		if (rd < 3 && (rd = fcntl(rd, F_DUPFD, 3)) < 0)
 			_exit(1);
-		syscall(__NR_close_range, 4U, ~0U, 0U);
+		for (int fd = 0; fd < 3 && null >= 0; fd++)
+			if (fd != null)
+				dup2(null, fd);
+		close_others(rd, keep);
 		/* 'a' armed, 'd' disarmed, 'k' done (bpfgraph undid it): end of file is its death */
 		for (;;) {
-			k = read(3, &c, 1);
+			k = read(rd, &c, 1);
 			if (k < 0 && errno == EINTR)
 				continue;
 			if (k <= 0 || c == 'k')

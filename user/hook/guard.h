@@ -4,7 +4,8 @@
  * instance, a sysctl) should bpfgraph die without undoing it (SIGKILL, a
  * second Ctrl-C): it reads a pipe whose other end only bpfgraph holds,
  * and takes an end of file without a word first for bpfgraph's death. It
- * keeps no other descriptor (no BPF object of bpfgraph's may live on in
+ * keeps no other descriptor but one undo may need (no BPF object of
+ * bpfgraph's may live on in
  * it), ignores the terminal's signals, and makes only system calls and
  * formatting into its stack: undo must be as careful.
  *
@@ -25,9 +26,11 @@ struct guard {
 
 /*
  * Before the change: undo(arg) runs in the guard should bpfgraph die
- * while it is armed, as it is from the start. 0 or -errno.
+ * while it is armed, as it is from the start. keep: a descriptor (3 or
+ * above) the guard keeps open at its number, which undo needs (a path
+ * through /proc/self/fd: tracefs.h); -1: none. 0 or -errno.
  */
-int guard__start(struct guard *g, void (*undo)(void *arg), void *arg);
+int guard__start(struct guard *g, void (*undo)(void *arg), void *arg, int keep);
 /* Armed before the change is made again, disarmed once it is undone. 0 or -errno. */
 int guard__arm(struct guard *g, bool armed);
 /*

@@ -68,7 +68,7 @@ static int turn_off(void)
 		return -ENOENT;
 	/* Armed before the setting changes: from here on it is put back whatever happens. */
 	if (!opt.guard.pid)
-		err = guard__start(&opt.guard, guard_put_back, NULL);
+		err = guard__start(&opt.guard, guard_put_back, NULL, -1);
 	else
 		err = guard__arm(&opt.guard, true);
 	if (err)

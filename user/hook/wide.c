@@ -26,6 +26,7 @@
 #include "ktext.h"
 #include "links.h"
 #include "plan.h"
+#include "tracefs.h"
 #include "wide.h"
 
 #include "wide_int.h"
@@ -98,20 +99,19 @@ static int add(struct wide *w, const struct ksym *s)
  */
 static int from_tracefs(struct wide *w)
 {
-	static const char *const paths[] = {
-		"/sys/kernel/tracing/available_filter_functions_addrs",
-		"/sys/kernel/debug/tracing/available_filter_functions_addrs",
-		NULL,
-	};
+	static char path[128];
+	const char *root = tracefs__root(NULL, NULL, 0);
 	char line[512];
 	FILE *f = NULL;
 	int err = 0;
 
-	for (int i = 0; paths[i] && !f; i++)
-		if ((f = fopen(paths[i], "re")))
-			w->st.source = paths[i];
+	if (!root)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/available_filter_functions_addrs", root);
+	f = fopen(path, "re");
 	if (!f)
 		return -errno;
+	w->st.source = path;
 	while (!err && fgets(line, sizeof(line), f)) {
 		uint64_t addr = strtoull(line, NULL, 16);
 		const struct ksym *s = ksyms__find_addr(w->o.ks, addr);

@@ -291,6 +291,43 @@ static void on_lost(void *ctx, uint32_t cpu, uint64_t count)
 	ftg__lost(&l->ftg, count);
 }
 
+/*
+ * A -G function's exit at depth 0 that function_graph recorded without
+ * its value: the stop probe's kretprobe saw the same return (bg_net_ret),
+ * by the same thread, microseconds apart. The nearest within RET_NEAR_NS
+ * not used yet gives it.
+ */
+#define RET_NEAR_NS 5000000ULL
+
+static void net_retval(struct live *l, struct bg_rec *r)
+{
+	const struct bpfobj_vars *v = bpfobj__vars(l->obj);
+	uint64_t best = RET_NEAR_NS + 1;
+	uint32_t n;
+	int at = -1;
+
+	if (!v || !v->net_ret || r->func >= l->p->funcs.n ||
+	    !(l->p->funcs.f[r->func].flags & BG_FN_GRAPH))
+		return;
+	n = __atomic_load_n(v->net_nret, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < n && i < BG_NET_RETS; i++) {
+		uint64_t ns = v->net_ret[i].ns, d;
+
+		if (!ns || v->net_ret[i].tid != r->pid || (l->ft_ret_used & (1U << i)))
+			continue;
+		d = ns > r->ts ? ns - r->ts : r->ts - ns;
+		if (d < best) {
+			best = d;
+			at = (int)i;
+		}
+	}
+	if (at < 0)
+		return;
+	l->ft_ret_used |= 1U << at;
+	r->val = v->net_ret[at].val;
+	r->type &= (uint8_t)~BG_RF_NOVAL;
+}
+
 static int take(void *ctx, struct bg_rec *r, uint64_t addr, uint32_t flags)
 {
 	struct live *l = ctx;
@@ -311,6 +348,8 @@ static int take(void *ctx, struct bg_rec *r, uint64_t addr, uint32_t flags)
 		return 0;
 	}
 	r->func = (uint32_t)idx;
+	if (bg_rec_type(r) == BG_REC_EXIT && (r->type & BG_RF_NOVAL) && !r->depth)
+		net_retval(l, r);
 	/* As the BPF side marks an entry inside interrupt work (discovery leaves it alone). */
 	if (bg_rec_type(r) == BG_REC_ENTRY && (flags & (FTP_FLAG_HARDIRQ | FTP_FLAG_SOFTIRQ)))
 		r->type |= BG_RF_IRQ;
