@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "fetch.h"
 #include "session.h"
 #include "session_int.h"
 
@@ -153,7 +154,11 @@ int session__check_command(const char *cmd)
 
 int session__go(struct session *s)
 {
-	ssize_t r = write(s->go_fd, "g", 1);
+	ssize_t r;
+
+	/* Nor what it did to start (fetch.h). */
+	fetch__settle_lru();
+	r = write(s->go_fd, "g", 1);
 
 	close(s->go_fd);
 	s->go_fd = -1;
@@ -259,6 +264,9 @@ bool session__child_stopped(const struct session *s)
  */
 static int signal_child(struct session *s, int sig)
 {
+	/* What bpfgraph did while the command waited (attaching) is not left for it to drain. */
+	if (sig == SIGCONT)
+		fetch__settle_lru();
 	if (s->cont_ns && sig == SIGCONT)
 		__atomic_store_n(s->cont_ns, mono_ns(), __ATOMIC_RELEASE);
 	if (s->pausing)

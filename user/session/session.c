@@ -399,7 +399,7 @@ int session__run(struct session *s)
 {
 	int err = session__start(s), had_child = s->child > 0;
 	/* Where the last poll was when: read, on_poll, formatted, grown. */
-	uint64_t mark[SESSION_STOP_STEPS + 1] = { 0 };
+	uint64_t mark[SESSION_STOP_STEPS + 1] = { 0 }, lru_at = 0;
 
 	if (err)
 		return err;
@@ -442,6 +442,11 @@ int session__run(struct session *s)
 		taken = fetch__taken_ns(s->fetch);
 		if (taken > REORDER_NS)
 			s->sink.drain(s->sink.ctx, taken - REORDER_NS);
+		/* What was formatted and written: records taken up to here since the last one. */
+		if (taken != lru_at) {
+			fetch__settle_lru();
+			lru_at = taken;
+		}
 		mark[3] = mono_ns();
 		read_cpu(s, &c);
 		grow(s);
