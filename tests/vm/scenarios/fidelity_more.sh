@@ -3,7 +3,9 @@
 # subsystems: memory mappings and their faults, file writes, metadata
 # and directories, futexes, signals, fork, the sleep path, packet
 # receive in softirq, timers, a failed exec (every binary format tried,
-# binfmt_misc's among them) and epoll (their removal: fidelity_munmap),
+# binfmt_misc's among them), epoll, a page given back by madvise (which
+# drains the CPU's LRU batch, where bpfgraph's own pages must not be;
+# removals: fidelity_munmap),
 # and the TCP send once more under the wide net bounded as --wide-mem
 # bounds it on 16 CPUs (6.10-6.13: return hooks for an eighth of the
 # net, lazy frames unwound deep; elsewhere the wide net whole, as with
@@ -34,6 +36,7 @@ run_case udprecv ip_rcv udp 1
 run_case timer __x64_sys_timerfd_settime timer 1
 run_case execfail __x64_sys_execveat execfail 1
 run_case epoll __x64_sys_epoll_wait epoll 1
+run_case madvise do_madvise madvise 1
 # Once the net is narrowed a thread of bpfgraph's hands the rcu pair over
 # to probes at its call sites (seconds of code reading and probing under
 # emulation, longer than the twelve calls: "the trace ended while their
