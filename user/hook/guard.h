@@ -5,9 +5,9 @@
  * second Ctrl-C): it reads a pipe whose other end only bpfgraph holds,
  * and takes an end of file without a word first for bpfgraph's death. It
  * keeps no other descriptor but one undo may need (no BPF object of
- * bpfgraph's may live on in
- * it), ignores the terminal's signals, and makes only system calls and
- * formatting into its stack: undo must be as careful.
+ * bpfgraph's may live on in it), ignores the terminal's signals, and
+ * makes only system calls and formatting into its stack: undo must be as
+ * careful.
  *
  * A change made and undone more than once (a setting held off for a while,
  * then again) keeps one guard: guard__arm() tells it whether the change is
