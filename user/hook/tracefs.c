@@ -17,12 +17,13 @@ static char root[64];
 static char failed[192]; /* why there is none */
 static int mnt_fd = -1;
 
+/* A tracefs bpfgraph can set up: a read-only mount (a container's /sys) is not. */
 static bool has_tracer(const char *dir)
 {
 	char probe[128];
 
 	snprintf(probe, sizeof(probe), "%s/current_tracer", dir);
-	return !access(probe, F_OK);
+	return !access(probe, W_OK);
 }
 
 /*
@@ -82,8 +83,8 @@ static void look(void)
 	if (err) {
 		root[0] = 0;
 		snprintf(failed, sizeof(failed),
-			 "tracefs is not mounted (/sys/kernel/tracing, /sys/kernel/debug/tracing) "
-			 "and bpfgraph cannot mount it for itself: %s",
+			 "tracefs is not mounted writable (/sys/kernel/tracing, "
+			 "/sys/kernel/debug/tracing) and bpfgraph cannot mount it for itself: %s",
 			 strerror(-err));
 	}
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Where tracefs is: /sys/kernel/tracing, else debugfs's tracing/, else a
- * mount of bpfgraph's own that no mount namespace holds (fsopen() and
- * fsmount(), 5.2+, CAP_SYS_ADMIN), reached through /proc/self/fd. A
+ * Where tracefs is: /sys/kernel/tracing, else debugfs's tracing/ (either
+ * writable: a read-only mount is passed over), else a mount of
+ * bpfgraph's own that no mount namespace holds (fsopen() and fsmount(),
+ * 5.2+, CAP_SYS_ADMIN), reached through /proc/self/fd. A
  * container or a host where nobody mounted tracefs still has the
  * kernel's one top instance: the ftrace net can take it there as
  * anywhere (it checks that nobody uses it), and nothing is left mounted
