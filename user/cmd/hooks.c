@@ -214,7 +214,7 @@ int run__attach_ftnet(struct run *r, const struct bg_opts *o, const struct kerne
 			"call; the plan's %zu functions are hooked once it is over%s\n",
 			p->funcs.n, r->s.child > 0 ? "" : " (calls made meanwhile are not traced)");
 		if (own)
-			fprintf(stderr, "bpfgraph: tracefs is mounted nowhere here: bpfgraph "
+			fprintf(stderr, "bpfgraph: tracefs is not mounted writable here: bpfgraph "
 				"reaches it through a mount of its own that no directory holds, "
 				"gone when it exits\n");
 	}

@@ -99,19 +99,28 @@ static int add(struct wide *w, const struct ksym *s)
  */
 static int from_tracefs(struct wide *w)
 {
-	static char path[128];
-	const char *root = tracefs__root(NULL, NULL, 0);
+	/* Read only: a read-only mount does, which tracefs.h passes over. */
+	static const char *const paths[] = {
+		"/sys/kernel/tracing/available_filter_functions_addrs",
+		"/sys/kernel/debug/tracing/available_filter_functions_addrs",
+		NULL,
+	};
+	static char own[128];
+	const char *root;
 	char line[512];
 	FILE *f = NULL;
 	int err = 0;
 
-	if (!root)
-		return -ENOENT;
-	snprintf(path, sizeof(path), "%s/available_filter_functions_addrs", root);
-	f = fopen(path, "re");
+	for (int i = 0; paths[i] && !f; i++)
+		if ((f = fopen(paths[i], "re")))
+			w->st.source = paths[i];
+	if (!f && (root = tracefs__root(NULL, NULL, 0))) {
+		snprintf(own, sizeof(own), "%s/available_filter_functions_addrs", root);
+		if ((f = fopen(own, "re")))
+			w->st.source = own;
+	}
 	if (!f)
-		return -errno;
-	w->st.source = path;
+		return -errno ?: -ENOENT;
 	while (!err && fgets(line, sizeof(line), f)) {
 		uint64_t addr = strtoull(line, NULL, 16);
 		const struct ksym *s = ksyms__find_addr(w->o.ks, addr);
