@@ -385,11 +385,73 @@ static void test_kcore_refuses(void **state)
 	assert_null(ksyms__load_kcore(NULL, NULL));
 }
 
+/* Where MEM + off is in a core write_core() made with an empty note. */
+static off_t core_off(uint64_t off)
+{
+	return (off_t)(sizeof(Elf64_Ehdr) + 2 * sizeof(Elf64_Phdr) + sizeof(Elf64_Nhdr) +
+		       NOTE_PAD(11) + off);
+}
+
+/*
+ * Bytes kept before a probe of ours replaces them (ktext__keep) are read
+ * as kept, by every read that covers them, whatever the file holds since:
+ * an int3, or a jump over a call and the instruction after it.
+ */
+static void test_ktext_keep(void **state)
+{
+	static struct image im;
+	char path[] = "/tmp/bg_ktext.XXXXXX";
+	const uint8_t jmp[5] = { 0xe9, 1, 2, 3, 4 }, int3 = 0xcc;
+	struct ktext_window w = { 0 };
+	uint8_t buf[80], want[80];
+	struct ktext *kt;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	memset(&im, 0, sizeof(im));
+	for (size_t i = 0; i < MEM_SIZE; i++)
+		im.mem[i] = (uint8_t)(i * 7 + 1);
+	write_core(path, &im, false);
+	kt = ktext__open(path);
+	assert_non_null(kt);
+	memcpy(want, im.mem + 0x100, sizeof(want));
+
+	/* Kept out of order, one overlapping another, one kept twice. */
+	assert_int_equal(ktext__keep(kt, MEM + 0x120), 0);
+	assert_int_equal(ktext__keep(kt, MEM + 0x104), 0);
+	assert_true(pwrite(fd, jmp, sizeof(jmp), core_off(0x104)) == sizeof(jmp));
+	assert_int_equal(ktext__keep(kt, MEM + 0x107), 0); /* under the jmp: as kept */
+	assert_true(pwrite(fd, &int3, 1, core_off(0x107)) == 1);
+	assert_int_equal(ktext__keep(kt, MEM + 0x104), 0); /* the first copy holds */
+	assert_true(pwrite(fd, &int3, 1, core_off(0x120)) == 1);
+	assert_true(pwrite(fd, &int3, 1, core_off(0x140)) == 1); /* not ours: shown */
+	want[0x40] = int3;
+
+	assert_int_equal(ktext__read(kt, MEM + 0x100, buf, sizeof(buf)), 0);
+	assert_memory_equal(buf, want, sizeof(buf));
+	/* Reads that begin or end inside a kept range. */
+	assert_int_equal(ktext__read(kt, MEM + 0x106, buf, 3), 0);
+	assert_memory_equal(buf, want + 6, 3);
+	assert_int_equal(ktext__read(kt, MEM + 0x11e, buf, 4), 0);
+	assert_memory_equal(buf, want + 0x1e, 4);
+	/* The read-ahead window too, from its buffer and when it refills. */
+	assert_int_equal(ktext__read_ahead(kt, &w, MEM + 0x100, buf, 32), 0);
+	assert_memory_equal(buf, want, 32);
+	assert_int_equal(ktext__read_ahead(kt, &w, MEM + 0x118, buf, 40), 0);
+	assert_memory_equal(buf, want + 0x18, 40);
+	ktext__window_free(&w);
+	ktext__close(kt);
+	close(fd);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kcore_rules),
 		cmocka_unit_test(test_kcore_refuses),
+		cmocka_unit_test(test_ktext_keep),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

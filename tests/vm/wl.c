@@ -57,6 +57,26 @@
  *     exec N       execve() of /bin/wl itself, N times in a row in the
  *                  same task: the commands after this one run in the
  *                  program the last exec started
+ *     sendfile N   4 KiB of a file in /tmp sent into a pipe with
+ *                  sendfile() and read back, N times
+ *     splice N     4 KiB of a file in /tmp spliced into a pipe and read
+ *                  back, N times
+ *     inotify N    an inotify watch on /tmp added and removed, N times
+ *     truncate N   a memfd grown to 64 KiB and truncated to 0, N times
+ *     mremap N     a written 2-page mapping grown to 4 pages and shrunk
+ *                  back with mremap(), N times
+ *     mlock N      a written page locked and unlocked, N times
+ *     thread N     a thread started and joined, N times
+ *     sigmask N    SIGUSR1 blocked and unblocked, N times
+ *     sigaction N  SIGUSR1's handler set, N times
+ *     unlink N     a file in /tmp made and removed, N times
+ *     fallocate N  64 KiB allocated to a file in /tmp and truncated away,
+ *                  N times
+ *     sysinfo N    sysinfo(), N times
+ *     uname N      uname(), N times
+ *     itimer N     an interval timer armed 60 s ahead and disarmed, N times
+ *     prlimit N    RLIMIT_NOFILE read and set to itself, N times
+ *     affinity N   the CPU affinity set to what it is, N times
  *     spin MS      burn CPU in user space for MS milliseconds
  *   Several commands may follow each other: wl openmiss 3 getpid 5.
  *   --stop: stop (SIGSTOP) before running, so a tracer can be set up from
@@ -77,11 +97,17 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <sys/time.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <pthread.h>
 #include <time.h>
@@ -797,6 +823,266 @@ static int do_pipe2(long n)
 	return 0;
 }
 
+#define WL_DATA "/tmp/bpfgraph-wl.data"
+
+/* A file of 4 KiB in /tmp (made at the first use), opened for reading. */
+static int data_file(void)
+{
+	static int made;
+	char buf[4096];
+	int fd;
+
+	if (!made) {
+		memset(buf, 'x', sizeof(buf));
+		fd = open(WL_DATA, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd < 0 || write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
+			fprintf(stderr, "wl: %s: %s\n", WL_DATA, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		close(fd);
+		made = 1;
+	}
+	fd = open(WL_DATA, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fprintf(stderr, "wl: %s: %s\n", WL_DATA, strerror(errno));
+	return fd;
+}
+
+/* The file's 4 KiB moved into a pipe by sendfile() or splice(), read back. */
+static int into_pipe(long n, int use_splice)
+{
+	static char buf[4096];
+	int p[2], fd = data_file(), err = 0;
+
+	if (fd < 0)
+		return -1;
+	if (pipe2(p, O_CLOEXEC)) {
+		close(fd);
+		fail("pipe: %s", strerror(errno));
+	}
+	for (long i = 0; i < n && !err; i++) {
+		loff_t off = 0;
+		ssize_t got = use_splice ? splice(fd, &off, p[1], NULL, sizeof(buf), 0)
+					 : sendfile(p[1], fd, &off, sizeof(buf));
+
+		if (got != (ssize_t)sizeof(buf) || read(p[0], buf, sizeof(buf)) != got) {
+			fprintf(stderr, "wl: %s: %s\n", use_splice ? "splice" : "sendfile",
+				strerror(errno));
+			err = -1;
+		}
+	}
+	close(p[0]);
+	close(p[1]);
+	close(fd);
+	return err;
+}
+
+static int do_sendfile(long n)
+{
+	return into_pipe(n, 0);
+}
+
+static int do_splice(long n)
+{
+	return into_pipe(n, 1);
+}
+
+static int do_inotify(long n)
+{
+	int fd = inotify_init1(IN_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		fail("inotify_init1: %s", strerror(errno));
+	for (long i = 0; i < n && !err; i++) {
+		int wd = inotify_add_watch(fd, "/tmp", IN_CREATE);
+
+		if (wd < 0 || inotify_rm_watch(fd, wd)) {
+			fprintf(stderr, "wl: inotify watch: %s\n", strerror(errno));
+			err = -1;
+		}
+	}
+	close(fd);
+	return err;
+}
+
+static int do_truncate(long n)
+{
+	int fd = memfd_create("bpfgraph-wl", MFD_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		fail("memfd_create: %s", strerror(errno));
+	for (long i = 0; i < n && !err; i++)
+		if (ftruncate(fd, 65536) || ftruncate(fd, 0)) {
+			fprintf(stderr, "wl: ftruncate: %s\n", strerror(errno));
+			err = -1;
+		}
+	close(fd);
+	return err;
+}
+
+static int do_mremap(long n)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	/* Four pages reserved, so that growing in place always has room. */
+	char *p = mmap(NULL, 4 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED || munmap(p + 2 * pg, 2 * pg))
+		fail("mmap: %s", strerror(errno));
+	p[0] = p[pg] = 1;
+	for (long i = 0; i < n; i++)
+		if (mremap(p, 2 * pg, 4 * pg, 0) != p || mremap(p, 4 * pg, 2 * pg, 0) != p)
+			fail("mremap in place: %s", strerror(errno));
+	munmap(p, 2 * pg);
+	return 0;
+}
+
+static int do_mlock(long n)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int err = 0;
+
+	if (p == MAP_FAILED)
+		fail("mmap: %s", strerror(errno));
+	p[0] = 1;
+	for (long i = 0; i < n && !err; i++)
+		if (mlock(p, pg) || munlock(p, pg)) {
+			fprintf(stderr, "wl: mlock: %s\n", strerror(errno));
+			err = -1;
+		}
+	munmap(p, pg);
+	return err;
+}
+
+static void *idle_thread(void *arg)
+{
+	return arg;
+}
+
+static int do_thread(long n)
+{
+	for (long i = 0; i < n; i++) {
+		pthread_t t;
+		void *ret;
+		int err = pthread_create(&t, NULL, idle_thread, NULL);
+
+		if (err || (err = pthread_join(t, &ret)))
+			fail("thread: %s", strerror(err));
+	}
+	return 0;
+}
+
+static int do_sigmask(long n)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	for (long i = 0; i < n; i++)
+		if (sigprocmask(SIG_BLOCK, &set, NULL) || sigprocmask(SIG_UNBLOCK, &set, NULL))
+			fail("sigprocmask: %s", strerror(errno));
+	return 0;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+static int do_sigaction(long n)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };
+
+	for (long i = 0; i < n; i++)
+		if (sigaction(SIGUSR1, &sa, NULL))
+			fail("sigaction: %s", strerror(errno));
+	return 0;
+}
+
+#define WL_UNLINK "/tmp/bpfgraph-wl.unlink"
+
+static int do_unlink(long n)
+{
+	for (long i = 0; i < n; i++) {
+		int fd = open(WL_UNLINK, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+
+		if (fd < 0 || close(fd) || unlink(WL_UNLINK))
+			fail("%s: %s", WL_UNLINK, strerror(errno));
+	}
+	return 0;
+}
+
+static int do_fallocate(long n)
+{
+	int fd = open("/tmp/bpfgraph-wl.falloc", O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600),
+	    err = 0;
+
+	if (fd < 0)
+		fail("/tmp/bpfgraph-wl.falloc: %s", strerror(errno));
+	for (long i = 0; i < n && !err; i++)
+		if (fallocate(fd, 0, 0, 65536) || ftruncate(fd, 0)) {
+			fprintf(stderr, "wl: fallocate: %s\n", strerror(errno));
+			err = -1;
+		}
+	close(fd);
+	unlink("/tmp/bpfgraph-wl.falloc");
+	return err;
+}
+
+static int do_sysinfo(long n)
+{
+	struct sysinfo si;
+
+	for (long i = 0; i < n; i++)
+		if (sysinfo(&si))
+			fail("sysinfo: %s", strerror(errno));
+	return 0;
+}
+
+static int do_uname(long n)
+{
+	struct utsname u;
+
+	for (long i = 0; i < n; i++)
+		if (uname(&u))
+			fail("uname: %s", strerror(errno));
+	return 0;
+}
+
+static int do_itimer(long n)
+{
+	struct itimerval on = { .it_value = { 60, 0 } }, off = { 0 };
+
+	for (long i = 0; i < n; i++)
+		if (setitimer(ITIMER_REAL, &on, NULL) || setitimer(ITIMER_REAL, &off, NULL))
+			fail("setitimer: %s", strerror(errno));
+	return 0;
+}
+
+static int do_prlimit(long n)
+{
+	struct rlimit r;
+
+	for (long i = 0; i < n; i++)
+		if (prlimit(0, RLIMIT_NOFILE, NULL, &r) || prlimit(0, RLIMIT_NOFILE, &r, NULL))
+			fail("prlimit: %s", strerror(errno));
+	return 0;
+}
+
+static int do_affinity(long n)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		fail("sched_getaffinity: %s", strerror(errno));
+	for (long i = 0; i < n; i++)
+		if (sched_setaffinity(0, sizeof(set), &set))
+			fail("sched_setaffinity: %s", strerror(errno));
+	return 0;
+}
+
 /* The commands after "exec N" (set by main): the exec'd program runs them. */
 static char **exec_rest;
 static int exec_nrest;
@@ -840,6 +1126,12 @@ static const struct cmd {
 	{ "madvise", do_madvise },   { "poll", do_poll },   { "eventfd", do_eventfd },
 	{ "socket", do_socket },     { "yield", do_yield }, { "getrandom", do_getrandom },
 	{ "dup", do_dup },	     { "pipe2", do_pipe2 }, { "exec", do_exec },
+	{ "sendfile", do_sendfile }, { "splice", do_splice }, { "inotify", do_inotify },
+	{ "truncate", do_truncate }, { "mremap", do_mremap }, { "mlock", do_mlock },
+	{ "thread", do_thread },     { "sigmask", do_sigmask }, { "sigaction", do_sigaction },
+	{ "unlink", do_unlink },     { "fallocate", do_fallocate }, { "sysinfo", do_sysinfo },
+	{ "uname", do_uname },	     { "itimer", do_itimer }, { "prlimit", do_prlimit },
+	{ "affinity", do_affinity },
 };
 
 static int usage(void)
@@ -849,7 +1141,9 @@ static int usage(void)
 		"  CMD: openmiss forkmiss udp tcp pipe read getpid mmap fault mprotect\n"
 		"       write stat readdir futex kill fork pause fifo timer execfail\n"
 		"       epoll unix fsops brk madvise poll eventfd socket yield\n"
-		"       getrandom dup pipe2 exec (N times),\n"
+		"       getrandom dup pipe2 exec sendfile splice inotify truncate\n"
+		"       mremap mlock thread sigmask sigaction unlink fallocate sysinfo\n"
+		"       uname itimer prlimit affinity (N times),\n"
 		"       sleep spin readloop (N milliseconds)\n");
 	return 2;
 }

@@ -85,10 +85,19 @@ int icall__wrap(struct icall *ic, struct bpf_program *entry, struct bpf_program 
 	return 0;
 }
 
-static struct bpf_link *kprobe_at(struct bpf_program *prog, uint64_t addr, uint64_t cookie)
+static struct bpf_link *kprobe_at(struct icall *ic, struct bpf_program *prog, uint64_t addr,
+				  uint64_t cookie)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = cookie);
 
+	/*
+	 * The bytes the probe replaces, kept first: the code read after it
+	 * (a caller's callees found late) decodes as built. Without them that
+	 * code holds an int3 or a jump where a call was, and the callee it
+	 * named is never found (lru_add's folio_mapping on 6.12).
+	 */
+	if (ic->kt)
+		ktext__keep(ic->kt, addr);
 	/* No name: the offset is the absolute address (one symbol of
 	 * several with that name would be ambiguous). */
 	ko.offset = addr;
@@ -139,7 +148,7 @@ static struct bpf_link *site_exit(struct icall *ic, const struct bg_func *f,
 		*ck |= BG_CK_LAZY;
 		return NULL;
 	}
-	l = kprobe_at(ic->wexit, f->addr + cs->off + cs->size, *ck);
+	l = kprobe_at(ic, ic->wexit, f->addr + cs->off + cs->size, *ck);
 	if (!l) {
 		if (ic->verbose > 1)
 			fprintf(ic->err, "bpfgraph: no probe after the call at %s+0x%x (%s): its "
@@ -193,7 +202,7 @@ static int probe_wrapped(struct icall *ic, const struct bg_func *f, size_t len, 
 		l[1] = site_exit(ic, f, &sites[i],
 				 probed_at(sites, stored, isites, ni, sites[i].off + sites[i].size),
 				 &ck);
-		l[0] = kprobe_at(ic->wentry, at, ck);
+		l[0] = kprobe_at(ic, ic->wentry, at, ck);
 		if (!l[0] && notrace && errno == EINVAL) {
 			/* trace_kprobe's "Could not probe notrace function". */
 			ic->notrace_refused = true;
@@ -306,7 +315,7 @@ int icall__probe(struct icall *ic, uint32_t idx, const struct bg_func *f)
 		ck = idx | (uint64_t)sites[i].reg << BG_IC_REG_SHIFT |
 		     (sites[i].mode == KSITE_LOAD ? BG_IC_LOAD : 0) |
 		     (uint64_t)(uint32_t)sites[i].disp << BG_IC_DISP_SHIFT;
-		l = kprobe_at(ic->prog, f->addr + sites[i].probe_off, ck);
+		l = kprobe_at(ic, ic->prog, f->addr + sites[i].probe_off, ck);
 		if (!l) {
 			ic->st.failed++;
 			if (ic->verbose)

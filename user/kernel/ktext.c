@@ -34,7 +34,19 @@ struct ktext {
 	pthread_mutex_t lock;
 	struct kseg *segs;
 	size_t nsegs;
+	/*
+	 * The bytes our own kprobes replace (ktext__keep()), as they were, in
+	 * address order: every read shows them, so code decoded after a probe
+	 * went in is the code as compiled (under lock).
+	 */
+	struct ktext_kept *kept;
+	size_t nkept, capkept;
 	uint64_t note_off, note_size; /* the PT_NOTE segment, size 0: none */
+};
+
+struct ktext_kept {
+	uint64_t addr;
+	uint8_t bytes[KTEXT_KEEP];
 };
 
 static int load_segments(struct ktext *kt)
@@ -103,6 +115,7 @@ void ktext__close(struct ktext *kt)
 	if (kt->fd >= 0)
 		close(kt->fd);
 	pthread_mutex_destroy(&kt->lock);
+	free(kt->kept);
 	free(kt->segs);
 	free(kt);
 }
@@ -119,7 +132,37 @@ static ssize_t read_at(struct ktext *kt, void *buf, size_t len, uint64_t off)
 	return r;
 }
 
-int ktext__read(struct ktext *kt, uint64_t addr, void *buf, size_t len)
+/* The first kept range that may end past addr (under lock). */
+static size_t kept_from(const struct ktext *kt, uint64_t addr)
+{
+	size_t lo = 0, hi = kt->nkept;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (kt->kept[mid].addr + KTEXT_KEEP <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* buf holds [addr, addr+len): the kept bytes put back over it. */
+static void put_kept(struct ktext *kt, uint64_t addr, uint8_t *buf, size_t len)
+{
+	pthread_mutex_lock(&kt->lock);
+	for (size_t i = kept_from(kt, addr); i < kt->nkept && kt->kept[i].addr < addr + len; i++) {
+		const struct ktext_kept *k = &kt->kept[i];
+		uint64_t lo = k->addr > addr ? k->addr : addr;
+		uint64_t hi = k->addr + KTEXT_KEEP < addr + len ? k->addr + KTEXT_KEEP : addr + len;
+
+		memcpy(buf + (lo - addr), k->bytes + (lo - k->addr), hi - lo);
+	}
+	pthread_mutex_unlock(&kt->lock);
+}
+
+static int read_text(struct ktext *kt, uint64_t addr, void *buf, size_t len)
 {
 	for (size_t i = 0; i < kt->nsegs; i++) {
 		const struct kseg *s = &kt->segs[i];
@@ -133,6 +176,50 @@ int ktext__read(struct ktext *kt, uint64_t addr, void *buf, size_t len)
 		return (size_t)r == len ? 0 : -EIO;
 	}
 	return -ERANGE;
+}
+
+int ktext__read(struct ktext *kt, uint64_t addr, void *buf, size_t len)
+{
+	int err = read_text(kt, addr, buf, len);
+
+	if (!err)
+		put_kept(kt, addr, buf, len);
+	return err;
+}
+
+int ktext__keep(struct ktext *kt, uint64_t addr)
+{
+	struct ktext_kept k = { .addr = addr };
+	size_t at;
+	int err;
+
+	/* Read as it is now, with what is kept already put back. */
+	err = ktext__read(kt, addr, k.bytes, sizeof(k.bytes));
+	if (err)
+		return err;
+	pthread_mutex_lock(&kt->lock);
+	at = kept_from(kt, addr);
+	while (at < kt->nkept && kt->kept[at].addr < addr)
+		at++;
+	if (at < kt->nkept && kt->kept[at].addr == addr)
+		goto out; /* kept before: the first copy holds */
+	if (kt->nkept == kt->capkept) {
+		size_t cap = kt->capkept ? kt->capkept * 2 : 256;
+		struct ktext_kept *n = realloc(kt->kept, cap * sizeof(*n));
+
+		if (!n) {
+			err = -ENOMEM;
+			goto out;
+		}
+		kt->kept = n;
+		kt->capkept = cap;
+	}
+	memmove(&kt->kept[at + 1], &kt->kept[at], (kt->nkept - at) * sizeof(k));
+	kt->kept[at] = k;
+	kt->nkept++;
+out:
+	pthread_mutex_unlock(&kt->lock);
+	return err;
 }
 
 /* ELF notes are 4-byte aligned: name and descriptor padded to it. */
@@ -181,6 +268,7 @@ int ktext__read_ahead(struct ktext *kt, struct ktext_window *w, uint64_t addr, v
 {
 	if (addr >= w->lo && addr + len <= w->hi && addr + len > addr) {
 		memcpy(buf, w->buf + (addr - w->lo), len);
+		put_kept(kt, addr, buf, len);
 		return 0;
 	}
 	if (!w->buf && !(w->buf = malloc(KTEXT_WINDOW)))
@@ -205,6 +293,7 @@ int ktext__read_ahead(struct ktext *kt, struct ktext_window *w, uint64_t addr, v
 	}
 	if (addr + len <= w->hi) {
 		memcpy(buf, w->buf, len);
+		put_kept(kt, addr, buf, len);
 		return 0;
 	}
 	/* The end of a segment, or a window that could not be read: as asked. */

@@ -24,6 +24,15 @@ void ktext__close(struct ktext *kt);
 /* Reads len bytes at kernel address addr: 0 or -errno (-ERANGE: unmapped). */
 int ktext__read(struct ktext *kt, uint64_t addr, void *buf, size_t len);
 /*
+ * Bytes from addr that a kprobe of ours is about to replace (an int3, or a
+ * jump where the kernel optimizes it): kept as they are now, and every read
+ * from then on shows them so, not the probe. Code decoded while the trace
+ * runs (a function found late, expanded at its first call) is then the
+ * code the kernel was built with. 0 or -errno.
+ */
+#define KTEXT_KEEP 8 /* an optimized kprobe's jmp rel32 is 5 */
+int ktext__keep(struct ktext *kt, uint64_t addr);
+/*
  * The descriptor of the first ELF note called name (/proc/kcore has
  * "VMCOREINFO": the kernel's KEY=VALUE lines for crash dump tools), NUL
  * terminated in buf: its length, or -errno (-ENOENT: no such note).
