@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "fetch.h"
 #include "session.h"
+#include "settle.h"
 #include "session_int.h"
 
 int session__spawn(struct session *s, char **argv, const struct rlimit *nofile)
@@ -158,9 +158,13 @@ int session__go(struct session *s)
 	 * The LRU batch is left as it is: the command's exec fills it from
 	 * there, and emptied here its first call found it full where the
 	 * kernel's run did not (7.3, -G vfs_write over pwrite: 31 folios
-	 * moved in the first call, precision 0.236).
+	 * moved in the first call, precision 0.236). The stacks bpfgraph's
+	 * own tasks took are given back (settle.h).
 	 */
-	ssize_t r = write(s->go_fd, "g", 1);
+	ssize_t r;
+
+	settle__stacks();
+	r = write(s->go_fd, "g", 1);
 
 	close(s->go_fd);
 	s->go_fd = -1;
@@ -271,7 +275,7 @@ static int signal_child(struct session *s, int sig)
 	 * found, after the poll's own settle) is not left for it to drain.
 	 */
 	if (sig == SIGCONT)
-		fetch__settle_lru();
+		settle__lru();
 	if (s->cont_ns && sig == SIGCONT)
 		__atomic_store_n(s->cont_ns, mono_ns(), __ATOMIC_RELEASE);
 	if (s->pausing)

@@ -19,6 +19,7 @@
 
 #include "clock.h"
 #include "fetch.h"
+#include "settle.h"
 
 /* Samples are a batch of records or a kernel stack: far smaller than this. */
 #define CHUNK_BYTES (64u << 10)
@@ -348,37 +349,6 @@ static void end_pass(struct fetch *f, uint64_t req, const struct fetch_stats *ps
 	pthread_cond_broadcast(&f->cv);
 }
 
-/*
- * The pages this CPU is about to put on its LRU lists wait in a per-CPU
- * batch, which lru_add_drain() empties: the page cache holding the text
- * just written, the memory a read just filled. Left there, a traced call
- * that drains the batch (munmap, madvise, a page fault's allocation ...)
- * moves bpfgraph's pages too, on a CPU the two share, and draws lines its
- * untraced run has not (6.12, madvise(MADV_DONTNEED) of one page: two to
- * fourteen lru_add calls a drain instead of the kernel's one).
- * madvise(MADV_DONTNEED) of a page never touched drains this CPU's batch
- * and unmaps nothing.
- */
-static void *settle_page = MAP_FAILED;
-static long settle_size;
-
-static void settle_map(void)
-{
-	settle_size = sysconf(_SC_PAGESIZE);
-	if (settle_size > 0)
-		settle_page = mmap(NULL, (size_t)settle_size, PROT_READ,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-}
-
-void fetch__settle_lru(void)
-{
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-	pthread_once(&once, settle_map);
-	if (settle_page != MAP_FAILED)
-		madvise(settle_page, (size_t)settle_size, MADV_DONTNEED);
-}
-
 static void *run(void *arg)
 {
 	struct fetch *f = arg;
@@ -416,7 +386,7 @@ static void *run(void *arg)
 		end_pass(f, req, &ps);
 		pthread_mutex_unlock(&f->lock);
 		if (some) {
-			fetch__settle_lru();
+			settle__lru();
 			kick(f->ready_fd);
 		}
 		if (quit)

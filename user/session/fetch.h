@@ -82,11 +82,4 @@ uint64_t fetch__taken_ns(struct fetch *f);
  */
 void fetch__stop(struct fetch *f, struct fetch_stats *st);
 
-/*
- * Empties this CPU's batch of pages on their way to the LRU lists, which
- * bpfgraph's own writes and reads fill and a traced call would drain
- * (fetch.c says why).
- */
-void fetch__settle_lru(void);
-
 #endif

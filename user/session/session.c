@@ -19,6 +19,7 @@
 #include "fetch.h"
 #include "graph.h"
 #include "session.h"
+#include "settle.h"
 #include "session_int.h"
 #include "stop.h"
 
@@ -444,7 +445,7 @@ int session__run(struct session *s)
 			s->sink.drain(s->sink.ctx, taken - REORDER_NS);
 		/* What was formatted and written: records taken up to here since the last one. */
 		if (taken != lru_at) {
-			fetch__settle_lru();
+			settle__lru();
 			lru_at = taken;
 		}
 		mark[3] = mono_ns();

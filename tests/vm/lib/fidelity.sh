@@ -54,6 +54,22 @@ run_case() { # NAME FUNC WL-CMD...
 	tracefs_state "$name.tracefs.after"
 }
 
+# run_case with the first of FUNC... the kernel can trace (kernels
+# rename functions: 6.12's do_sys_ftruncate is do_ftruncate in 7.x);
+# none: the case is left out, which the log says.
+run_case_any() { # NAME "WL-CMD" FUNC...
+	_n=$1 _w=$2
+	shift 2
+	for _f; do
+		if grep -qx "$_f" "$T/available_filter_functions"; then
+			# shellcheck disable=SC2086 # the workload's words
+			run_case "$_n" "$_f" $_w
+			return 0
+		fi
+	done
+	progress "$_n: left out, none of $* is traceable here"
+}
+
 # The kernel's own function_graph on every case's workload, twice: the
 # kernel against itself, how much two runs of the workload differ
 # (interrupts, softirq deferral, reschedules), is the ceiling of any

@@ -5,7 +5,10 @@
 # receive in softirq, timers, a failed exec (every binary format tried,
 # binfmt_misc's among them), epoll, a page given back by madvise (which
 # drains the CPU's LRU batch, where bpfgraph's own pages must not be;
-# removals: fidelity_munmap),
+# removals: fidelity_munmap), splice, inotify, a memfd truncated, a
+# thread started (its first call takes a cached task stack, as the
+# kernel's run does, where bpfgraph's own tasks must not have left the
+# cache empty),
 # and the TCP send once more under the wide net bounded as --wide-mem
 # bounds it on 16 CPUs (6.10-6.13: return hooks for an eighth of the
 # net, lazy frames unwound deep; elsewhere the wide net whole, as with
@@ -37,6 +40,10 @@ run_case timer __x64_sys_timerfd_settime timer 1
 run_case execfail __x64_sys_execveat execfail 1
 run_case epoll __x64_sys_epoll_wait epoll 1
 run_case madvise do_madvise madvise 1
+run_case_any splice "splice 1" do_splice
+run_case inotify __x64_sys_inotify_add_watch inotify 1
+run_case_any truncate "truncate 1" do_sys_ftruncate do_ftruncate
+run_case_any thread "thread 1" __do_sys_clone3 __x64_sys_clone3
 # Once the net is narrowed a thread of bpfgraph's hands the rcu pair over
 # to probes at its call sites (seconds of code reading and probing under
 # emulation, longer than the twelve calls: "the trace ended while their
