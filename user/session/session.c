@@ -319,6 +319,13 @@ int session__start(struct session *s)
 	s->fetch = fetch__start(s->ringbuf_fd, 0, POLL_MS);
 	if (!s->fetch)
 		return -errno;
+	/*
+	 * Without a command the traced tasks run already: the stacks this
+	 * process's tasks took are given back now (with one, before it goes:
+	 * session__go()).
+	 */
+	if (s->child <= 0)
+		settle__stacks();
 	stop__catch();
 	/*
 	 * -d: the end comes as a stop request (SIGALRM), so that attaching
