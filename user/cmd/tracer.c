@@ -34,6 +34,7 @@
 #include "preflight.h"
 #include "run.h"
 #include "session.h"
+#include "settle.h"
 #include "stop.h"
 #include "tracer.h"
 #include "wide.h"
@@ -583,6 +584,9 @@ int tracer__run(const struct bg_opts *o, const struct tracer_sinks *ts)
 			return err;
 		}
 	}
+	/* Threads whose stacks are given back when tracing begins (settle.h). */
+	if (!o->dry_run)
+		settle__park();
 	k.t_start = links__now();
 	err = load_kernel(&k, o);
 	k.t_kernel = links__now();

@@ -322,7 +322,7 @@ int session__start(struct session *s)
 	/*
 	 * Without a command the traced tasks run already: the stacks this
 	 * process's tasks took are given back now (with one, before it goes:
-	 * session__go()).
+	 * session__go(); settle.h).
 	 */
 	if (s->child <= 0)
 		settle__stacks();

@@ -2,6 +2,7 @@
 /* bpfgraph's footprint on the kernel's per-CPU caches, taken back: see settle.h. */
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -45,13 +46,17 @@ void settle__lru(void)
  * command's fork take them: the command's first fork or thread then
  * allocates one, drawing __vmalloc_node_range() and fifty lines below it
  * where the kernel's own run of the same command took a cached stack
- * (kernel_clone's first call on 6.12 and 7.3: precision 0.90-0.91). Two
- * threads alive at once, pinned to a CPU, give the two stacks they took
- * (from the cache of the CPU that made them, or vmalloc) to that CPU's
- * cache when they end; the CPU bpfgraph runs on goes last, so that what
- * the others took from it is given back.
+ * (kernel_clone's first call on 6.12 and 7.3: precision 0.90-0.91).
+ * Threads parked at bpfgraph's start, two per CPU and pinned there, end
+ * when asked: their stacks go to their CPU's cache. Made at the start,
+ * not at the end: a task's pid and task_struct are freed an RCU grace
+ * period after it ends, and threads made and ended just before the
+ * command went had emptied the pid cache's slab its first clone() then
+ * refilled (6.1: allocate_slab() and fifty lines below it).
  */
 static pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t parked[2 * SETTLE_STACK_CPUS];
+static int nparked;
 
 static void *hold(void *arg)
 {
@@ -60,43 +65,49 @@ static void *hold(void *arg)
 	return arg;
 }
 
-static void fill_cpu(int cpu)
+/* Two threads pinned to cpu, waiting at the gate. */
+static void park_on(int cpu)
 {
-	pthread_t t[2];
 	pthread_attr_t a;
 	cpu_set_t one;
-	int n = 0;
 
 	if (pthread_attr_init(&a))
 		return;
 	CPU_ZERO(&one);
 	CPU_SET(cpu, &one);
 	pthread_attr_setstacksize(&a, 64 * 1024);
-	if (!pthread_attr_setaffinity_np(&a, sizeof(one), &one)) {
-		/* Neither ends before both exist: the gate is closed until then. */
-		pthread_mutex_lock(&gate);
-		while (n < 2 && !pthread_create(&t[n], &a, hold, NULL))
-			n++;
-		pthread_mutex_unlock(&gate);
-		while (n > 0)
-			pthread_join(t[--n], NULL);
-	}
+	if (!pthread_attr_setaffinity_np(&a, sizeof(one), &one))
+		for (int k = 0; k < 2 && !pthread_create(&parked[nparked], &a, hold, NULL); k++)
+			nparked++;
 	pthread_attr_destroy(&a);
+}
+
+void settle__park(void)
+{
+	sigset_t all, old;
+	cpu_set_t set;
+	int cpus = 0;
+
+	if (nparked || sched_getaffinity(0, sizeof(set), &set))
+		return;
+	/* Signals for the process go to the threads that do the work. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	pthread_mutex_lock(&gate);
+	for (int c = 0; c < CPU_SETSIZE && cpus < SETTLE_STACK_CPUS; c++) {
+		if (!CPU_ISSET(c, &set))
+			continue;
+		park_on(c);
+		cpus++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void settle__stacks(void)
 {
-	int self = sched_getcpu(), done = 0;
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
+	if (!nparked)
 		return;
-	for (int c = 0; c < CPU_SETSIZE && done < SETTLE_STACK_CPUS - 1; c++) {
-		if (c == self || !CPU_ISSET(c, &set))
-			continue;
-		fill_cpu(c);
-		done++;
-	}
-	if (self >= 0 && CPU_ISSET(self, &set))
-		fill_cpu(self);
+	pthread_mutex_unlock(&gate);
+	while (nparked > 0)
+		pthread_join(parked[--nparked], NULL);
 }

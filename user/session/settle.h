@@ -15,11 +15,14 @@
 void settle__lru(void);
 
 /*
- * Fills the kernel's per-CPU caches of freed task stacks on the CPUs this
- * process may run on (at most SETTLE_STACK_CPUS of them), which
- * bpfgraph's own threads and processes emptied.
+ * The kernel's per-CPU caches of freed task stacks, which bpfgraph's own
+ * threads and processes empty: settle__park() at the start makes two
+ * threads on each CPU this process may run on (at most SETTLE_STACK_CPUS
+ * of them), which wait; settle__stacks() ends them, and their stacks fill
+ * those caches. Without settle__park() first, it does nothing.
  */
 #define SETTLE_STACK_CPUS 64
+void settle__park(void);
 void settle__stacks(void);
 
 #endif
