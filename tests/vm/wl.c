@@ -714,14 +714,27 @@ static int do_brk(long n)
 	return 0;
 }
 
+/* A private anonymous page (its size in *pg), or NULL with a message. */
+static char *one_page(long *pg)
+{
+	char *p;
+
+	*pg = sysconf(_SC_PAGESIZE);
+	p = mmap(NULL, *pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p != MAP_FAILED)
+		return p;
+	fprintf(stderr, "wl: mmap: %s\n", strerror(errno));
+	return NULL;
+}
+
 static int do_madvise(long n)
 {
-	long pg = sysconf(_SC_PAGESIZE);
-	char *p = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long pg;
+	char *p = one_page(&pg);
 	int err = 0;
 
-	if (p == MAP_FAILED)
-		fail("mmap: %s", strerror(errno));
+	if (!p)
+		return -1;
 	for (long i = 0; i < n && !err; i++) {
 		p[0] = 1;
 		if (madvise(p, pg, MADV_DONTNEED)) {
@@ -940,12 +953,12 @@ static int do_mremap(long n)
 
 static int do_mlock(long n)
 {
-	long pg = sysconf(_SC_PAGESIZE);
-	char *p = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long pg;
+	char *p = one_page(&pg);
 	int err = 0;
 
-	if (p == MAP_FAILED)
-		fail("mmap: %s", strerror(errno));
+	if (!p)
+		return -1;
 	p[0] = 1;
 	for (long i = 0; i < n && !err; i++)
 		if (mlock(p, pg) || munlock(p, pg)) {
