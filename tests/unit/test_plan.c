@@ -516,6 +516,12 @@ static void test_deny_list(void **state)
 	assert_null(plan__denied("do_sys_openat2"));
 	assert_null(plan__denied("_raw_spin_lock"));
 	assert_null(plan__denied("kmem_cache_alloc"));
+	/* lockdep's own, not the ordinary functions named __lock_*. */
+	assert_non_null(plan__denied("__lock_acquire"));
+	assert_non_null(plan__denied("__lock_release"));
+	assert_null(plan__denied("__lock_task_sighand"));
+	assert_null(plan__denied("__lock_sock"));
+	assert_null(plan__denied("__lock_timer"));
 	/* Each shape of pattern: exact, prefix*, *infix*, and fnmatch's own. */
 	assert_non_null(plan__denied("is_endbr"));
 	assert_null(plan__denied("is_endbr_x"));

@@ -40,7 +40,15 @@ static const char *const deny_globs[] = {
 	"sched_clock*", "local_clock*",
 	"__x86_indirect_thunk_*", "__x86_return_thunk", "__fentry__",
 	"ftrace_*", "__ftrace_*", "trace_hardirqs_*", "lockdep_*", "lock_acquire",
-	"lock_release", "lock_is_held_type", "__lock_*",
+	"lock_release", "lock_is_held_type",
+	/*
+	 * lockdep's own (kernel/locking/lockdep.c); not "__lock_*", which
+	 * also names ordinary functions function_graph shows:
+	 * __lock_task_sighand, __lock_sock, __lock_timer, __lock_buffer
+	 */
+	"__lock_acquire*", "__lock_release", "__lock_is_held", "__lock_set_class",
+	"__lock_downgrade", "__lock_contended", "__lock_acquired", "__lock_pin_lock",
+	"__lock_repin_lock", "__lock_unpin_lock",
 	"default_idle*", "arch_cpu_idle*", "native_safe_halt", "do_idle",
 	"cpuidle_*", "__cpuidle_*", "kasan_*", "__kasan_*", "kcsan_*", "__sanitizer_*",
 	"__stack_chk_fail", "__cfi_*", "__pfx_*",
