@@ -231,7 +231,7 @@ BG_VM_SECOND_BOOT=${BG_VM_SECOND_BOOT-6.1:stop_bounds 6.1:soak 6.1:no_leftovers}
 # traced task out at the start of its first call in one of two CI runs,
 # drawing the scheduler's calls into the graph that the kernel's run did
 # not have.
-# fidelity_more, nineteen more entry functions, on the newer kernels only:
+# fidelity_more, twenty more entry functions, on the newer kernels only:
 # about 16 minutes of guest time each there, an hour on 6.1 (each plan's
 # trampolines linked one by one), which CI's hour has no room for.
 BG_VM_KERNELS=${BG_VM_KERNELS-6.12 7.3}

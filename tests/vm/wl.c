@@ -77,6 +77,29 @@
  *     itimer N     an interval timer armed 60 s ahead and disarmed, N times
  *     prlimit N    RLIMIT_NOFILE read and set to itself, N times
  *     affinity N   the CPU affinity set to what it is, N times
+ *     usleep US    sleep US microseconds
+ *     procstat N   read /proc/self/stat N times (open once, pread)
+ *     lock N       a POSIX write lock on a memfd's first byte taken and
+ *                  released (fcntl F_SETLK), N times
+ *     ptimer N     a POSIX timer made, armed 60 s ahead and deleted, N times
+ *     msg N        a System V message sent and received back, N times
+ *     socketpair N a pair of Unix stream sockets made and closed, N times
+ *     chmod N      chmod("/tmp", 01777) (its mode already), N times
+ *     shmfault N   a shared mapping of a memfd's page written (a page
+ *                  fault each) and the page punched out again, N times
+ *     ioctl N      FIONREAD on a pipe with a byte in it, N times
+ *     sysfs N      read /sys/devices/system/cpu/online N times (open once)
+ *     copyrange N  4 KiB of a file in /tmp copied into a memfd with
+ *                  copy_file_range(), N times
+ *     flock N      an exclusive flock() on a memfd taken and released, N times
+ *     readlink N   readlink("/proc/self/exe"), N times
+ *     access N     access("/bin/wl", X_OK), N times
+ *     xattr N      getxattr() of a user attribute /tmp has not, N times
+ *     prctl N      the task's name read and set to itself, N times
+ *     rusage N     getrusage(RUSAGE_SELF), N times
+ *     nullwrite N  64 bytes written to /dev/null, N times
+ *     signalfd N   a signalfd for SIGUSR1 made and closed, N times
+ *     pidfd N      a pidfd of the process itself opened and closed, N times
  *     spin MS      burn CPU in user space for MS milliseconds
  *   Several commands may follow each other: wl openmiss 3 getpid 5.
  *   --stop: stop (SIGSTOP) before running, so a tracer can be set up from
@@ -96,11 +119,17 @@
 #include <linux/futex.h>
 #include <poll.h>
 #include <sys/epoll.h>
+#include <sys/file.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
+#include <sys/ipc.h>
 #include <sys/mman.h>
+#include <sys/msg.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/sendfile.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
@@ -109,6 +138,7 @@
 #include <sys/timerfd.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <pthread.h>
 #include <time.h>
 #include <unistd.h>
@@ -301,22 +331,28 @@ static int do_pipe(long n)
 	return err;
 }
 
-static int do_read(long n)
+/* PATH opened once and read n times from its start (pread). */
+static int pread_loop(const char *path, long n)
 {
-	char buf[512];
-	int fd = open("/proc/version", O_RDONLY);
+	char buf[1024];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		fail("open /proc/version: %s", strerror(errno));
+		fail("open %s: %s", path, strerror(errno));
 	for (long i = 0; i < n; i++) {
 		if (pread(fd, buf, sizeof(buf), 0) <= 0) {
-			fprintf(stderr, "wl: read /proc/version: %s\n", strerror(errno));
+			fprintf(stderr, "wl: read %s: %s\n", path, strerror(errno));
 			close(fd);
 			return -1;
 		}
 	}
 	close(fd);
 	return 0;
+}
+
+static int do_read(long n)
+{
+	return pread_loop("/proc/version", n);
 }
 
 #define MAP_PAGES 16
@@ -534,14 +570,19 @@ static int do_getpid(long n)
 	return 0;
 }
 
-static int do_sleep(long ms)
+static int do_usleep(long us)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000L };
 
 	while (nanosleep(&ts, &ts))
 		if (errno != EINTR)
 			fail("nanosleep: %s", strerror(errno));
 	return 0;
+}
+
+static int do_sleep(long ms)
+{
+	return do_usleep(ms * 1000);
 }
 
 static long now_ms(void)
@@ -1096,6 +1137,248 @@ static int do_affinity(long n)
 	return 0;
 }
 
+static int do_procstat(long n)
+{
+	return pread_loop("/proc/self/stat", n);
+}
+
+static int do_sysfs(long n)
+{
+	return pread_loop("/sys/devices/system/cpu/online", n);
+}
+
+#define WL_COPY "/tmp/bpfgraph-wl.copy"
+
+static int do_copyrange(long n)
+{
+	int in = data_file(), out = open(WL_COPY, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (in < 0 || out < 0)
+		fail("copyrange: %s: %s", WL_COPY, strerror(errno));
+	for (long i = 0; i < n; i++) {
+		loff_t from = 0, to = 0;
+
+		if (copy_file_range(in, &from, out, &to, 4096, 0) != 4096)
+			fail("copy_file_range: %s", strerror(errno));
+	}
+	close(in);
+	close(out);
+	unlink(WL_COPY);
+	return 0;
+}
+
+static int do_flock(long n)
+{
+	int fd = memfd_create("wl-flock", MFD_CLOEXEC);
+
+	if (fd < 0)
+		fail("memfd_create: %s", strerror(errno));
+	for (long i = 0; i < n; i++)
+		if (flock(fd, LOCK_EX) || flock(fd, LOCK_UN))
+			fail("flock: %s", strerror(errno));
+	close(fd);
+	return 0;
+}
+
+static int do_readlink(long n)
+{
+	char buf[256];
+
+	for (long i = 0; i < n; i++)
+		if (readlink("/proc/self/exe", buf, sizeof(buf)) <= 0)
+			fail("readlink /proc/self/exe: %s", strerror(errno));
+	return 0;
+}
+
+static int do_access(long n)
+{
+	for (long i = 0; i < n; i++)
+		if (access("/bin/wl", X_OK))
+			fail("access /bin/wl: %s", strerror(errno));
+	return 0;
+}
+
+/* A missing extended attribute of /tmp asked for: ENODATA each time. */
+static int do_xattr(long n)
+{
+	char buf[64];
+
+	for (long i = 0; i < n; i++)
+		if (getxattr("/tmp", "user.bpfgraph-wl", buf, sizeof(buf)) >= 0 ||
+		    (errno != ENODATA && errno != EOPNOTSUPP))
+			fail("getxattr /tmp: %s", strerror(errno));
+	return 0;
+}
+
+static int do_prctl(long n)
+{
+	char name[16];
+
+	for (long i = 0; i < n; i++)
+		if (prctl(PR_GET_NAME, name) || prctl(PR_SET_NAME, name))
+			fail("prctl: %s", strerror(errno));
+	return 0;
+}
+
+static int do_rusage(long n)
+{
+	struct rusage ru;
+
+	for (long i = 0; i < n; i++)
+		if (getrusage(RUSAGE_SELF, &ru))
+			fail("getrusage: %s", strerror(errno));
+	return 0;
+}
+
+static int do_nullwrite(long n)
+{
+	static const char buf[64];
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		fail("open /dev/null: %s", strerror(errno));
+	for (long i = 0; i < n; i++)
+		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			fail("write /dev/null: %s", strerror(errno));
+	close(fd);
+	return 0;
+}
+
+static int do_signalfd(long n)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	for (long i = 0; i < n; i++) {
+		int fd = signalfd(-1, &set, SFD_CLOEXEC);
+
+		if (fd < 0)
+			fail("signalfd: %s", strerror(errno));
+		close(fd);
+	}
+	return 0;
+}
+
+static int do_pidfd(long n)
+{
+	for (long i = 0; i < n; i++) {
+		int fd = syscall(SYS_pidfd_open, getpid(), 0);
+
+		if (fd < 0)
+			fail("pidfd_open: %s", strerror(errno));
+		close(fd);
+	}
+	return 0;
+}
+
+static int do_lock(long n)
+{
+	struct flock on = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1 };
+	struct flock off = { .l_type = F_UNLCK, .l_whence = SEEK_SET, .l_len = 1 };
+	int fd = memfd_create("wl-lock", MFD_CLOEXEC);
+
+	if (fd < 0)
+		fail("memfd_create: %s", strerror(errno));
+	for (long i = 0; i < n; i++)
+		if (fcntl(fd, F_SETLK, &on) || fcntl(fd, F_SETLK, &off))
+			fail("fcntl F_SETLK: %s", strerror(errno));
+	close(fd);
+	return 0;
+}
+
+static int do_ptimer(long n)
+{
+	struct sigevent ev = { .sigev_notify = SIGEV_NONE };
+	struct itimerspec on = { .it_value = { 60, 0 } };
+
+	for (long i = 0; i < n; i++) {
+		timer_t t;
+
+		if (syscall(SYS_timer_create, CLOCK_MONOTONIC, &ev, &t) ||
+		    syscall(SYS_timer_settime, t, 0, &on, NULL) || syscall(SYS_timer_delete, t))
+			fail("timer: %s", strerror(errno));
+	}
+	return 0;
+}
+
+static int do_msg(long n)
+{
+	struct {
+		long type;
+		char text[64];
+	} m = { 1, "bpfgraph-wl" };
+	int q = msgget(IPC_PRIVATE, IPC_CREAT | 0600), err = 0;
+
+	if (q < 0)
+		fail("msgget: %s", strerror(errno));
+	for (long i = 0; i < n && !err; i++)
+		if (msgsnd(q, &m, sizeof(m.text), 0) ||
+		    msgrcv(q, &m, sizeof(m.text), 0, IPC_NOWAIT) != sizeof(m.text)) {
+			fprintf(stderr, "wl: msgsnd/msgrcv: %s\n", strerror(errno));
+			err = -1;
+		}
+	msgctl(q, IPC_RMID, NULL);
+	return err;
+}
+
+static int do_socketpair(long n)
+{
+	for (long i = 0; i < n; i++) {
+		int sv[2];
+
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+			fail("socketpair: %s", strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+	}
+	return 0;
+}
+
+static int do_chmod(long n)
+{
+	for (long i = 0; i < n; i++)
+		if (chmod("/tmp", 01777))
+			fail("chmod /tmp: %s", strerror(errno));
+	return 0;
+}
+
+/* A shared mapping of a memfd's page: each write after the punch faults it in again. */
+static int do_shmfault(long n)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	int fd = memfd_create("wl-shm", MFD_CLOEXEC);
+	char *p;
+
+	if (fd < 0 || ftruncate(fd, pg))
+		fail("memfd: %s", strerror(errno));
+	p = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		fail("mmap: %s", strerror(errno));
+	for (long i = 0; i < n; i++) {
+		p[0] = 1;
+		if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, pg))
+			fail("fallocate: %s", strerror(errno));
+	}
+	munmap(p, pg);
+	close(fd);
+	return 0;
+}
+
+static int do_ioctl(long n)
+{
+	int p[2], avail;
+
+	if (pipe(p) || write(p[1], "x", 1) != 1)
+		fail("pipe: %s", strerror(errno));
+	for (long i = 0; i < n; i++)
+		if (ioctl(p[0], FIONREAD, &avail) || avail != 1)
+			fail("ioctl FIONREAD: %s", strerror(errno));
+	close(p[0]);
+	close(p[1]);
+	return 0;
+}
+
 /* The commands after "exec N" (set by main): the exec'd program runs them. */
 static char **exec_rest;
 static int exec_nrest;
@@ -1144,7 +1427,13 @@ static const struct cmd {
 	{ "thread", do_thread },     { "sigmask", do_sigmask }, { "sigaction", do_sigaction },
 	{ "unlink", do_unlink },     { "fallocate", do_fallocate }, { "sysinfo", do_sysinfo },
 	{ "uname", do_uname },	     { "itimer", do_itimer }, { "prlimit", do_prlimit },
-	{ "affinity", do_affinity },
+	{ "affinity", do_affinity }, { "usleep", do_usleep }, { "procstat", do_procstat },
+	{ "lock", do_lock },	     { "ptimer", do_ptimer }, { "msg", do_msg },
+	{ "socketpair", do_socketpair }, { "chmod", do_chmod }, { "shmfault", do_shmfault },
+	{ "ioctl", do_ioctl },	     { "sysfs", do_sysfs }, { "copyrange", do_copyrange },
+	{ "flock", do_flock },	     { "readlink", do_readlink }, { "access", do_access },
+	{ "xattr", do_xattr },	     { "prctl", do_prctl }, { "rusage", do_rusage },
+	{ "nullwrite", do_nullwrite }, { "signalfd", do_signalfd }, { "pidfd", do_pidfd },
 };
 
 static int usage(void)
@@ -1156,8 +1445,10 @@ static int usage(void)
 		"       epoll unix fsops brk madvise poll eventfd socket yield\n"
 		"       getrandom dup pipe2 exec sendfile splice inotify truncate\n"
 		"       mremap mlock thread sigmask sigaction unlink fallocate sysinfo\n"
-		"       uname itimer prlimit affinity (N times),\n"
-		"       sleep spin readloop (N milliseconds)\n");
+		"       uname itimer prlimit affinity procstat lock ptimer msg\n"
+		"       socketpair chmod shmfault ioctl sysfs copyrange flock readlink\n"
+		"       access xattr prctl rusage nullwrite signalfd pidfd (N times),\n"
+		"       sleep spin readloop (N milliseconds), usleep (N microseconds)\n");
 	return 2;
 }
 
