@@ -325,8 +325,12 @@ int bg_net_leave(struct pt_regs *regs)
 	}
 	/* Two threads returning at once may both see 0: a second SIGSTOP does nothing. */
 	__sync_fetch_and_add(&bg_net_open, -1);
-	/* A call exec made, before the command's own code ran: not the first. */
-	if (bg_net_open <= 0 && (!bg_net_wait_exec || bg_net_exec_ns)) {
+	/*
+	 * A call exec made, before the command's own code ran: not the first.
+	 * Not atomic either: two threads ending calls at once count one.
+	 */
+	if (bg_net_open <= 0 && (!bg_net_wait_exec || bg_net_exec_ns) &&
+	    ++bg_net_ended >= bg_net_calls) {
 		bg_net_armed = 0;
 		bg_pausing = 1;
 		/* function_graph draws the signal's sending here as a graph of its own. */

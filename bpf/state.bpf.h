@@ -121,6 +121,13 @@ volatile __u32 bg_net_nret = 0;
 volatile __u32 bg_net_wait_exec = 0;
 volatile __u64 bg_net_exec_ns = 0;
 /*
+ * How many of the command's calls after its exec the net records
+ * (--first-calls, set by user space before it arms the net), and how
+ * many have ended: the last of them stops the command.
+ */
+volatile __u32 bg_net_calls = 0; /* 0: one */
+volatile __u32 bg_net_ended = 0;
+/*
  * A stop of the command (bg_pause_tgid) is under way: set by user space
  * before its SIGSTOP and by the programs before theirs, cleared by user
  * space before its SIGCONT. A thread of the command that enters the

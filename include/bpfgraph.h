@@ -181,7 +181,7 @@ struct bg_rec {
  * its value (before 6.5, or CONFIG_FUNCTION_GRAPH_RETVAL off: the
  * reader puts it there). The first BG_NET_RETS are kept.
  */
-#define BG_NET_RETS 16
+#define BG_NET_RETS 64
 struct bg_net_ret {
 	__u64 ns; /* bpf_ktime_get_ns() at the return */
 	__u64 val; /* the return register */

@@ -214,14 +214,16 @@ BG_VM_KERNEL_ONLY=${BG_VM_KERNEL_ONLY-7.3:trace_args 6.12:steady}
 # kprobe.session links (about 150 s of 6.12's host clock; 7.3's path is
 # the same, its 130 s left out of CI's hour: BG_VM_KERNEL_ALSO="...
 # 7.3:ftnet_running").
-BG_VM_KERNEL_ALSO=${BG_VM_KERNEL_ALSO-6.12:stop_bounds 7.3:tracecmd_dat 6.12:ftnet_running}
+# first_calls on 7.3 too (the stop probes' count on kprobe.session's
+# kernels; 6.12's is the same path), and in 6.1's second boot.
+BG_VM_KERNEL_ALSO=${BG_VM_KERNEL_ALSO-6.12:stop_bounds 7.3:tracecmd_dat 6.12:ftnet_running 7.3:first_calls}
 # Scenarios of a kernel's host clock that boot apart from the others,
 # KERNEL:SCENARIO: 6.1's host clock boot took 3 074 s in a CI run, against
 # the 3 300 s one boot may take (BG_VM_TIMEOUT). Its slowest three (each
 # fentry link is released on its own there, after a grace period) in a
 # second boot keep both far from that limit; the second boot is a job like
 # the others, so the total stays the same.
-BG_VM_SECOND_BOOT=${BG_VM_SECOND_BOOT-6.1:stop_bounds 6.1:soak 6.1:no_leftovers}
+BG_VM_SECOND_BOOT=${BG_VM_SECOND_BOOT-6.1:stop_bounds 6.1:soak 6.1:no_leftovers 6.1:first_calls}
 # The newer kernels and their scenarios, those that must pass on every
 # kernel: the fidelity suite is the comparison with each kernel's own
 # function_graph (on the instruction clock); dry_run_errors covers the

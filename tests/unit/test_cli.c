@@ -223,6 +223,26 @@ static void test_callee_depth_max_funcs(void **state __maybe_unused)
 		     "--max-funcs=1000001");
 }
 
+static void test_first_calls(void **state __maybe_unused)
+{
+	struct bg_opts o;
+
+	PARSE_OK(&o, "-G", "f", "--", "true");
+	assert_int_equal(o.first_calls, 1);
+	cli__free(&o);
+	PARSE_OK(&o, "-G", "f", "--first-calls=32", "--", "true");
+	assert_int_equal(o.first_calls, 32);
+	cli__free(&o);
+	EXPECT_USAGE("invalid --first-calls '33': out of range 1..32", "-G", "f",
+		     "--first-calls=33", "--", "true");
+	EXPECT_USAGE("invalid --first-calls '0'", "-G", "f", "--first-calls=0", "--", "true");
+	/* the net's end without a command is its first graph's end */
+	EXPECT_USAGE("--first-calls counts a COMMAND's calls", "-G", "f", "--first-calls=2",
+		     "-p", "1");
+	PARSE_OK(&o, "-G", "f", "--first-calls=1", "-p", "1");
+	cli__free(&o);
+}
+
 /* ---- numbers ---------------------------------------------------------- */
 
 static void test_max_depth(void **state __maybe_unused)
@@ -1273,6 +1293,7 @@ int main(void)
 		cmocka_unit_test(test_globs),
 		cmocka_unit_test(test_glob_errors),
 		cmocka_unit_test(test_callee_depth_max_funcs),
+		cmocka_unit_test(test_first_calls),
 		cmocka_unit_test(test_max_depth),
 		cmocka_unit_test(test_number_garbage),
 		cmocka_unit_test(test_thresh),

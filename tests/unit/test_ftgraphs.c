@@ -158,6 +158,49 @@ static void test_exec_calls_not_first(void **state)
 }
 
 /* Another thread's graph under way when the first ends goes on as read. */
+/* As live_ftnet.c's with --first-calls=3: the third end after ts 100 is the last. */
+static unsigned int ends;
+
+static bool third_after_100(void *ctx, const struct bg_rec *end)
+{
+	(void)ctx;
+	return end->ts >= 100 && ++ends >= 3;
+}
+
+/*
+ * The net's first calls: graphs ended before the last of them are shown
+ * as read, none held; graphs begun after its end are held.
+ */
+static void test_first_calls_not_held(void **state)
+{
+	struct ftgraphs g;
+	struct seen s;
+
+	(void)state;
+	ends = 0;
+	init_with(&g, &s, third_after_100);
+	call(&g, 7, 10);
+	call(&g, 7, 100);
+	call(&g, 7, 110);
+	assert_int_equal(s.n, 15);
+	assert_false(g.first_over);
+	assert_int_equal(s.firsts, 0);
+	take(&g, BG_REC_ENTRY, 7, 0, 120);
+	/* the third: as read, still */
+	assert_int_equal(s.n, 17);
+	take(&g, BG_REC_EXIT, 7, 0, 121);
+	assert_true(g.first_over);
+	assert_int_equal(s.firsts, 1);
+	assert_int_equal(ends, 3);
+	/* a fourth: held until its end */
+	take(&g, BG_REC_ENTRY, 7, 0, 130);
+	assert_int_equal(s.n, 18);
+	take(&g, BG_REC_EXIT, 7, 0, 131);
+	assert_int_equal(s.n, 21);
+	assert_int_equal(ends, 3);
+	ftg__free(&g);
+}
+
 static void test_concurrent_graph_not_held(void **state)
 {
 	struct ftgraphs g;
@@ -394,6 +437,7 @@ int main(void)
 		cmocka_unit_test(test_first_passes_later_held_until_end),
 		cmocka_unit_test(test_concurrent_graph_not_held),
 		cmocka_unit_test(test_exec_calls_not_first),
+		cmocka_unit_test(test_first_calls_not_held),
 		cmocka_unit_test(test_drop_cuts_held_graphs),
 		cmocka_unit_test(test_drop_in_first_call),
 		cmocka_unit_test(test_unended_held_graphs_cut),

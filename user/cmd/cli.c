@@ -40,6 +40,7 @@ enum {
 	K_HOOK,
 	K_WIDE,
 	K_WIDE_MEM,
+	K_FIRST_CALLS,
 	K_WAIT_DETACH,
 	K_ARGS_DETAIL,
 	K_STRICT,
@@ -107,6 +108,10 @@ const struct cli_opt cli_opts[] = {
 	  "preallocates them per function and CPU\n(6.10-6.13; default 32M, 0: no limit);\n"
 	  "past it, functions far from the plan\nget an entry hook only, their first\n"
 	  "calls drawn as leaves" },
+	{ "first-calls", K_FIRST_CALLS, "N", G_SELECT, cli_set_u32, OFF(first_calls), 1,
+	  BG_MAX_FIRST_CALLS, "with a COMMAND, where function_graph\nrecords its first traced call (--wide):\n"
+	  "its first N calls after its exec, not\nonly the first (default 1, at most 32):\n"
+	  "a path first taken by a later one of\nthem is drawn whole too" },
 	{ "max-funcs", K_MAX_FUNCS, "N", G_SELECT, cli_set_u32, OFF(max_funcs), 1,
 	  BG_MAX_MAX_FUNCS, "refuse plans of more than N functions\n(default 2000)" },
 
@@ -288,6 +293,7 @@ static void set_defaults(struct bg_opts *o)
 	o->dialect = BG_DEF_DIALECT;
 	o->buffer_size = BG_DEF_BUFFER_SIZE;
 	o->wide_mem = BG_DEF_WIDE_MEM;
+	o->first_calls = 1;
 }
 
 /* getopt_long()'s tables, built from cli_opts[]. */
@@ -516,6 +522,9 @@ static int check_conflicts(struct cli_ctx *c)
 	if (o->nr_pids && o->command_argc)
 		return cli_usage_err(c->err,
 				     "-p/--pid and a COMMAND exclude each other: the COMMAND is what gets traced");
+	if (o->first_calls > 1 && !o->command_argc)
+		return cli_usage_err(c->err, "--first-calls counts a COMMAND's calls: give one "
+				     "(-p and system-wide traces end the net at their first call's end)");
 	if (o->inherit && !o->nr_pids && !o->command_argc)
 		return cli_usage_err(c->err, "--inherit follows the tasks of -p PID or of a "
 				     "COMMAND: give one of them");

@@ -27,6 +27,8 @@
 #define BG_MAX_CALLEE_DEPTH 16
 #define BG_DEF_MAX_FUNCS 2000
 #define BG_MAX_MAX_FUNCS 1000000
+/* --first-calls: at most this many of a COMMAND's calls by function_graph */
+#define BG_MAX_FIRST_CALLS 32
 #define BG_MAX_PIDS 1024 /* bg_pids map size; --inherit: BG_INHERIT_PIDS */
 /* --inherit: tasks traced at once (64 bytes each in the kernel, preallocated) */
 #define BG_INHERIT_PIDS 32768
@@ -93,6 +95,7 @@ struct bg_opts {
 	enum bg_hook hook; /* --hook (--kprobes: BG_HOOK_KPROBE) */
 	enum bg_wide wide; /* --wide */
 	uint64_t wide_mem; /* --wide-mem: bytes for the net's return hooks; 0: no limit */
+	uint32_t first_calls; /* --first-calls: a COMMAND's calls the ftrace net records */
 
 	/* Output */
 	uint32_t flags; /* BG_O_*, for out_text_opts.flags */

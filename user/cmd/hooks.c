@@ -172,6 +172,7 @@ int run__attach_ftnet(struct run *r, const struct bg_opts *o, const struct kerne
 	struct ftnet_opts fo = {
 		.pid = r->s.child, .irqs = o->flags & BG_O_IRQS, .max_depth = o->max_depth,
 		.pids = o->pids, .npids = o->nr_pids, .self = getpid(),
+		.calls = r->s.child > 0 ? o->first_calls : 0,
 	};
 	char why[256], **graph;
 	int err;

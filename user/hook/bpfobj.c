@@ -53,6 +53,7 @@ SAME_SIZE(bg_epoch, uint32_t);
 SAME_SIZE(bg_merging, uint32_t);
 SAME_SIZE(bg_net_armed, uint32_t);
 SAME_SIZE(bg_net_wait_exec, uint32_t);
+SAME_SIZE(bg_net_calls, uint32_t);
 SAME_SIZE(bg_net_exec_ns, uint64_t);
 SAME_SIZE(bg_pausing, uint32_t);
 SAME_SIZE(bg_cont_ns, uint64_t);
@@ -376,6 +377,7 @@ static void set_vars(struct bpfobj *o)
 		.stop_req = &b->bg_stop_req,
 		.net_armed = &b->bg_net_armed,
 		.net_wait_exec = &b->bg_net_wait_exec,
+		.net_calls = &b->bg_net_calls,
 		.net_exec_ns = (volatile uint64_t *)&b->bg_net_exec_ns,
 		.pausing = &b->bg_pausing, .cont_ns = (volatile uint64_t *)&b->bg_cont_ns,
 		.pause_win_tid = &b->bg_pause_win_tid,

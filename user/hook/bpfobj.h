@@ -76,6 +76,7 @@ struct bpfobj_vars {
 	volatile uint32_t *stop_req; /* bg_stop_req */
 	volatile uint32_t *net_armed; /* bg_net_armed */
 	volatile uint32_t *net_wait_exec; /* bg_net_wait_exec */
+	volatile uint32_t *net_calls; /* bg_net_calls: --first-calls */
 	volatile uint64_t *net_exec_ns; /* bg_net_exec_ns */
 	/* bg_pausing, bg_pause_win_tid, bg_cont_ns, bg_pause_win_ns, bg_pause_end_ns, bg_net_sig_ns[2] */
 	volatile uint32_t *pausing, *pause_win_tid;

@@ -40,6 +40,12 @@ struct ftnet_opts {
 	pid_t self;
 	bool irqs; /* funcgraph-irqs: interrupt work inside a graph */
 	unsigned int max_depth; /* max_graph_depth; 0: none */
+	/*
+	 * A command's calls it records (--first-calls; 0: one): the last of
+	 * them to end stops the command (live_ftnet.c). Not with -p or
+	 * system-wide, where the first graph's end closes it.
+	 */
+	unsigned int calls;
 	/* Where tracefs is mounted; NULL: /sys/kernel/tracing, then debugfs's. */
 	const char *root;
 };

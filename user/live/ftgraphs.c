@@ -109,7 +109,7 @@ static int graph_start(struct ftgraphs *g, const struct bg_rec *r, struct ftg_ta
 /* A graph's end (its top-level exit): a held one goes to the session whole. */
 static int graph_end(struct ftgraphs *g, struct ftg_task *t, const struct bg_rec *end)
 {
-	bool first = !g->first_over && (!g->ops.is_first || g->ops.is_first(g->ops.ctx, end));
+	bool first;
 	int err = 0;
 
 	if (t->foreign) {
@@ -125,6 +125,8 @@ static int graph_end(struct ftgraphs *g, struct ftg_task *t, const struct bg_rec
 	for (size_t i = 0; t->held && i < t->n && !err; i++)
 		err = g->ops.pass(g->ops.ctx, &t->rec[i]);
 	task_drop(g, t);
+	/* Asked once a graph: is_first may count the ends. */
+	first = !g->first_over && (!g->ops.is_first || g->ops.is_first(g->ops.ctx, end));
 	if (!first)
 		return err;
 	g->first_over = true;

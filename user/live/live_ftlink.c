@@ -160,16 +160,20 @@ static void link_all(struct live *l, bool callees, struct linked *k)
 
 static void print_linked(const struct live *l, const struct linked *k)
 {
-	if (l->verbose)
-		fprintf(stderr, "bpfgraph: first traced call over: function_graph recorded %llu "
-			"records of %zu functions; %u of them not in the plan (planned in %.2f s), "
-			"the plan and %u direct callees of them linked (%u more cannot be hooked; "
-			"%u %s), %.2f s\n",
-			(unsigned long long)l->ft_records, l->ft_n, l->wide_met, k->plan_s,
-			l->met_callees, k->cannot, k->failed,
-			tier__trampolines(&l->tier) ? "refused trampolines, left to kprobes" :
-						      "refused by the kernel",
-			links__now() - k->t0);
+	if (!l->verbose)
+		return;
+	if (l->ft_ends > 1)
+		fprintf(stderr, "bpfgraph: first %u traced calls over (--first-calls): ", l->ft_ends);
+	else
+		fprintf(stderr, "bpfgraph: first traced call over: ");
+	fprintf(stderr, "function_graph recorded %llu records of %zu functions; %u of them not "
+		"in the plan (planned in %.2f s), the plan and %u direct callees of them linked "
+		"(%u more cannot be hooked; %u %s), %.2f s\n",
+		(unsigned long long)l->ft_records, l->ft_n, l->wide_met, k->plan_s,
+		l->met_callees, k->cannot, k->failed,
+		tier__trampolines(&l->tier) ? "refused trampolines, left to kprobes" :
+					      "refused by the kernel",
+		links__now() - k->t0);
 }
 
 /*

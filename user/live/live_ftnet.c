@@ -230,10 +230,13 @@ static bool is_first(void *ctx, const struct bg_rec *end)
 	const struct bpfobj_vars *v = bpfobj__vars(l->obj);
 	uint64_t exec_ns;
 
-	if (!l->ft_exec || !v)
-		return true;
-	exec_ns = __atomic_load_n(v->net_exec_ns, __ATOMIC_ACQUIRE);
-	return exec_ns && end->ts >= exec_ns;
+	if (l->ft_exec && v) {
+		exec_ns = __atomic_load_n(v->net_exec_ns, __ATOMIC_ACQUIRE);
+		if (!exec_ns || end->ts < exec_ns)
+			return false;
+	}
+	/* With --first-calls=N, the Nth to end is the net's last. */
+	return ++l->ft_ends >= l->ft_calls;
 }
 
 /*
@@ -297,6 +300,7 @@ static void on_lost(void *ctx, uint32_t cpu, uint64_t count)
  * by the same thread, microseconds apart. The nearest within RET_NEAR_NS
  * not used yet gives it.
  */
+_Static_assert(BG_NET_RETS <= 64, "ft_ret_used has a bit a slot");
 #define RET_NEAR_NS 5000000ULL
 
 static void net_retval(struct live *l, struct bg_rec *r)
@@ -313,7 +317,7 @@ static void net_retval(struct live *l, struct bg_rec *r)
 	for (uint32_t i = 0; i < n && i < BG_NET_RETS; i++) {
 		uint64_t ns = v->net_ret[i].ns, d;
 
-		if (!ns || v->net_ret[i].tid != r->pid || (l->ft_ret_used & (1U << i)))
+		if (!ns || v->net_ret[i].tid != r->pid || (l->ft_ret_used & (1ULL << i)))
 			continue;
 		d = ns > r->ts ? ns - r->ts : r->ts - ns;
 		if (d < best) {
@@ -323,7 +327,7 @@ static void net_retval(struct live *l, struct bg_rec *r)
 	}
 	if (at < 0)
 		return;
-	l->ft_ret_used |= 1U << at;
+	l->ft_ret_used |= 1ULL << at;
 	r->val = v->net_ret[at].val;
 	r->type &= (uint8_t)~BG_RF_NOVAL;
 }
@@ -467,6 +471,7 @@ static void stop_probes(struct live *l)
 		return;
 	}
 	exec_probe(l);
+	__atomic_store_n(v->net_calls, l->ft_calls, __ATOMIC_RELEASE);
 	__atomic_store_n(v->net_armed, 1, __ATOMIC_RELEASE);
 }
 
@@ -626,6 +631,7 @@ int live__open_ftnet(struct live *l, const struct ftnet_opts *o, int (*link_plan
 	l->ft = ftnet__new(o, why, cap);
 	if (!l->ft)
 		return -errno;
+	l->ft_calls = o->calls;
 	l->ft_used = true;
 	l->link_plan = link_plan;
 	l->link_ctx = ctx;

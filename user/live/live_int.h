@@ -68,8 +68,10 @@ struct live {
 	struct bpf_link **ft_stop;
 	size_t ft_nstop;
 	bool ft_exec; /* the first call is the first to end after the command's exec */
+	uint32_t ft_calls; /* calls the net records (--first-calls; 0: one) */
+	uint32_t ft_ends; /* of them, ended so far (is_first) */
 	bool ft_end_unread; /* the stop probe ended the first call before its end was read */
-	uint32_t ft_ret_used; /* the stop probe's returns (bg_net_ret) put on an exit */
+	uint64_t ft_ret_used; /* the stop probe's returns (bg_net_ret) put on an exit */
 	/* The last task's name record (comm_of()): a busy task's graphs read /proc once. */
 	struct bg_rec ft_comm;
 	/* The plan's hooks, made once it is over (live__open_ftnet). */
