@@ -233,8 +233,9 @@ for t in $tiers; do
 		sh -c "read x <go.$t; exec /bin/wl openmiss 1 pause 1 fifo 1 sleep 600000" &
 		wp=$!
 		s=$(up)
+		# --wide-wait=0: the net is measured open, before the call (pipe_before).
 		# shellcheck disable=SC2086
-		bpfgraph $o -v -G "$F" -p $wp >$t.ss.txt 2>$t.ss.err &
+		bpfgraph $o -v --wide-wait=0 -G "$F" -p $wp >$t.ss.txt 2>$t.ss.err &
 		bp=$!
 		wait_for '^bpfgraph: tracing ' $t.ss.err 600
 		res "$t start $(since "$s")"

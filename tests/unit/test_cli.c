@@ -243,6 +243,24 @@ static void test_first_calls(void **state __maybe_unused)
 	cli__free(&o);
 }
 
+static void test_wide_wait(void **state __maybe_unused)
+{
+	struct bg_opts o;
+
+	PARSE_OK(&o, "-G", "f");
+	assert_int_equal(o.wide_wait_ms, 5000);
+	cli__free(&o);
+	PARSE_OK(&o, "-G", "f", "--wide-wait=0");
+	assert_int_equal(o.wide_wait_ms, 0);
+	cli__free(&o);
+	PARSE_OK(&o, "-G", "f", "--wide-wait=0.25");
+	assert_int_equal(o.wide_wait_ms, 250);
+	cli__free(&o);
+	EXPECT_USAGE("invalid --wide-wait 'x': expected seconds", "-G", "f", "--wide-wait=x");
+	/* -d keeps refusing 0 */
+	EXPECT_USAGE("invalid --duration '0': out of range 0.001..", "-G", "f", "-d", "0");
+}
+
 /* ---- numbers ---------------------------------------------------------- */
 
 static void test_max_depth(void **state __maybe_unused)
@@ -1294,6 +1312,7 @@ int main(void)
 		cmocka_unit_test(test_glob_errors),
 		cmocka_unit_test(test_callee_depth_max_funcs),
 		cmocka_unit_test(test_first_calls),
+		cmocka_unit_test(test_wide_wait),
 		cmocka_unit_test(test_max_depth),
 		cmocka_unit_test(test_number_garbage),
 		cmocka_unit_test(test_thresh),

@@ -39,6 +39,43 @@ static void test_open_waits_for_first_call(void **state)
 	assert_true(netfsm__recording(&m));
 }
 
+/*
+ * Running, bounded: no traced call within wait_s, and none under way,
+ * closes it as a first call's end would; a call under way holds it; a
+ * command's net (paused) and an unbounded one wait.
+ */
+static void test_bound_closes_a_net_no_call_reached(void **state)
+{
+	struct netfsm m;
+	enum net_action a[4];
+	struct net_input in = at(104.9);
+
+	(void)state;
+	netfsm__open(&m, false, false);
+	netfsm__bound(&m, 100, 5);
+	assert_int_equal(run(&m, in, a, 4), 0);
+	in.now = 105;
+	in.active = true;
+	assert_int_equal(run(&m, in, a, 4), 0);
+	assert_false(m.waited_out);
+	in.active = false;
+	/* nothing under way: closed at once */
+	assert_int_equal(run(&m, in, a, 4), 3);
+	assert_int_equal(a[0], NET_ACT_LINK_MET);
+	assert_int_equal(a[1], NET_ACT_HAND_OVER);
+	assert_int_equal(a[2], NET_ACT_CLOSE);
+	assert_true(m.waited_out);
+
+	netfsm__open(&m, true, false);
+	netfsm__bound(&m, 100, 5);
+	assert_int_equal(run(&m, at(1000), a, 4), 0);
+	assert_int_equal(m.state, NET_OPEN);
+	netfsm__open(&m, false, false);
+	netfsm__bound(&m, 100, 0);
+	assert_int_equal(run(&m, at(1000), a, 4), 0);
+	assert_false(m.waited_out);
+}
+
 /* Running: link beside the net, then hand over, in this order, in one poll. */
 static void test_running_links_before_hand_over(void **state)
 {
@@ -142,6 +179,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_open_waits_for_first_call),
+		cmocka_unit_test(test_bound_closes_a_net_no_call_reached),
 		cmocka_unit_test(test_running_links_before_hand_over),
 		cmocka_unit_test(test_paused_links_after_close),
 		cmocka_unit_test(test_close_and_done_in_one_poll),

@@ -41,6 +41,7 @@ enum {
 	K_WIDE,
 	K_WIDE_MEM,
 	K_FIRST_CALLS,
+	K_WIDE_WAIT,
 	K_WAIT_DETACH,
 	K_ARGS_DETAIL,
 	K_STRICT,
@@ -108,6 +109,10 @@ const struct cli_opt cli_opts[] = {
 	  "preallocates them per function and CPU\n(6.10-6.13; default 32M, 0: no limit);\n"
 	  "past it, functions far from the plan\nget an entry hook only, their first\n"
 	  "calls drawn as leaves" },
+	{ "wide-wait", K_WIDE_WAIT, "SECONDS", G_SELECT, cli_set_wide_wait, 0, 0, 0,
+	  "without a COMMAND, how long the wide net\n(which slows every task) waits for a\n"
+	  "first traced call to begin; then it\ncloses, the first call drawn from the\n"
+	  "plan (default 5, 0: until one comes)" },
 	{ "first-calls", K_FIRST_CALLS, "N", G_SELECT, cli_set_u32, OFF(first_calls), 1,
 	  BG_MAX_FIRST_CALLS, "with a COMMAND, where function_graph\nrecords its first traced call (--wide):\n"
 	  "its first N calls after its exec, not\nonly the first (default 1, at most 32):\n"
@@ -294,6 +299,7 @@ static void set_defaults(struct bg_opts *o)
 	o->buffer_size = BG_DEF_BUFFER_SIZE;
 	o->wide_mem = BG_DEF_WIDE_MEM;
 	o->first_calls = 1;
+	o->wide_wait_ms = BG_DEF_WIDE_WAIT_MS;
 }
 
 /* getopt_long()'s tables, built from cli_opts[]. */

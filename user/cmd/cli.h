@@ -29,6 +29,8 @@
 #define BG_MAX_MAX_FUNCS 1000000
 /* --first-calls: at most this many of a COMMAND's calls by function_graph */
 #define BG_MAX_FIRST_CALLS 32
+/* --wide-wait: how long the wide net waits for a first call without a command, ms */
+#define BG_DEF_WIDE_WAIT_MS 5000
 #define BG_MAX_PIDS 1024 /* bg_pids map size; --inherit: BG_INHERIT_PIDS */
 /* --inherit: tasks traced at once (64 bytes each in the kernel, preallocated) */
 #define BG_INHERIT_PIDS 32768
@@ -96,6 +98,7 @@ struct bg_opts {
 	enum bg_wide wide; /* --wide */
 	uint64_t wide_mem; /* --wide-mem: bytes for the net's return hooks; 0: no limit */
 	uint32_t first_calls; /* --first-calls: a COMMAND's calls the ftrace net records */
+	uint64_t wide_wait_ms; /* --wide-wait: the wide net's wait for a first call; 0: no bound */
 
 	/* Output */
 	uint32_t flags; /* BG_O_*, for out_text_opts.flags */

@@ -108,6 +108,7 @@ int cli_set_pids(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_cpus(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_comm(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_duration(struct cli_ctx *c, const struct cli_opt *d, char *arg);
+int cli_set_wide_wait(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_trace_opts(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_graph_opts(struct cli_ctx *c, const struct cli_opt *d, char *arg);
 int cli_set_compat(struct cli_ctx *c, const struct cli_opt *d, char *arg);

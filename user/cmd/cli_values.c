@@ -71,9 +71,8 @@ int cli_set_thresh(struct cli_ctx *c, const struct cli_opt *d, char *arg)
 	return err;
 }
 
-/* "SECONDS[.FRACTION]", at most millisecond precision, more than 0. */
-int cli_set_duration(struct cli_ctx *c,
-		     const struct cli_opt *d __maybe_unused, char *arg)
+/* "SECONDS[.FRACTION]" into *out in ms, at most millisecond precision, 0 if zero_ok. */
+static int parse_seconds(struct cli_ctx *c, char *arg, uint64_t *out, bool zero_ok)
 {
 	char ipart[24];
 	const char *dot = strchr(arg, '.');
@@ -98,15 +97,25 @@ int cli_set_duration(struct cli_ctx *c,
 	}
 	for (i = dot ? i : 1; i <= 3; i++)
 		ms *= 10;
-	if (err || s > BG_MAX_DURATION_S || (s == 0 && ms == 0) ||
+	if (err || s > BG_MAX_DURATION_S || (s == 0 && ms == 0 && !zero_ok) ||
 	    s * 1000 + ms > BG_MAX_DURATION_S * 1000)
-		return cli_usage_err(c->err, "invalid %s '%s': out of range 0.001..%llu",
-				     c->name, arg, BG_MAX_DURATION_S);
-	c->o->duration_ms = s * 1000 + ms;
+		return cli_usage_err(c->err, "invalid %s '%s': out of range %s..%llu",
+				     c->name, arg, zero_ok ? "0" : "0.001", BG_MAX_DURATION_S);
+	*out = s * 1000 + ms;
 	return 0;
 bad:
 	return cli_usage_err(c->err, "invalid %s '%s': expected seconds, like 2 or 0.5",
 			     c->name, arg);
+}
+
+int cli_set_duration(struct cli_ctx *c, const struct cli_opt *d __maybe_unused, char *arg)
+{
+	return parse_seconds(c, arg, &c->o->duration_ms, false);
+}
+
+int cli_set_wide_wait(struct cli_ctx *c, const struct cli_opt *d __maybe_unused, char *arg)
+{
+	return parse_seconds(c, arg, &c->o->wide_wait_ms, true);
 }
 
 /* "SIZE[K|M|G]": powers of two from 64K to 1G. */

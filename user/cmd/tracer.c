@@ -215,6 +215,7 @@ static int run_open(struct run *r, const struct bg_opts *o, struct plan *p,
 		.plan = p, .po = plan_opts_of(o, k), .tier = k->tier,
 		.fprobe_fgraph = k->caps.fprobe_fgraph,
 		.wide_always = o->wide == BG_WIDE_ALWAYS, .progress = isatty(STDERR_FILENO),
+		.wide_wait_s = o->wide_wait_ms / 1000.0,
 		.verbose = o->verbosity,
 	};
 	struct wide *w = k->wide_list;

@@ -531,6 +531,7 @@ struct live *live__new(const struct live_opts *o)
 	l->fprobe_fgraph = o->fprobe_fgraph;
 	l->w = o->wide;
 	l->wide_always = o->wide_always;
+	l->wide_wait_s = o->wide_wait_s;
 	l->progress = o->progress;
 	l->verbose = o->verbose;
 	return l;

@@ -36,6 +36,7 @@ struct live_opts {
 	bool fprobe_fgraph; /* caps.h: kprobe.multi links cost next to nothing each */
 	struct wide *wide; /* the wide net's list, taken over; NULL: no net */
 	bool wide_always; /* --wide=always: never narrowed */
+	double wide_wait_s; /* --wide-wait: without a command, closed if no call came; 0: never */
 	bool progress; /* progress lines on stderr */
 	int verbose;
 };

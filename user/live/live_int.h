@@ -45,6 +45,7 @@ struct live {
 	int32_t *wmap; /* function table index by wide index; -1: not met yet */
 	struct netfsm net; /* its state (netfsm.h) */
 	bool wide_always; /* --wide=always: never narrowed */
+	double wide_wait_s; /* --wide-wait (netfsm__bound) */
 	unsigned int wide_met; /* functions it found */
 	double first_end; /* the first traced call's end (running: when it was linked) */
 	bool ended_seen; /* bg_wide_ended, at the last poll */

@@ -146,7 +146,10 @@ static void link_met_now(struct live *l, const char *when, double since, bool ne
 		fprintf(stderr, "bpfgraph: wide net: what it met: %.2f s to choose, %.2f s to "
 			"link, %.2f s to narrow the net\n", t_met - t0, t_flush - t_met,
 			links__now() - t_flush);
-	if (l->verbose && net_closed)
+	if (l->verbose && l->net.waited_out)
+		fprintf(stderr, "bpfgraph: wide net: closed with no traced call (--wide-wait), "
+			"%.2f s of linking\n", links__now() - t0);
+	else if (l->verbose && net_closed)
 		fprintf(stderr, "bpfgraph: first traced call over: %u functions the wide net met "
 			"linked, and %u direct callees of them (%u refused) %s, %.2f s after it "
 			"(%.2f s of it linking)\n", l->wide_met, l->met_callees, failed, when,
@@ -215,6 +218,12 @@ static void net_act(struct live *l, enum net_action act)
 {
 	switch (act) {
 	case NET_ACT_LINK_MET:
+		/* Said without -v: the first call will be drawn from the plan. */
+		if (l->net.waited_out)
+			fprintf(stderr, "bpfgraph: no traced call began in the wide net's first "
+				"%.1f s: it is closed (it slows every task while open); the first "
+				"call is drawn from the plan and what discovery adds (--wide-wait)\n",
+				l->net.wait_s);
 		l->first_end = first_end(l);
 		link_met_now(l, "beside the net", l->first_end, false);
 		break;
@@ -352,6 +361,7 @@ int live__attach_wide(struct live *l)
 		return -ENODATA;
 	}
 	netfsm__open(&l->net, false, l->wide_always); /* paused: live__bind() */
+	netfsm__bound(&l->net, links__now(), l->wide_wait_s);
 	*bpfobj__vars(l->obj)->wide_on = 1;
 	if (l->verbose && ws->records < 0)
 		fprintf(stderr, "bpfgraph: wide net: ftrace's records not read from kernel memory "

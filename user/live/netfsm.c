@@ -6,6 +6,21 @@ void netfsm__open(struct netfsm *m, bool paused, bool always)
 	*m = (struct netfsm){ .state = always ? NET_ALWAYS : NET_OPEN, .paused = paused };
 }
 
+void netfsm__bound(struct netfsm *m, double now, double wait_s)
+{
+	m->opened_at = now;
+	m->wait_s = wait_s;
+}
+
+/* Running, no task in a graph, the bound passed: the net has waited enough. */
+static bool waited_out(struct netfsm *m, const struct net_input *in)
+{
+	if (m->paused || m->wait_s <= 0 || in->active || in->now - m->opened_at < m->wait_s)
+		return false;
+	m->waited_out = true;
+	return true;
+}
+
 static enum net_action go(struct netfsm *m, enum net_state to, enum net_action act)
 {
 	m->state = to;
@@ -23,7 +38,7 @@ enum net_action netfsm__step(struct netfsm *m, const struct net_input *in)
 {
 	switch (m->state) {
 	case NET_OPEN:
-		if (!in->first_over || in->child_exited)
+		if (in->child_exited || (!in->first_over && !waited_out(m, in)))
 			return NET_ACT_NONE;
 		if (m->paused)
 			return stop_recording(m, in, NET_ACT_STOP_PAUSE);

@@ -61,10 +61,19 @@ struct netfsm {
 	enum net_state state;
 	bool paused; /* a command to stop while the net closes */
 	double stopped_at; /* when it stopped recording */
+	/*
+	 * Running (no command): while no task is inside a graph, the net
+	 * closes wait_s after opened_at as if a first call had ended (0: it
+	 * waits for one); waited_out says it did.
+	 */
+	double opened_at, wait_s;
+	bool waited_out;
 };
 
 /* A net that records from now on (always: for the whole trace). */
 void netfsm__open(struct netfsm *m, bool paused, bool always);
+/* Running, it closes wait_s after now (0: never) if no traced call began. */
+void netfsm__bound(struct netfsm *m, double now, double wait_s);
 /* One transition for what the poll saw: the action to carry out now. */
 enum net_action netfsm__step(struct netfsm *m, const struct net_input *in);
 /* The net records (OPEN, ALWAYS, LINKING). */
