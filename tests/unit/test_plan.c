@@ -516,6 +516,12 @@ static void test_deny_list(void **state)
 	assert_null(plan__denied("do_sys_openat2"));
 	assert_null(plan__denied("_raw_spin_lock"));
 	assert_null(plan__denied("kmem_cache_alloc"));
+	/* The map helpers, not the bpf(2) syscall's map functions. */
+	assert_non_null(plan__denied("bpf_map_lookup_elem"));
+	assert_non_null(plan__denied("bpf_map_update_elem"));
+	assert_null(plan__denied("bpf_map_area_alloc"));
+	assert_null(plan__denied("bpf_map_put"));
+	assert_null(plan__denied("bpf_map_init_from_attr"));
 	/* lockdep's own, not the ordinary functions named __lock_*. */
 	assert_non_null(plan__denied("__lock_acquire"));
 	assert_non_null(plan__denied("__lock_release"));

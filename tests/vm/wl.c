@@ -100,6 +100,18 @@
  *     nullwrite N  64 bytes written to /dev/null, N times
  *     signalfd N   a signalfd for SIGUSR1 made and closed, N times
  *     pidfd N      a pidfd of the process itself opened and closed, N times
+ *     bpfmap N     a one-slot BPF array made (bpf(2)) and closed, N times
+ *     fdpass N     a descriptor passed over a Unix datagram pair (SCM_RIGHTS)
+ *                  and the copy closed, N times
+ *     sockopt N    SO_RCVBUF set on a UDP socket, N times
+ *     procdir N    the entries of /proc/self/fd read N times (one descriptor)
+ *     utimes N     utimensat("/tmp", now), N times
+ *     fsync N      fsync() of /tmp, N times
+ *     mincore N    mincore() of a written page, N times
+ *     sigwait N    SIGUSR1 raised while blocked and taken by sigtimedwait(),
+ *                  N times
+ *     getcwd N     getcwd(), N times
+ *     perfev N     a software perf event (task clock) opened and closed, N times
  *     spin MS      burn CPU in user space for MS milliseconds
  *   Several commands may follow each other: wl openmiss 3 getpid 5.
  *   --stop: stop (SIGSTOP) before running, so a tracer can be set up from
@@ -116,7 +128,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <linux/bpf.h>
 #include <linux/futex.h>
+#include <linux/perf_event.h>
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/file.h>
@@ -1379,6 +1393,179 @@ static int do_ioctl(long n)
 	return 0;
 }
 
+/* A one-slot BPF array made and closed (bpf(2): BPF_MAP_CREATE). */
+static int do_bpfmap(long n)
+{
+	for (long i = 0; i < n; i++) {
+		union bpf_attr a;
+		int fd;
+
+		memset(&a, 0, sizeof(a));
+		a.map_type = BPF_MAP_TYPE_ARRAY;
+		a.key_size = 4;
+		a.value_size = 8;
+		a.max_entries = 1;
+		fd = syscall(SYS_bpf, BPF_MAP_CREATE, &a, sizeof(a));
+		if (fd < 0)
+			fail("bpf BPF_MAP_CREATE: %s", strerror(errno));
+		close(fd);
+	}
+	return 0;
+}
+
+/* A descriptor passed over a Unix datagram pair (SCM_RIGHTS) and closed. */
+static int do_fdpass(long n)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv))
+		fail("socketpair: %s", strerror(errno));
+	for (long i = 0; i < n; i++) {
+		union {
+			char buf[CMSG_SPACE(sizeof(int))];
+			struct cmsghdr align;
+		} u;
+		char byte = 'x';
+		struct iovec iov = { &byte, 1 };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+				    .msg_controllen = sizeof(u.buf) };
+		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+		int fd = 2, got;
+
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+		if (sendmsg(sv[0], &m, 0) != 1 || recvmsg(sv[1], &m, MSG_CMSG_CLOEXEC) != 1)
+			fail("sendmsg/recvmsg SCM_RIGHTS: %s", strerror(errno));
+		c = CMSG_FIRSTHDR(&m);
+		if (!c || c->cmsg_type != SCM_RIGHTS)
+			fail("recvmsg: no descriptor came");
+		memcpy(&got, CMSG_DATA(c), sizeof(int));
+		close(got);
+	}
+	close(sv[0]);
+	close(sv[1]);
+	return 0;
+}
+
+static int do_sockopt(long n)
+{
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), v = 65536;
+
+	if (s < 0)
+		fail("socket: %s", strerror(errno));
+	for (long i = 0; i < n; i++)
+		if (setsockopt(s, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v)))
+			fail("setsockopt SO_RCVBUF: %s", strerror(errno));
+	close(s);
+	return 0;
+}
+
+/* The entries of /proc/self/fd read, n times (one descriptor). */
+static int do_procdir(long n)
+{
+	char buf[4096];
+	int fd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		fail("open /proc/self/fd: %s", strerror(errno));
+	for (long i = 0; i < n; i++) {
+		long r;
+
+		lseek(fd, 0, SEEK_SET);
+		while ((r = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+			;
+		if (r < 0)
+			fail("getdents64 /proc/self/fd: %s", strerror(errno));
+	}
+	close(fd);
+	return 0;
+}
+
+static int do_utimes(long n)
+{
+	for (long i = 0; i < n; i++)
+		if (utimensat(AT_FDCWD, "/tmp", NULL, 0))
+			fail("utimensat /tmp: %s", strerror(errno));
+	return 0;
+}
+
+static int do_fsync(long n)
+{
+	int fd = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		fail("open /tmp: %s", strerror(errno));
+	for (long i = 0; i < n; i++)
+		if (fsync(fd))
+			fail("fsync /tmp: %s", strerror(errno));
+	close(fd);
+	return 0;
+}
+
+static int do_mincore(long n)
+{
+	long pg;
+	char *p = one_page(&pg);
+	unsigned char vec;
+
+	if (!p)
+		return -1;
+	p[0] = 1;
+	for (long i = 0; i < n; i++)
+		if (mincore(p, pg, &vec))
+			fail("mincore: %s", strerror(errno));
+	munmap(p, pg);
+	return 0;
+}
+
+/* SIGUSR1 raised while blocked, then taken by sigtimedwait(). */
+static int do_sigwait(long n)
+{
+	sigset_t set, old;
+	struct timespec zero = { 0, 0 };
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	for (long i = 0; i < n; i++)
+		if (raise(SIGUSR1) || sigtimedwait(&set, NULL, &zero) != SIGUSR1)
+			fail("sigtimedwait: %s", strerror(errno));
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return 0;
+}
+
+static int do_getcwd(long n)
+{
+	char buf[256];
+
+	for (long i = 0; i < n; i++)
+		if (!getcwd(buf, sizeof(buf)))
+			fail("getcwd: %s", strerror(errno));
+	return 0;
+}
+
+/* A software perf event (the task's clock) opened and closed, n times. */
+static int do_perfev(long n)
+{
+	for (long i = 0; i < n; i++) {
+		struct perf_event_attr a;
+		int fd;
+
+		memset(&a, 0, sizeof(a));
+		a.type = PERF_TYPE_SOFTWARE;
+		a.size = sizeof(a);
+		a.config = PERF_COUNT_SW_TASK_CLOCK;
+		a.disabled = 1;
+		fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0)
+			fail("perf_event_open: %s", strerror(errno));
+		close(fd);
+	}
+	return 0;
+}
+
 /* The commands after "exec N" (set by main): the exec'd program runs them. */
 static char **exec_rest;
 static int exec_nrest;
@@ -1434,6 +1621,10 @@ static const struct cmd {
 	{ "flock", do_flock },	     { "readlink", do_readlink }, { "access", do_access },
 	{ "xattr", do_xattr },	     { "prctl", do_prctl }, { "rusage", do_rusage },
 	{ "nullwrite", do_nullwrite }, { "signalfd", do_signalfd }, { "pidfd", do_pidfd },
+	{ "bpfmap", do_bpfmap },	     { "fdpass", do_fdpass }, { "sockopt", do_sockopt },
+	{ "procdir", do_procdir },   { "utimes", do_utimes }, { "fsync", do_fsync },
+	{ "mincore", do_mincore },   { "sigwait", do_sigwait }, { "getcwd", do_getcwd },
+	{ "perfev", do_perfev },
 };
 
 static int usage(void)
@@ -1447,7 +1638,8 @@ static int usage(void)
 		"       mremap mlock thread sigmask sigaction unlink fallocate sysinfo\n"
 		"       uname itimer prlimit affinity procstat lock ptimer msg\n"
 		"       socketpair chmod shmfault ioctl sysfs copyrange flock readlink\n"
-		"       access xattr prctl rusage nullwrite signalfd pidfd (N times),\n"
+		"       access xattr prctl rusage nullwrite signalfd pidfd bpfmap fdpass\n"
+		"       sockopt procdir utimes fsync mincore sigwait getcwd perfev (N times),\n"
 		"       sleep spin readloop (N milliseconds), usleep (N microseconds)\n");
 	return 2;
 }

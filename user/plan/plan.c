@@ -29,7 +29,14 @@
  */
 static const char *const deny_globs[] = {
 	"__bpf_*", "*_bpf_prog_*", "bpf_trampoline_*", "bpf_dispatcher_*",
-	"bpf_get_*", "bpf_ktime_*", "bpf_probe_read*", "bpf_map_*", "bpf_send_signal*",
+	"bpf_get_*", "bpf_ktime_*", "bpf_probe_read*", "bpf_send_signal*",
+	/*
+	 * The map helpers our programs call; not "bpf_map_*", which also names
+	 * the bpf(2) syscall's own (bpf_map_area_alloc, bpf_map_put ...)
+	 */
+	"bpf_map_lookup_elem", "bpf_map_update_elem", "bpf_map_delete_elem",
+	"bpf_map_lookup_percpu_elem", "bpf_map_push_elem", "bpf_map_pop_elem",
+	"bpf_map_peek_elem",
 	"bpf_this_cpu_ptr", "bpf_per_cpu_ptr", "bpf_prog_start_time", "update_prog_stats",
 	"rcu_read_lock*", "rcu_read_unlock*",
 	"*ringbuf*", "irq_work_*", "arch_irq_work_raise", "*_irq_work_*",

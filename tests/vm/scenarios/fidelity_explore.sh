@@ -2,11 +2,12 @@
 # The fidelity suite (tests/vm/lib/fidelity.sh) on entry functions no
 # other suite holds, across wl's workloads, by name only:
 # BG_VM_TIMEOUT=3600 BG_VM_KERNEL=6.12 tests/vm/run.sh fidelity_explore
-# (about 20 minutes of guest time on 6.12 and 7.3, two hours on 6.1:
+# (about 25 minutes of guest time on 6.12 and 7.3, two hours on 6.1:
 # BG_VM_TIMEOUT=9000 there).
-# Not in CI: mremap and mlock miss the rcu pair called from the maple
-# tree's functions, where the kernel lets no kprobe in, so their warm
-# recall stays below the first call's (docs/tests.md, "More entry
+# Not in CI: mremap, mlock, mincore and getcwd miss the rcu pair called
+# from functions where the kernel lets no kprobe in (the maple tree's,
+# inlined path walks), so their warm recall stays below the first
+# call's; bpfmap misses more (docs/tests.md, "More entry
 # functions"). A name a kernel does not have leaves its case out.
 # bench-timeout: 7200
 # bench-default: off
@@ -59,4 +60,13 @@ run_case_any pidfd "pidfd 1" __x64_sys_pidfd_open pidfd_create
 run_case_any connect "tcp 1" tcp_v4_connect
 run_case_any accept "tcp 1" __sys_accept4 do_accept
 run_case_any netrx "udp 1" net_rx_action
+run_case_any bpfmap "bpfmap 1" map_create __sys_bpf
+run_case_any fdpass "fdpass 1" unix_dgram_sendmsg
+run_case_any fdrecv "fdpass 1" unix_dgram_recvmsg
+run_case_any sockopt "sockopt 1" do_sock_setsockopt __sys_setsockopt
+run_case_any utimes "utimes 1" do_utimes
+run_case_any fsync "fsync 1" vfs_fsync_range
+run_case_any mincore "mincore 1" __x64_sys_mincore
+run_case_any getcwd "getcwd 1" __x64_sys_getcwd
+run_case_any perfev "perfev 1" __do_sys_perf_event_open __x64_sys_perf_event_open
 oracle_cases
