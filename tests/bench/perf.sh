@@ -131,16 +131,6 @@ in_subtree() { # CASE FUNC OP N
 	done
 }
 
-# Until a line matching PATTERN is in FILE (bpfgraph saying it has attached
-# everything), for at most 600 s.
-wait_for() { # PATTERN FILE
-	_w=0
-	while ! grep -q "$1" "$2" 2>/dev/null && [ $_w -lt 3000 ]; do
-		usleep 200000
-		_w=$((_w + 1))
-	done
-}
-
 # ---- 2. unrelated cost -------------------------------------------------
 UNREL_FUNC=tcp_sendmsg
 # bpfgraph [OPTION...] on UNREL_FUNC while the unrelated workload runs:
@@ -153,7 +143,7 @@ unrel_bg() { # TAG OPTION...
 		-G $UNREL_FUNC 2>"un.$_t.err" &
 	_bp=$!
 	# -v: it says when all is attached (the trace stays empty: no TCP).
-	wait_for 'Ctrl-C to stop' "un.$_t.err"
+	wait_for 'Ctrl-C to stop' "un.$_t.err" 600
 	bwl -o "un.$_t" pipe "$np" openmiss "$no"
 	kill -INT $_bp
 	wait $_bp
@@ -217,7 +207,7 @@ startstop() { # LABEL GLOB...
 	bwl -o "ss.$l.ru" exec bpfgraph -v --wait-detach --callee-depth=0 -O nofuncgraph-irqs -o "ss.$l.txt" \
 		$args -- bwl sleep 3000 2>"ss.$l.err" &
 	bp=$!
-	wait_for '^bpfgraph: tracing ' "ss.$l.err"
+	wait_for '^bpfgraph: tracing ' "ss.$l.err" 600
 	usleep 500000
 	mem_sample "$l"
 	wait $bp

@@ -28,14 +28,6 @@ ns_of() { sed -n 's/.* ns=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
 # The timed task's own CPU time: without a tracer's reader, which shares
 # the guest's one CPU (a machine with more runs it beside the call).
 cpu_of() { sed -n 's/.* cpu_ns=\([0-9]*\).*/\1/p' "$1" | head -n 1; }
-# Until FILE has a line matching PATTERN, for at most S seconds.
-wait_for() { # PATTERN FILE S
-	_w=0
-	while ! grep -q "$1" "$2" 2>/dev/null && [ $_w -lt $(($3 * 20)) ]; do
-		usleep 50000
-		_w=$((_w + 1))
-	done
-}
 
 res "kernel $(uname -r)"
 res "func $F ncall $NCALL npipe $NPIPE"

@@ -300,8 +300,8 @@ static void on_lost(void *ctx, uint32_t cpu, uint64_t count)
  * by the same thread, microseconds apart. The nearest within RET_NEAR_NS
  * not used yet gives it.
  */
-_Static_assert(BG_NET_RETS <= 64, "ft_ret_used has a bit a slot");
 #define RET_NEAR_NS 5000000ULL
+_Static_assert(BG_NET_RETS <= 64, "ft_ret_used has a bit a slot");
 
 static void net_retval(struct live *l, struct bg_rec *r)
 {

@@ -57,6 +57,17 @@ bgloaded() {
 # milliseconds).
 loaded() { bpftool prog show 2>/dev/null | grep -q 'name bg_switch'; }
 
+# wait_for PATTERN FILE S: until FILE has a line matching PATTERN, polled
+# every 50 ms for at most S seconds; the status says whether it came.
+wait_for() {
+	_wf=0
+	while ! grep -q "$1" "$2" 2>/dev/null && [ $_wf -lt $(($3 * 20)) ]; do
+		usleep 50000
+		_wf=$((_wf + 1))
+	done
+	grep -q "$1" "$2" 2>/dev/null
+}
+
 # State letter of every wl process (R, S, T...), on one line.
 wlstate() {
 	for _p in /proc/[0-9]*; do

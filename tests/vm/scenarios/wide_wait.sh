@@ -13,16 +13,6 @@
 set -u
 . /bench/lib/guest.sh
 
-# PATTERN FILE S: wait until FILE holds a line matching PATTERN, at most S s.
-wait_line() {
-	_i=0
-	while ! grep -q "$1" "$2" 2>/dev/null && [ $_i -lt $(($3 * 10)) ]; do
-		usleep 100000
-		_i=$((_i + 1))
-	done
-	grep -q "$1" "$2" 2>/dev/null
-}
-
 /bin/wl pause 1 openmiss 3 sleep 600000 &
 p=$!
 progress "bpfgraph -v --wide=session --wide-wait=2 --callee-depth=1 -G do_sys_openat2 -p $p"
@@ -30,9 +20,9 @@ bpfgraph -v --wide=session --wide-wait=2 --callee-depth=1 -G do_sys_openat2 -p $
 	>bound.out 2>bound.err &
 b=$!
 waited=none
-if wait_line '^bpfgraph: tracing' bound.err 240; then
+if wait_for '^bpfgraph: tracing' bound.err 240; then
 	s=$(up)
-	if wait_line 'no traced call began' bound.err 60; then
+	if wait_for 'no traced call began' bound.err 60; then
 		waited=$(since "$s")
 	fi
 fi
