@@ -112,6 +112,23 @@
  *                  N times
  *     getcwd N     getcwd(), N times
  *     perfev N     a software perf event (task clock) opened and closed, N times
+ *     netlink N    the links listed over NETLINK_ROUTE (an RTM_GETLINK dump),
+ *                  N times (one socket)
+ *     setuid N     setresuid() to the ids it has (new credentials), N times
+ *     sem N        a System V semaphore raised and lowered (semop), N times
+ *     shm N        a System V shared memory segment attached, written and
+ *                  detached, N times (one segment)
+ *     memfd N      a memfd made and closed, N times
+ *     epollctl N   a pipe's end added to an epoll set and removed, N times
+ *     select N     select() on a pipe with a byte in it, N times
+ *     statfs N     statfs("/tmp"), N times
+ *     symlink N    a symbolic link made in /tmp and removed, N times
+ *     chdir N      chdir("/tmp") and back to "/", N times
+ *     tcpclose N   a loopback TCP connection made and its three sockets
+ *                  closed, N times
+ *     mq N         a POSIX message queue opened, closed and removed, N times
+ *     capget N     the task's capabilities read, N times
+ *     waitid N     waitid() on a child that exited, N times (fork each time)
  *     spin MS      burn CPU in user space for MS milliseconds
  *   Several commands may follow each other: wl openmiss 3 getpid 5.
  *   --stop: stop (SIGSTOP) before running, so a tracer can be set up from
@@ -130,7 +147,11 @@
 #include <dirent.h>
 #include <linux/bpf.h>
 #include <linux/futex.h>
+#include <linux/capability.h>
+#include <linux/netlink.h>
 #include <linux/perf_event.h>
+#include <linux/rtnetlink.h>
+#include <mqueue.h>
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/file.h>
@@ -142,10 +163,14 @@
 #include <sys/msg.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/select.h>
+#include <sys/sem.h>
 #include <sys/sendfile.h>
+#include <sys/shm.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysinfo.h>
 #include <sys/time.h>
 #include <sys/syscall.h>
@@ -1566,6 +1591,221 @@ static int do_perfev(long n)
 	return 0;
 }
 
+/* The links listed over NETLINK_ROUTE (an RTM_GETLINK dump read to its end), n times. */
+static int do_netlink(long n)
+{
+	struct {
+		struct nlmsghdr h;
+		struct rtgenmsg g;
+	} req;
+	char buf[16384];
+	int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+
+	if (s < 0)
+		fail("socket NETLINK_ROUTE: %s", strerror(errno));
+	for (long i = 0; i < n; i++) {
+		int done = 0;
+
+		memset(&req, 0, sizeof(req));
+		req.h.nlmsg_len = sizeof(req);
+		req.h.nlmsg_type = RTM_GETLINK;
+		req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+		req.h.nlmsg_seq = (unsigned int)i + 1;
+		req.g.rtgen_family = AF_UNSPEC;
+		if (send(s, &req, sizeof(req), 0) != sizeof(req))
+			fail("send RTM_GETLINK: %s", strerror(errno));
+		while (!done) {
+			ssize_t r = recv(s, buf, sizeof(buf), 0);
+			struct nlmsghdr *h = (struct nlmsghdr *)buf;
+
+			if (r <= 0)
+				fail("recv RTM_GETLINK: %s", r ? strerror(errno) : "closed");
+			for (; NLMSG_OK(h, (unsigned int)r); h = NLMSG_NEXT(h, r))
+				if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR)
+					done = 1;
+		}
+	}
+	close(s);
+	return 0;
+}
+
+static int do_setuid(long n)
+{
+	uid_t r, e, sv;
+
+	if (getresuid(&r, &e, &sv))
+		fail("getresuid: %s", strerror(errno));
+	for (long i = 0; i < n; i++)
+		if (setresuid(r, e, sv))
+			fail("setresuid: %s", strerror(errno));
+	return 0;
+}
+
+static int do_sem(long n)
+{
+	struct sembuf up = { 0, 1, 0 }, down = { 0, -1, 0 };
+	int id = semget(IPC_PRIVATE, 1, IPC_CREAT | 0600);
+
+	if (id < 0)
+		fail("semget: %s", strerror(errno));
+	for (long i = 0; i < n; i++)
+		if (semop(id, &up, 1) || semop(id, &down, 1))
+			fail("semop: %s", strerror(errno));
+	semctl(id, 0, IPC_RMID);
+	return 0;
+}
+
+static int do_shm(long n)
+{
+	int id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+
+	if (id < 0)
+		fail("shmget: %s", strerror(errno));
+	for (long i = 0; i < n; i++) {
+		char *p = shmat(id, NULL, 0);
+
+		if (p == (void *)-1)
+			fail("shmat: %s", strerror(errno));
+		p[0] = 1;
+		shmdt(p);
+	}
+	shmctl(id, IPC_RMID, NULL);
+	return 0;
+}
+
+static int do_memfd(long n)
+{
+	for (long i = 0; i < n; i++) {
+		int fd = (int)syscall(SYS_memfd_create, "bpfgraph-wl", 1U /* MFD_CLOEXEC */);
+
+		if (fd < 0)
+			fail("memfd_create: %s", strerror(errno));
+		close(fd);
+	}
+	return 0;
+}
+
+static int do_epollctl(long n)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int p[2], ep = epoll_create1(EPOLL_CLOEXEC);
+
+	if (ep < 0 || pipe2(p, O_CLOEXEC))
+		fail("epoll_create1/pipe2: %s", strerror(errno));
+	for (long i = 0; i < n; i++)
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev) ||
+		    epoll_ctl(ep, EPOLL_CTL_DEL, p[0], NULL))
+			fail("epoll_ctl: %s", strerror(errno));
+	close(p[0]);
+	close(p[1]);
+	close(ep);
+	return 0;
+}
+
+static int do_select(long n)
+{
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC) || write(p[1], "x", 1) != 1)
+		fail("pipe2/write: %s", strerror(errno));
+	for (long i = 0; i < n; i++) {
+		struct timeval tv = { 0, 0 };
+		fd_set r;
+
+		FD_ZERO(&r);
+		FD_SET(p[0], &r);
+		if (select(p[0] + 1, &r, NULL, NULL, &tv) != 1)
+			fail("select: %s", strerror(errno));
+	}
+	close(p[0]);
+	close(p[1]);
+	return 0;
+}
+
+static int do_statfs(long n)
+{
+	struct statfs st;
+
+	for (long i = 0; i < n; i++)
+		if (statfs("/tmp", &st))
+			fail("statfs /tmp: %s", strerror(errno));
+	return 0;
+}
+
+static int do_symlink(long n)
+{
+	for (long i = 0; i < n; i++)
+		if (symlink("/bin/wl", "/tmp/bpfgraph-wl.link") || unlink("/tmp/bpfgraph-wl.link"))
+			fail("symlink/unlink /tmp/bpfgraph-wl.link: %s", strerror(errno));
+	return 0;
+}
+
+static int do_chdir(long n)
+{
+	for (long i = 0; i < n; i++)
+		if (chdir("/tmp") || chdir("/"))
+			fail("chdir: %s", strerror(errno));
+	return 0;
+}
+
+static int do_tcpclose(long n)
+{
+	for (long i = 0; i < n; i++) {
+		int lsn, cli, srv, err = tcp_pair(&lsn, &cli, &srv);
+
+		if (srv >= 0)
+			close(srv);
+		if (cli >= 0)
+			close(cli);
+		if (lsn >= 0)
+			close(lsn);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int do_mq(long n)
+{
+	for (long i = 0; i < n; i++) {
+		mqd_t q = mq_open("/bpfgraph-wl", O_RDWR | O_CREAT | O_CLOEXEC, 0600, NULL);
+
+		if (q == (mqd_t)-1)
+			fail("mq_open: %s", strerror(errno));
+		mq_close(q);
+		if (mq_unlink("/bpfgraph-wl"))
+			fail("mq_unlink: %s", strerror(errno));
+	}
+	return 0;
+}
+
+static int do_capget(long n)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	for (long i = 0; i < n; i++)
+		if (syscall(SYS_capget, &h, d))
+			fail("capget: %s", strerror(errno));
+	return 0;
+}
+
+static int do_waitid(long n)
+{
+	for (long i = 0; i < n; i++) {
+		siginfo_t si;
+		pid_t c = fork();
+
+		if (c < 0)
+			fail("fork: %s", strerror(errno));
+		if (c == 0)
+			_exit(0);
+		if (waitid(P_PID, (id_t)c, &si, WEXITED))
+			fail("waitid: %s", strerror(errno));
+	}
+	return 0;
+}
+
 /* The commands after "exec N" (set by main): the exec'd program runs them. */
 static char **exec_rest;
 static int exec_nrest;
@@ -1624,7 +1864,11 @@ static const struct cmd {
 	{ "bpfmap", do_bpfmap },	     { "fdpass", do_fdpass }, { "sockopt", do_sockopt },
 	{ "procdir", do_procdir },   { "utimes", do_utimes }, { "fsync", do_fsync },
 	{ "mincore", do_mincore },   { "sigwait", do_sigwait }, { "getcwd", do_getcwd },
-	{ "perfev", do_perfev },
+	{ "perfev", do_perfev },	     { "netlink", do_netlink }, { "setuid", do_setuid },
+	{ "sem", do_sem },	     { "shm", do_shm },     { "memfd", do_memfd },
+	{ "epollctl", do_epollctl }, { "select", do_select }, { "statfs", do_statfs },
+	{ "symlink", do_symlink },   { "chdir", do_chdir }, { "tcpclose", do_tcpclose },
+	{ "mq", do_mq },	     { "capget", do_capget }, { "waitid", do_waitid },
 };
 
 static int usage(void)
@@ -1639,7 +1883,9 @@ static int usage(void)
 		"       uname itimer prlimit affinity procstat lock ptimer msg\n"
 		"       socketpair chmod shmfault ioctl sysfs copyrange flock readlink\n"
 		"       access xattr prctl rusage nullwrite signalfd pidfd bpfmap fdpass\n"
-		"       sockopt procdir utimes fsync mincore sigwait getcwd perfev (N times),\n"
+		"       sockopt procdir utimes fsync mincore sigwait getcwd perfev\n"
+		"       netlink setuid sem shm memfd epollctl select statfs symlink chdir\n"
+		"       tcpclose mq capget waitid (N times),\n"
 		"       sleep spin readloop (N milliseconds), usleep (N microseconds)\n");
 	return 2;
 }

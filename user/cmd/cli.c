@@ -110,9 +110,9 @@ const struct cli_opt cli_opts[] = {
 	  "past it, functions far from the plan\nget an entry hook only, their first\n"
 	  "calls drawn as leaves" },
 	{ "wide-wait", K_WIDE_WAIT, "SECONDS", G_SELECT, cli_set_wide_wait, 0, 0, 0,
-	  "without a COMMAND, how long the wide net\n(which slows every task) waits for a\n"
-	  "first traced call to begin; then it\ncloses, the first call drawn from the\n"
-	  "plan (default 5, 0: until one comes)" },
+	  "without a COMMAND, how long the net\n(wide or function_graph's, which slow\n"
+	  "every task) waits for a first traced\ncall to begin; then it closes, the\n"
+	  "first call drawn from the plan\n(default 5, 0: until one comes)" },
 	{ "first-calls", K_FIRST_CALLS, "N", G_SELECT, cli_set_u32, OFF(first_calls), 1,
 	  BG_MAX_FIRST_CALLS, "with a COMMAND, where function_graph\nrecords its first traced call (--wide):\n"
 	  "its first N calls after its exec, not\nonly the first (default 1, at most 32):\n"

@@ -162,7 +162,9 @@ static void print_linked(const struct live *l, const struct linked *k)
 {
 	if (!l->verbose)
 		return;
-	if (l->ft_ends > 1)
+	if (l->net.waited_out)
+		fprintf(stderr, "bpfgraph: function_graph stopped with no traced call (--wide-wait): ");
+	else if (l->ft_ends > 1)
 		fprintf(stderr, "bpfgraph: first %u traced calls over (--first-calls): ", l->ft_ends);
 	else
 		fprintf(stderr, "bpfgraph: first traced call over: ");
@@ -203,7 +205,8 @@ static unsigned int link_later(struct live *l)
 
 /*
  * Without a command (-p, system-wide) nothing waits: function_graph stops
- * once the first call is over (what it recorded is read to its end), the
+ * once the first call is over (what it recorded is read to its end), or
+ * once --wide-wait passed with no call begun (netfsm.c's waited_out()), the
  * BPF side records nothing until what the first call ran is hooked, and
  * the calls begun in between are not traced, which is said; the rest of
  * the plan and the callees are hooked after, while it records. Recording
@@ -221,20 +224,32 @@ void live_ft_link_running(struct live *l)
 	struct linked k = { .t0 = links__now() };
 	unsigned int later;
 
+	/* Said at once, without -v: the plan's hooking may take seconds. */
+	if (l->net.waited_out)
+		fprintf(stderr, "bpfgraph: no traced call began in function_graph's first %.1f s: "
+			"it is stopped (it slows every task while on; --wide-wait), and the plan "
+			"traces the calls that come later\n", l->net.wait_s);
 	live_ft_close(l);
 	if (v)
 		__atomic_store_n(v->enabled, 0, __ATOMIC_RELEASE);
-	later = defer_unran(l);
+	/* No call ran: nothing to hook first, the whole plan before the calls go on. */
+	later = l->net.waited_out ? 0 : defer_unran(l);
 	link_all(l, false, &k);
 	to = mono_ns();
 	if (v)
 		__atomic_store_n(v->enabled, 1, __ATOMIC_RELEASE);
 	/* On the records' clock (funcgraph-abstime shows it). */
-	fprintf(stderr, "bpfgraph: function_graph recorded the first traced call; calls begun "
-		"from %.6f to %.6f (%.1f s, while its functions were hooked) are not traced%s\n",
-		(double)from / 1e9, (double)to / 1e9, (double)(to - from) / 1e9,
-		stop__signal() ? " (the trace ended meanwhile)" : "");
-	if (l->verbose)
+	if (l->net.waited_out)
+		fprintf(stderr, "bpfgraph: the plan is hooked; calls begun from %.6f to %.6f "
+			"(%.1f s, while its functions were hooked) are not traced%s\n",
+			(double)from / 1e9, (double)to / 1e9, (double)(to - from) / 1e9,
+			stop__signal() ? " (the trace ended meanwhile)" : "");
+	else
+		fprintf(stderr, "bpfgraph: function_graph recorded the first traced call; calls "
+			"begun from %.6f to %.6f (%.1f s, while its functions were hooked) are not "
+			"traced%s\n", (double)from / 1e9, (double)to / 1e9,
+			(double)(to - from) / 1e9, stop__signal() ? " (the trace ended meanwhile)" : "");
+	if (l->verbose && !l->net.waited_out)
 		fprintf(stderr, "bpfgraph: %u functions of the plan the first call did not run, "
 			"and the direct callees of what it met, are hooked while the trace "
 			"records\n", later);

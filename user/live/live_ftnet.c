@@ -651,6 +651,9 @@ int live__start_ftnet(struct live *l)
 		/* Without a command the net's end is read from its records: nothing to stop. */
 		if (l->ft && l->net.paused)
 			stop_probes(l);
+		/* Without one, function_graph's wait for a first call is bounded (waited_out()). */
+		if (l->ft)
+			netfsm__bound(&l->net, links__now(), l->wide_wait_s);
 		return 0;
 	}
 	fprintf(stderr, "bpfgraph: cannot start function_graph (%s): the first traced call "
