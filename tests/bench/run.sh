@@ -20,7 +20,9 @@
 # PROF_OPTS).
 # --ablate: what each piece of the programs' work costs a traced call:
 # bpfgraph built once per part in ABL_PARTS with that part left out
-# (-DBG_ABLATE_<PART>, into $OUTPUT/ablate), the same loop traced by each
+# (-DBG_ABLATE_<PART>, into $OUTPUT/ablate; the BPF objects and user space
+# both get it: icalls and callsites are parts of user space's), the same
+# loop traced by each
 # and by the usual build in one boot (tests/bench/ablate.sh and
 # ablate.check; ABL_PARTS, ABL_FUNC, ABL_NCALL, ABL_ROUNDS, ABL_OPTS).
 # --hits: which hooked functions an unrelated task's pipe loop calls in
@@ -73,6 +75,7 @@ if [ $script = ablate ]; then
 	for p in $abl_parts; do
 		echo "bench: building bpfgraph without '$p' (-DBG_ABLATE_${p^^})" >&2
 		make -s OUTPUT="$OUTPUT/ablate/$p" EXTRA_BPF_CFLAGS="-DBG_ABLATE_${p^^}" \
+			EXTRA_CFLAGS="-DBG_ABLATE_${p^^}" \
 			"$OUTPUT/ablate/$p/bpfgraph" >/dev/null
 		cp "$OUTPUT/ablate/$p/bpfgraph" "$abl_bin/bpfgraph-$p"
 		tools="$tools $abl_bin/bpfgraph-$p"

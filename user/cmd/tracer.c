@@ -150,6 +150,9 @@ static bool hook_locks(const struct bg_opts *o)
  */
 static bool callsites(const struct bg_opts *o, const struct kernel *k)
 {
+#ifdef BG_ABLATE_CALLSITES
+	return false; /* a measurement build (tests/bench/ablate.sh): as --no-callsite-probes */
+#endif
 	return k->kt && !o->thresh_ns && !o->no_callsites;
 }
 

@@ -434,6 +434,9 @@ void live__probe_calls(struct live *l, const struct ksyms *ks, struct ktext *kt,
 			strerror(errno));
 		return;
 	}
+#ifdef BG_ABLATE_ICALLS
+	indirect = false; /* a measurement build (tests/bench/ablate.sh): no indirect-call probes */
+#endif
 	icall__set_indirect(l->ic, indirect);
 	/* Placed in a row: the optimizer's pauses held off until they are all in. */
 	opt_err = optprobe__hold(&opt);

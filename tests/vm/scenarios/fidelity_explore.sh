@@ -2,12 +2,13 @@
 # The fidelity suite (tests/vm/lib/fidelity.sh) on entry functions no
 # other suite holds, across wl's workloads, by name only:
 # BG_VM_TIMEOUT=3600 BG_VM_KERNEL=6.12 tests/vm/run.sh fidelity_explore
-# (about 25 minutes of guest time on 6.12 and 7.3, two hours on 6.1:
-# BG_VM_TIMEOUT=9000 there).
-# Not in CI: mremap, mlock, mincore and getcwd miss the rcu pair called
-# from functions where the kernel lets no kprobe in (the maple tree's,
-# inlined path walks), so their warm recall stays below the first
-# call's; bpfmap misses more (docs/tests.md, "More entry
+# (about 35 minutes of guest time on 6.12 and 7.3, over two hours on
+# 6.1: BG_VM_TIMEOUT=12000 there).
+# Not in CI: mremap, mlock, mincore, getcwd, netlink, rtnl and tcpclose
+# miss the rcu pair called from functions where the kernel lets no
+# kprobe in (the maple tree's, inlined path walks, the netdev walk), so
+# their warm recall stays below the first call's; bpfmap misses more,
+# waitid's first call races its child's exit (docs/tests.md, "More entry
 # functions"). A name a kernel does not have leaves its case out.
 # bench-timeout: 7200
 # bench-default: off
@@ -69,4 +70,19 @@ run_case_any fsync "fsync 1" vfs_fsync_range
 run_case_any mincore "mincore 1" __x64_sys_mincore
 run_case_any getcwd "getcwd 1" __x64_sys_getcwd
 run_case_any perfev "perfev 1" __do_sys_perf_event_open __x64_sys_perf_event_open
+run_case_any netlink "netlink 1" netlink_sendmsg
+run_case_any rtnl "netlink 1" rtnetlink_rcv_msg
+run_case_any setuid "setuid 1" __sys_setresuid __x64_sys_setresuid
+run_case_any sem "sem 1" __do_semtimedop do_semtimedop __x64_sys_semtimedop
+run_case_any shm "shm 1" do_shmat __x64_sys_shmat
+run_case_any memfd "memfd 1" __x64_sys_memfd_create
+run_case_any epollctl "epollctl 1" do_epoll_ctl
+run_case_any select "select 1" core_sys_select do_pselect.constprop.0 __x64_sys_pselect6
+run_case_any statfs "statfs 1" user_statfs __x64_sys_statfs
+run_case_any symlink "symlink 1" do_symlinkat __x64_sys_symlink
+run_case_any chdir "chdir 1" __x64_sys_chdir
+run_case_any tcpclose "tcpclose 1" tcp_close
+run_case_any mq "mq 1" do_mq_open __x64_sys_mq_open
+run_case_any capget "capget 1" __x64_sys_capget
+run_case_any waitid "waitid 1" kernel_waitid
 oracle_cases
