@@ -306,8 +306,8 @@ vm_jobs() {
 # Seconds each boot took in a CI run on two CPUs, KERNEL:CLOCK:SECONDS
 # ("tiers" for the hook-tier bench), to start the longest first: the two
 # slots then end close together. A job not listed counts as short.
-BG_VM_JOB_SECONDS=${BG_VM_JOB_SECONDS-6.1:real:1152 7.3:icount:1143 6.1:icount:1015 \
-6.12:icount:831 6.12:real:519 6.1:real2:509 tiers:tiers:273 7.3:real:105}
+BG_VM_JOB_SECONDS=${BG_VM_JOB_SECONDS-7.3:icount:1235 6.1:real:1086 6.1:icount:1029 \
+6.12:icount:857 6.1:real2:664 6.12:real:620 tiers:tiers:242 7.3:real:190}
 job_seconds() { # KERNEL CLOCK
 	local e
 	for e in $BG_VM_JOB_SECONDS; do
