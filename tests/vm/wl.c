@@ -539,9 +539,11 @@ static int do_kill(long n)
 	return 0;
 }
 
-static int do_fork(long n)
+/* A child that exits at once, reaped by waitpid() or waitid(), n times. */
+static int fork_reap(long n, int by_waitid)
 {
 	for (long i = 0; i < n; i++) {
+		siginfo_t si;
 		int status;
 		pid_t c = fork();
 
@@ -549,10 +551,20 @@ static int do_fork(long n)
 			fail("fork: %s", strerror(errno));
 		if (c == 0)
 			_exit(0);
-		if (waitpid(c, &status, 0) != c || !WIFEXITED(status) || WEXITSTATUS(status))
+		if (by_waitid) {
+			if (waitid(P_PID, (id_t)c, &si, WEXITED))
+				fail("waitid: %s", strerror(errno));
+		} else if (waitpid(c, &status, 0) != c || !WIFEXITED(status) ||
+			   WEXITSTATUS(status)) {
 			fail("fork: the child did not exit with 0");
+		}
 	}
 	return 0;
+}
+
+static int do_fork(long n)
+{
+	return fork_reap(n, 0);
 }
 
 static volatile sig_atomic_t woken;
@@ -1792,18 +1804,7 @@ static int do_capget(long n)
 
 static int do_waitid(long n)
 {
-	for (long i = 0; i < n; i++) {
-		siginfo_t si;
-		pid_t c = fork();
-
-		if (c < 0)
-			fail("fork: %s", strerror(errno));
-		if (c == 0)
-			_exit(0);
-		if (waitid(P_PID, (id_t)c, &si, WEXITED))
-			fail("waitid: %s", strerror(errno));
-	}
-	return 0;
+	return fork_reap(n, 1);
 }
 
 /* The commands after "exec N" (set by main): the exec'd program runs them. */
