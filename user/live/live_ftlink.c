@@ -239,16 +239,11 @@ void live_ft_link_running(struct live *l)
 	if (v)
 		__atomic_store_n(v->enabled, 1, __ATOMIC_RELEASE);
 	/* On the records' clock (funcgraph-abstime shows it). */
-	if (l->net.waited_out)
-		fprintf(stderr, "bpfgraph: the plan is hooked; calls begun from %.6f to %.6f "
-			"(%.1f s, while its functions were hooked) are not traced%s\n",
-			(double)from / 1e9, (double)to / 1e9, (double)(to - from) / 1e9,
-			stop__signal() ? " (the trace ended meanwhile)" : "");
-	else
-		fprintf(stderr, "bpfgraph: function_graph recorded the first traced call; calls "
-			"begun from %.6f to %.6f (%.1f s, while its functions were hooked) are not "
-			"traced%s\n", (double)from / 1e9, (double)to / 1e9,
-			(double)(to - from) / 1e9, stop__signal() ? " (the trace ended meanwhile)" : "");
+	fprintf(stderr, "bpfgraph: %s; calls begun from %.6f to %.6f (%.1f s, while its "
+		"functions were hooked) are not traced%s\n",
+		l->net.waited_out ? "the plan is hooked" : "function_graph recorded the first traced call",
+		(double)from / 1e9, (double)to / 1e9, (double)(to - from) / 1e9,
+		stop__signal() ? " (the trace ended meanwhile)" : "");
 	if (l->verbose && !l->net.waited_out)
 		fprintf(stderr, "bpfgraph: %u functions of the plan the first call did not run, "
 			"and the direct callees of what it met, are hooked while the trace "

@@ -6,8 +6,9 @@
 # come later. -p on a process that opens missing files only once told
 # (SIGUSR1), after bpfgraph said it closed the net (--wide-wait=2); once
 # with each net (--wide=session: the wide net where the kernel has
-# kprobe.session links, no net where not, as on 6.1; --wide=ftrace). Where the plan is hooked after function_graph's net
-# (calls begun meanwhile not traced), the opens come once it is.
+# kprobe.session links, no net where not, as on 6.1; --wide=ftrace).
+# Where the plan is hooked after function_graph's net (calls begun
+# meanwhile not traced), the opens come once it is.
 #   NET.out/.err/.rc   bpfgraph -v --wide=W --wide-wait=2 -p P
 #                      (NET: bound for session, ftbound for ftrace)
 #   NET.waited         seconds from bpfgraph's "tracing" line to its
