@@ -136,6 +136,7 @@
  * Prints nothing on success unless -v; exit 1 on failure.
  */
 #include <arpa/inet.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -177,6 +178,7 @@
 #include <sys/timerfd.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <sys/auxv.h>
 #include <sys/xattr.h>
 #include <pthread.h>
 #include <time.h>
@@ -1922,42 +1924,45 @@ static int run(const char *name, const char *arg)
 }
 
 /*
- * wl's own image (its file's mappings) read in before anything runs.
- * Otherwise the code a run reaches last (exit's) faults at the end of a
- * run whose start (a --stop that the kernel's capture uses, or not)
+ * wl's own image (its file's loaded segments) read in before anything
+ * runs. Otherwise the code a run reaches last (exit's) faults at the end
+ * of a run whose start (a --stop that the kernel's capture uses, or not)
  * faulted in other pages: a handle_mm_fault case then counted one call
  * more under one tracer, and its calls, paired from the end, were each
  * compared with the one before. Each page is read, not written: a write
  * would copy a private page and leave the copy in the CPU's LRU batch,
- * which a later call's drain then shows (madvise's first call). Not by
- * madvise(MADV_POPULATE_READ), which a do_madvise case would count as
- * its first calls.
+ * which a later call's drain then shows (madvise's first call). No system
+ * call: the segments come from the program headers the kernel mapped
+ * (not /proc/self/maps, whose open and reads the open and read cases
+ * would count as their first calls), and not madvise(MADV_POPULATE_READ),
+ * which the madvise case would.
  */
+static int prefault_segment(struct dl_phdr_info *info, size_t size, void *data)
+{
+	unsigned long page = *(unsigned long *)data;
+
+	(void)size;
+	/* The first object is the program itself (static: the only one). */
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		unsigned long lo, hi;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_R) || !ph->p_filesz)
+			continue;
+		lo = (info->dlpi_addr + ph->p_vaddr) & ~(page - 1);
+		hi = info->dlpi_addr + ph->p_vaddr + ph->p_filesz;
+		for (; lo < hi; lo += page)
+			(void)*(volatile const char *)lo;
+	}
+	return 1;
+}
+
 static void prefault_image(void)
 {
-	char exe[4096], line[4096 + 128];
-	unsigned long lo, hi, a;
-	long page = sysconf(_SC_PAGESIZE);
-	char perms[8];
-	ssize_t n;
-	FILE *f;
+	unsigned long page = (unsigned long)getauxval(AT_PAGESZ);
 
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0 || page <= 0 || !(f = fopen("/proc/self/maps", "re")))
-		return;
-	exe[n] = '\0';
-	while (fgets(line, sizeof(line), f)) {
-		char *path = strchr(line, '/');
-
-		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || !path || perms[0] != 'r')
-			continue;
-		path[strcspn(path, "\n")] = '\0';
-		if (strcmp(path, exe))
-			continue;
-		for (a = lo; a < hi; a += (unsigned long)page)
-			(void)*(volatile const char *)a;
-	}
-	fclose(f);
+	if (page)
+		dl_iterate_phdr(prefault_segment, &page);
 }
 
 int main(int argc, char **argv)
