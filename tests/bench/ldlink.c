@@ -18,7 +18,7 @@
  *                    bpfgraph hooks __rcu_read_lock/unlock once its wide
  *                    net is closed
  *     WORK   what each program does (ldlink.bpf.c): none (default), ktime,
- *            storage, ring or all
+ *            storage, ring, all, or lean (a minimal recorder of CMD's calls)
  *     CMD    run while attached: the cost of bare trampolines and empty
  *            programs on the same functions, the floor of any fentry tool
  * Writes one line of key=value timings (seconds): loads, first and
@@ -140,18 +140,34 @@ static int multi_link(char **names, int n, unsigned int type, int ret, double *l
 	return lfd < 0 ? err : lfd;
 }
 
-static int run_cmd(char **argv)
+/* tgid: where the lean programs read whose calls they record (NULL: none). */
+static int run_cmd(char **argv, volatile __u32 *tgid)
 {
-	int status;
-	pid_t pid = fork();
+	int status, go[2];
+	pid_t pid;
+	char c;
 
+	if (pipe(go))
+		return -1;
+	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
+		/* Until the parent has named it: its first calls recorded too. */
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
 		execvp(argv[0], argv);
 		fprintf(stderr, "ldlink: cannot run '%s': %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
+	close(go[0]);
+	if (tgid)
+		*tgid = (__u32)pid;
+	c = 'g';
+	if (write(go[1], &c, 1) != 1)
+		return -1;
+	close(go[1]);
 	if (waitpid(pid, &status, 0) < 0)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -223,7 +239,7 @@ int main(int argc, char **argv)
 		tm.link[0] = now_s() - t0 - tm.load;
 		tm.funcs = n;
 		if (cmd)
-			cmd_rc = run_cmd(cmd);
+			cmd_rc = run_cmd(cmd, NULL);
 		t0 = now_s();
 		close(lfd);
 		tm.close[0] = now_s() - t0;
@@ -292,7 +308,7 @@ int main(int argc, char **argv)
 	double attach = now_s() - t0;
 
 	if (cmd)
-		cmd_rc = run_cmd(cmd);
+		cmd_rc = run_cmd(cmd, strcmp(work, "lean") ? NULL : &skel->bss->bl_tgid);
 
 	/* Close as bpfgraph does: entry link (index 1 here) first. */
 	t0 = now_s();

@@ -8,7 +8,8 @@
 # 1000-function set (about 10 minutes). --tiers: the hook tiers the
 # booted kernel has side by side instead (tests/bench/tiers.sh and
 # tiers.check; BG_VM_KERNEL picks the kernel, TIERS_GUARD the limits;
-# TIERS_FLOORS=tramp adds the floor on trampolines).
+# TIERS_FLOORS=tramp adds the floor on trampolines, lean a recorder at
+# its leanest on them).
 # --start: where the default tier's start goes, step by step
 # (tests/bench/start.sh and start.check; START_FUNC, START_RUNS).
 # --mem: what a trace takes from the machine's memory, one boot per CPU

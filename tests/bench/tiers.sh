@@ -342,5 +342,29 @@ if [ -n "$d" ] && [ -s $d.hooked ]; then
 		res "tramp other_cpu $(cpu_of tramp.other)"
 		;;
 	esac
+	# A recorder at its leanest on the same trampolines (TIERS_FLOORS has
+	# "lean"): per run a test of the process, the function's address and
+	# a time stamp into a per-CPU batch, the batch into the ring buffer
+	# every 256 records (ldlink -p lean): what function_graph records of
+	# a call, with nothing of bpfgraph's bookkeeping. Only the command's
+	# own calls are recorded; the pipe loop's and the other task's are
+	# not (another process).
+	case " ${TIERS_FLOORS:-} " in *" lean "*)
+		progress "floor: a lean recorder on trampolines, the $(wc -l <floor.names) functions"
+		wait_released
+		rm -f lean.ldl
+		ldlink -m both -p lean -o lean.ldl floor.names -- bwl -o lean.call openmiss "$NCALL"
+		res "lean call $(ns_of lean.call)"
+		res "lean call_cpu $(cpu_of lean.call)"
+		res "lean funcs $(sed -n 's/.* funcs=\([0-9]*\).*/\1/p' lean.ldl | head -n 1)"
+		wait_released
+		# "; :" keeps sh from running the last command in its own
+		# process (the one lean records): both loops are children.
+		ldlink -m both -p lean -o lean.ldl floor.names -- sh -c \
+			"bwl -o lean.pipe pipe $NPIPE && bwl -o lean.other openmiss $NCALL; :"
+		res "lean pipe_after $(ns_of lean.pipe)"
+		res "lean other_cpu $(cpu_of lean.other)"
+		;;
+	esac
 fi
 progress "done"
