@@ -25,6 +25,7 @@
  * second link per function, first and second close per function.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,11 +148,14 @@ static int run_cmd(char **argv, volatile __u32 *tgid)
 	pid_t pid;
 	char c;
 
-	if (pipe(go))
+	if (pipe2(go, O_CLOEXEC))
 		return -1;
 	pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		close(go[0]);
+		close(go[1]);
 		return -1;
+	}
 	if (pid == 0) {
 		/* Until the parent has named it: its first calls recorded too. */
 		close(go[1]);

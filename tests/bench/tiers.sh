@@ -285,6 +285,28 @@ for t in $tiers; do
 		wait $wp 2>/dev/null
 	fi
 done
+# A floor on trampolines, column COL: ldlink's fexit and fentry programs
+# of kind WORK (ldlink.bpf.c) linked to floor.names one by one, the timed
+# failed opens under them, then the pipe loop and another task's failed
+# opens. "; :" keeps sh from running the last command in its own process
+# (the one -p lean records): both loops are its children.
+on_trampolines() { # COL WORK
+	wait_released
+	rm -f "$1.ldl"
+	ldlink -m both -p "$2" -o "$1.ldl" floor.names -- bwl -o "$1.call" openmiss "$NCALL"
+	res "$1 call $(ns_of "$1.call")"
+	res "$1 call_cpu $(cpu_of "$1.call")"
+	res "$1 funcs $(sed -n 's/.* funcs=\([0-9]*\).*/\1/p' "$1.ldl" | head -n 1)"
+	res "$1 failed $(sed -n 's/.* failed=\([0-9]*\).*/\1/p' "$1.ldl" | head -n 1)"
+	res "$1 start $(sed -n 's/.* attach_s=\([0-9.]*\).*/\1/p' "$1.ldl" | head -n 1)"
+	res "$1 stop $(sed -n 's/.* detach_s=\([0-9.]*\).*/\1/p' "$1.ldl" | head -n 1)"
+	wait_released
+	ldlink -m both -p "$2" -o "$1.ldl" floor.names -- sh -c \
+		"bwl -o $1.pipe pipe $NPIPE && bwl -o $1.other openmiss $NCALL; :"
+	res "$1 pipe_after $(ns_of "$1.pipe")"
+	res "$1 other_cpu $(cpu_of "$1.other")"
+}
+
 # The floor: empty programs on the functions the default tier hooks once
 # the first call is over (the wide net where the kernel has it, else the
 # last tier), by the same kind of hook. What a call or the pipe loop costs
@@ -326,20 +348,7 @@ if [ -n "$d" ] && [ -s $d.hooked ]; then
 	# sites, as bpfgraph does now, a cost this floor does not hold.
 	case " ${TIERS_FLOORS:-} " in *" tramp "*)
 		progress "floor: empty fentry and fexit programs on the $(wc -l <floor.names) functions"
-		wait_released
-		rm -f tramp.ldl
-		ldlink -m both -o tramp.ldl floor.names -- bwl -o tramp.call openmiss "$NCALL"
-		res "tramp call $(ns_of tramp.call)"
-		res "tramp call_cpu $(cpu_of tramp.call)"
-		res "tramp funcs $(sed -n 's/.* funcs=\([0-9]*\).*/\1/p' tramp.ldl | head -n 1)"
-		res "tramp failed $(sed -n 's/.* failed=\([0-9]*\).*/\1/p' tramp.ldl | head -n 1)"
-		res "tramp start $(sed -n 's/.* attach_s=\([0-9.]*\).*/\1/p' tramp.ldl | head -n 1)"
-		res "tramp stop $(sed -n 's/.* detach_s=\([0-9.]*\).*/\1/p' tramp.ldl | head -n 1)"
-		wait_released
-		ldlink -m both -o tramp.ldl floor.names -- sh -c \
-			"bwl -o tramp.pipe pipe $NPIPE && bwl -o tramp.other openmiss $NCALL"
-		res "tramp pipe_after $(ns_of tramp.pipe)"
-		res "tramp other_cpu $(cpu_of tramp.other)"
+		on_trampolines tramp none
 		;;
 	esac
 	# A recorder at its leanest on the same trampolines (TIERS_FLOORS has
@@ -351,19 +360,7 @@ if [ -n "$d" ] && [ -s $d.hooked ]; then
 	# not (another process).
 	case " ${TIERS_FLOORS:-} " in *" lean "*)
 		progress "floor: a lean recorder on trampolines, the $(wc -l <floor.names) functions"
-		wait_released
-		rm -f lean.ldl
-		ldlink -m both -p lean -o lean.ldl floor.names -- bwl -o lean.call openmiss "$NCALL"
-		res "lean call $(ns_of lean.call)"
-		res "lean call_cpu $(cpu_of lean.call)"
-		res "lean funcs $(sed -n 's/.* funcs=\([0-9]*\).*/\1/p' lean.ldl | head -n 1)"
-		wait_released
-		# "; :" keeps sh from running the last command in its own
-		# process (the one lean records): both loops are children.
-		ldlink -m both -p lean -o lean.ldl floor.names -- sh -c \
-			"bwl -o lean.pipe pipe $NPIPE && bwl -o lean.other openmiss $NCALL; :"
-		res "lean pipe_after $(ns_of lean.pipe)"
-		res "lean other_cpu $(cpu_of lean.other)"
+		on_trampolines lean lean
 		;;
 	esac
 fi

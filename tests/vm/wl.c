@@ -136,9 +136,9 @@
  * Prints nothing on success unless -v; exit 1 on failure.
  */
 #include <arpa/inet.h>
-#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdint.h>
@@ -160,6 +160,7 @@
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/ipc.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/msg.h>
 #include <sys/prctl.h>
@@ -178,7 +179,6 @@
 #include <sys/timerfd.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
-#include <sys/auxv.h>
 #include <sys/xattr.h>
 #include <pthread.h>
 #include <time.h>
