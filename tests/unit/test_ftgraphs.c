@@ -364,6 +364,89 @@ static void test_interrupt_after_pop_nests(void **state)
 	ftg__free(&g);
 }
 
+/*
+ * An interrupt between function_graph marking the task inside a graph and
+ * the entry's event: its calls come first, at depth 1 with nothing open.
+ * They wait for the entry and are drawn inside it, the entry at the
+ * interrupt's time; in a held graph (after the first) the same.
+ */
+static void test_interrupt_before_entry_nests(void **state)
+{
+	static const uint8_t want[] = { 0, 1, 1, 1, 2, 2, 1, 1, 1, 0 };
+	static const uint32_t fn[] = { 1, 3, 3, 4, 5, 5, 4, 2, 2, 1 };
+	struct ftgraphs g;
+	struct seen s;
+
+	(void)state;
+	init(&g, &s);
+	for (int round = 0; round < 2; round++) {
+		uint64_t t0 = 100 * (uint64_t)round;
+
+		take_fn(&g, BG_REC_ENTRY, 3, 1, t0 + 10); /* irq_enter_rcu */
+		take_fn(&g, BG_REC_EXIT, 3, 1, t0 + 11);
+		take_fn(&g, BG_REC_ENTRY, 4, 1, t0 + 12); /* the handler */
+		take_fn(&g, BG_REC_ENTRY, 5, 2, t0 + 13);
+		take_fn(&g, BG_REC_EXIT, 5, 2, t0 + 14);
+		take_fn(&g, BG_REC_EXIT, 4, 1, t0 + 15);
+		assert_int_equal(s.n, 11 * round);
+		assert_int_equal(g.open, 1);
+		take_fn(&g, BG_REC_ENTRY, 1, 0, t0 + 16); /* A, the entry function */
+		take_fn(&g, BG_REC_ENTRY, 2, 1, t0 + 17);
+		take_fn(&g, BG_REC_EXIT, 2, 1, t0 + 18);
+		take_fn(&g, BG_REC_EXIT, 1, 0, t0 + 19);
+		/* the comm record, then the ten */
+		assert_int_equal(s.n, 11 * (round + 1));
+		assert_int_equal(s.r[11 * round].type, BG_REC_COMM);
+		assert_int_equal(s.r[11 * round + 1].ts, t0 + 10);
+		for (int i = 0; i < 10; i++) {
+			assert_int_equal(s.r[11 * round + 1 + i].depth, want[i]);
+			assert_int_equal(s.r[11 * round + 1 + i].func, fn[i]);
+		}
+		assert_int_equal(g.open, 0);
+	}
+	assert_int_equal(g.cut, 0);
+	ftg__free(&g);
+}
+
+/*
+ * Records at depth 1 that no entry follows: as recorded, when a depth-0
+ * exit comes (a graph begun before the net), an entry comes long after
+ * them, or the net is over.
+ */
+static void test_early_records_without_entry(void **state)
+{
+	struct ftgraphs g;
+	struct seen s;
+
+	(void)state;
+	init(&g, &s);
+	take_fn(&g, BG_REC_ENTRY, 3, 1, 10);
+	take_fn(&g, BG_REC_EXIT, 3, 1, 11);
+	assert_int_equal(s.n, 0);
+	take_fn(&g, BG_REC_EXIT, 1, 0, 12);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.r[0].depth, 1);
+	assert_int_equal(s.r[2].depth, 0);
+	assert_int_equal(g.open, 0);
+	/* an entry long after them: they are not its interrupt's */
+	take_fn(&g, BG_REC_ENTRY, 3, 1, 20);
+	take_fn(&g, BG_REC_EXIT, 3, 1, 21);
+	take_fn(&g, BG_REC_ENTRY, 1, 0, 21 + 20000000);
+	assert_int_equal(s.n, 7);
+	assert_int_equal(s.r[3].depth, 1);
+	assert_int_equal(s.r[5].type, BG_REC_COMM);
+	assert_int_equal(s.r[6].ts, 21 + 20000000);
+	take_fn(&g, BG_REC_EXIT, 1, 0, 21 + 20000001);
+	assert_int_equal(s.n, 8);
+	take_fn(&g, BG_REC_ENTRY, 3, 1, 30000000);
+	assert_int_equal(s.n, 8);
+	ftg__close(&g);
+	assert_int_equal(s.n, 9);
+	assert_int_equal(s.r[8].ts, 30000000);
+	assert_int_equal(g.open, 0);
+	ftg__free(&g);
+}
+
 /* Graphs begun from ts 50 to 60 are bpfgraph's stop of the command. */
 static bool stop_50_60(void *ctx, const struct bg_rec *entry)
 {
@@ -442,6 +525,8 @@ int main(void)
 		cmocka_unit_test(test_drop_in_first_call),
 		cmocka_unit_test(test_unended_held_graphs_cut),
 		cmocka_unit_test(test_interrupt_after_pop_nests),
+		cmocka_unit_test(test_interrupt_before_entry_nests),
+		cmocka_unit_test(test_early_records_without_entry),
 		cmocka_unit_test(test_own_calls_left_out),
 		cmocka_unit_test(test_pause_graphs_left_out),
 		cmocka_unit_test(test_foreign_graphs_left_out),

@@ -8,12 +8,21 @@
 
 /* Open calls a task's depth is counted from; deeper ones keep the kernel's depth. */
 #define FTG_STACK 128
+/* Records held before a graph's entry (early below); past this, none is coming. */
+#define FTG_EARLY_MAX 512
+/* The entry follows such records at once, on their CPU: 10 ms leaves room for emulation. */
+#define FTG_EARLY_NS 10000000ULL
 
 struct ftg_task {
 	uint32_t pid;
 	bool held;
 	bool pause; /* held, begun in bpfgraph's stop of the command (ftg_ops.is_pause): left out */
 	bool foreign; /* begun in no entry function (ftg_ops.foreign): left out */
+	/*
+	 * No graph under way yet, rec holding records of an interrupt taken
+	 * before the graph's entry was written (early_take()).
+	 */
+	bool early;
 	bool skipping; /* inside a call of the tracer's own path, entered at skip_depth */
 	uint8_t skip_depth;
 	struct bg_rec *rec;
@@ -85,13 +94,40 @@ static int put(struct ftgraphs *g, struct ftg_task *t, const struct bg_rec *r)
 	return 0;
 }
 
-/* A graph's start: the task's graph under way (one whose end never came goes). */
-static int graph_start(struct ftgraphs *g, const struct bg_rec *r, struct ftg_task **tp)
+static int early_flush(struct ftgraphs *g, struct ftg_task *t);
+
+/* Whether t's early records are the interrupt before entry r: same CPU, just before it. */
+static bool early_before(const struct ftg_task *t, const struct bg_rec *r)
+{
+	const struct bg_rec *last = &t->rec[t->n - 1];
+
+	return last->cpu == r->cpu && r->ts >= last->ts && r->ts - last->ts <= FTG_EARLY_NS;
+}
+
+/*
+ * A graph's start: the task's graph under way (one whose end never came
+ * goes); the records taken before its entry (early_take()) to *early,
+ * the caller's to free.
+ */
+static int graph_start(struct ftgraphs *g, const struct bg_rec *r, struct ftg_task **tp,
+		       struct bg_rec **early, size_t *nearly)
 {
 	struct ftg_task *t = task_of(g, r->pid);
 	struct bg_rec c;
 
-	if (t) {
+	if (t && t->early && !early_before(t, r)) {
+		int err = early_flush(g, t);
+
+		if (err)
+			return err;
+		t = NULL;
+	}
+	if (t && t->early) {
+		*early = t->rec;
+		*nearly = t->n;
+		t->rec = NULL;
+		task_drop(g, t);
+	} else if (t) {
 		g->cut += t->held;
 		task_drop(g, t);
 	}
@@ -188,25 +224,101 @@ static void restack(struct ftg_task *t, struct bg_rec *r, bool entry)
 	r->depth = (uint8_t)t->sp;
 }
 
+/*
+ * function_graph marks a task inside a graph (ftrace_graph_addr()) before
+ * it writes the entry function's event, with interrupts still on: an
+ * interrupt taken in between records its calls first, at depth 1 and up
+ * with nothing open (seen on 6.1: irq_enter_rcu() the trace's first
+ * line). They are held until the entry comes, then drawn inside it, as
+ * an interrupt later in the call would be; the call itself began before
+ * them (its exit's duration is the kernel's, from the call's start).
+ * Records that no entry follows go on as the kernel recorded them.
+ */
+static int early_take(struct ftgraphs *g, struct ftg_task **tp, const struct bg_rec *r)
+{
+	struct ftg_task *t = *tp;
+
+	if (!t && !(t = task_new(g, r->pid)))
+		return -ENOMEM;
+	*tp = t;
+	t->early = true;
+	t->held = false;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 16;
+		struct bg_rec *a = realloc(t->rec, cap * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		t->rec = a;
+		t->cap = cap;
+	}
+	t->rec[t->n++] = *r;
+	return 0;
+}
+
+/* An early task's records as they were recorded; the task goes. */
+static int early_flush(struct ftgraphs *g, struct ftg_task *t)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < t->n && !err; i++)
+		err = g->ops.pass(g->ops.ctx, &t->rec[i]);
+	task_drop(g, t);
+	return err;
+}
+
+/* The graph's entry r, then the records taken before it, nested inside it. */
+static int start_with_early(struct ftgraphs *g, struct ftg_task *t, const struct bg_rec *r,
+			    const struct bg_rec *early, size_t n)
+{
+	struct bg_rec c = *r;
+	int err;
+
+	if (n && early[0].ts < c.ts)
+		c.ts = early[0].ts;
+	restack(t, &c, true);
+	err = put(g, t, &c);
+	for (size_t i = 0; i < n && !err; i++) {
+		c = early[i];
+		restack(t, &c, bg_rec_type(&c) == BG_REC_ENTRY);
+		err = put(g, t, &c);
+	}
+	return err;
+}
+
 int ftg__take(struct ftgraphs *g, const struct bg_rec *r, bool own)
 {
 	bool top = !r->depth, entry = bg_rec_type(r) == BG_REC_ENTRY;
+	struct bg_rec c, *early = NULL;
 	struct ftg_task *t;
-	struct bg_rec c;
+	size_t nearly = 0;
 	int err;
 
 	if (top && entry) {
-		if ((err = graph_start(g, r, &t)))
-			return err;
-	} else if (!(t = task_of(g, r->pid)) && g->lost) {
+		/* (A call at depth 0 is never the tracer's own path's: skipped() passes it.) */
+		err = graph_start(g, r, &t, &early, &nearly);
+		if (!err)
+			err = start_with_early(g, t, r, early, nearly);
+		free(early);
+		return err;
+	}
+	t = task_of(g, r->pid);
+	if (!t && g->lost) {
 		/* What is left of a graph whose start was dropped. */
 		g->fragments++;
 		return 0;
+	}
+	if (t && t->early && (top || t->n >= FTG_EARLY_MAX)) {
+		if ((err = early_flush(g, t)))
+			return err;
+		t = NULL;
 	}
 	if (skipped(t, r, own, entry)) {
 		g->own++;
 		return 0;
 	}
+	if (!top && (!t || t->early))
+		return early_take(g, &t, r);
 	c = *r;
 	if (t)
 		restack(t, &c, entry);
@@ -222,6 +334,8 @@ void ftg__lost(struct ftgraphs *g, uint64_t count)
 	g->lost = true;
 	while (g->ntask) {
 		g->cut += g->task[0].held;
+		if (g->task[0].early)
+			g->fragments += g->task[0].n;
 		task_drop(g, &g->task[0]);
 	}
 }
@@ -229,6 +343,11 @@ void ftg__lost(struct ftgraphs *g, uint64_t count)
 void ftg__close(struct ftgraphs *g)
 {
 	while (g->ntask) {
+		if (g->task[0].early) {
+			/* No entry came: as recorded (the session has the last word). */
+			(void)early_flush(g, &g->task[0]);
+			continue;
+		}
 		g->cut += g->task[0].held;
 		task_drop(g, &g->task[0]);
 	}
@@ -236,7 +355,9 @@ void ftg__close(struct ftgraphs *g)
 
 void ftg__free(struct ftgraphs *g)
 {
-	ftg__close(g);
+	/* Nothing goes to the session any more (ftg__close() passed what it would). */
+	while (g->ntask)
+		task_drop(g, &g->task[0]);
 	free(g->task);
 	g->task = NULL;
 	g->cap = 0;

@@ -13,7 +13,9 @@
  * function_graph's buffers meanwhile; a graph some of whose events the
  * kernel dropped is left out whole (a page's missed-events mark does not
  * say whose), not drawn with holes, and none then waits for an end that
- * may be gone.
+ * may be gone. Depths are counted from the calls open in a task's records,
+ * which puts an interrupt's calls that function_graph recorded beside a
+ * call, or before its graph's entry, inside it (ftgraphs.c).
  */
 #ifndef BPFGRAPH_FTGRAPHS_H
 #define BPFGRAPH_FTGRAPHS_H
@@ -80,8 +82,12 @@ void ftg__init(struct ftgraphs *g, const struct ftg_ops *ops);
 int ftg__take(struct ftgraphs *g, const struct bg_rec *r, bool own);
 /* The kernel dropped count events before what comes next. */
 void ftg__lost(struct ftgraphs *g, uint64_t count);
-/* The net is over: held graphs not ended are counted in cut and forgotten. */
+/*
+ * The net is over: held graphs not ended are counted in cut and
+ * forgotten; records waiting for their graph's entry go on as recorded.
+ */
 void ftg__close(struct ftgraphs *g);
+/* Memory back; what is still under way is forgotten (ftg__close() first). */
 void ftg__free(struct ftgraphs *g);
 
 #endif
