@@ -48,9 +48,10 @@ static struct ftg_task *task_of(struct ftgraphs *g, uint32_t pid)
 
 static void task_drop(struct ftgraphs *g, struct ftg_task *t)
 {
+	if (!t->early)
+		g->open--;
 	free(t->rec);
 	*t = g->task[--g->ntask];
-	g->open--;
 }
 
 static struct ftg_task *task_new(struct ftgraphs *g, uint32_t pid)
@@ -74,13 +75,9 @@ static struct ftg_task *task_new(struct ftgraphs *g, uint32_t pid)
 	return t;
 }
 
-/* The session's, or t's until its graph is over. */
-static int put(struct ftgraphs *g, struct ftg_task *t, const struct bg_rec *r)
+/* r kept in t's records. */
+static int keep(struct ftg_task *t, const struct bg_rec *r)
 {
-	if (t && t->foreign)
-		return 0;
-	if (!t || !t->held)
-		return g->ops.pass(g->ops.ctx, r);
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 64;
 		struct bg_rec *a = realloc(t->rec, cap * sizeof(*a));
@@ -92,6 +89,16 @@ static int put(struct ftgraphs *g, struct ftg_task *t, const struct bg_rec *r)
 	}
 	t->rec[t->n++] = *r;
 	return 0;
+}
+
+/* The session's, or t's until its graph is over. */
+static int put(struct ftgraphs *g, struct ftg_task *t, const struct bg_rec *r)
+{
+	if (t && t->foreign)
+		return 0;
+	if (!t || !t->held)
+		return g->ops.pass(g->ops.ctx, r);
+	return keep(t, r);
 }
 
 static int early_flush(struct ftgraphs *g, struct ftg_task *t);
@@ -241,19 +248,12 @@ static int early_take(struct ftgraphs *g, struct ftg_task **tp, const struct bg_
 	if (!t && !(t = task_new(g, r->pid)))
 		return -ENOMEM;
 	*tp = t;
+	/* No graph under way: the command's stop does not wait for its entry. */
+	if (!t->early)
+		g->open--;
 	t->early = true;
 	t->held = false;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 16;
-		struct bg_rec *a = realloc(t->rec, cap * sizeof(*a));
-
-		if (!a)
-			return -ENOMEM;
-		t->rec = a;
-		t->cap = cap;
-	}
-	t->rec[t->n++] = *r;
-	return 0;
+	return keep(t, r);
 }
 
 /* An early task's records as they were recorded; the task goes. */
