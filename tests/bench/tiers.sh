@@ -314,10 +314,37 @@ on_trampolines() { # COL WORK
 # Inside a graph every call's return is hooked; outside one no return is;
 # __rcu_read_lock/unlock's entries only, by kprobe.multi, once the net is
 # closed.
+# The same functions on trampolines (TIERS_FLOORS has "tramp"): an
+# empty fexit and fentry program each, linked one by one as any fentry
+# tool must before tracing_multi (ldlink -m both). A trampoline runs
+# both programs on every call, inside a graph or not. The rcu pair is
+# left out: a steady state on trampolines would keep it at its call
+# sites, as bpfgraph does now, a cost this floor does not hold.
+# A recorder at its leanest on the same trampolines (TIERS_FLOORS has
+# "lean"): per run a test of the process, the function's address and
+# a time stamp into a per-CPU batch, the batch into the ring buffer
+# every 256 records (ldlink -p lean): what function_graph records of
+# a call, with nothing of bpfgraph's bookkeeping. Only the command's
+# own calls are recorded; the pipe loop's and the other task's are
+# not (another process).
+tramp_floors() {
+	case " ${TIERS_FLOORS:-} " in *" tramp "*)
+		progress "floor: empty fentry and fexit programs on the $(wc -l <floor.names) functions"
+		on_trampolines tramp none
+		;;
+	esac
+	case " ${TIERS_FLOORS:-} " in *" lean "*)
+		progress "floor: a lean recorder on trampolines, the $(wc -l <floor.names) functions"
+		on_trampolines lean lean
+		;;
+	esac
+}
 d=
 for t in $tiers; do
 	d=$t
 done
+last=$d
+lazy='^__rcu_read_(un)?lock$'
 case " $tiers " in *" wide "*) d=wide ;; esac
 # Only for the kprobe.session tiers, whose hooks ldlink -m session makes alike.
 case $d in wide* | ksession) ;; *) d= ;; esac
@@ -325,7 +352,6 @@ if [ -n "$d" ] && [ -s $d.hooked ]; then
 	progress "floor: empty kprobe.session programs on the $(wc -l <$d.hooked) functions $d hooks"
 	res "floor funcs $(wc -l <$d.hooked)"
 	res "floor tier $d"
-	lazy='^__rcu_read_(un)?lock$'
 	grep -E "$lazy" $d.hooked >floor.lazy
 	grep -vE "$lazy" $d.hooked >floor.names
 	wait_released
@@ -340,28 +366,12 @@ if [ -n "$d" ] && [ -s $d.hooked ]; then
 		"bwl -o floor.pipe pipe $NPIPE && bwl -o floor.other openmiss $NCALL"
 	res "floor pipe_after $(ns_of floor.pipe)"
 	res "floor other_cpu $(cpu_of floor.other)"
-	# The same functions on trampolines (TIERS_FLOORS has "tramp"): an
-	# empty fexit and fentry program each, linked one by one as any fentry
-	# tool must before tracing_multi (ldlink -m both). A trampoline runs
-	# both programs on every call, inside a graph or not. The rcu pair is
-	# left out: a steady state on trampolines would keep it at its call
-	# sites, as bpfgraph does now, a cost this floor does not hold.
-	case " ${TIERS_FLOORS:-} " in *" tramp "*)
-		progress "floor: empty fentry and fexit programs on the $(wc -l <floor.names) functions"
-		on_trampolines tramp none
-		;;
-	esac
-	# A recorder at its leanest on the same trampolines (TIERS_FLOORS has
-	# "lean"): per run a test of the process, the function's address and
-	# a time stamp into a per-CPU batch, the batch into the ring buffer
-	# every 256 records (ldlink -p lean): what function_graph records of
-	# a call, with nothing of bpfgraph's bookkeeping. Only the command's
-	# own calls are recorded; the pipe loop's and the other task's are
-	# not (another process).
-	case " ${TIERS_FLOORS:-} " in *" lean "*)
-		progress "floor: a lean recorder on trampolines, the $(wc -l <floor.names) functions"
-		on_trampolines lean lean
-		;;
-	esac
+	tramp_floors
+elif [ "$last" = fentry ] && [ -s fentry.hooked ] && [ -n "${TIERS_FLOORS:-}" ]; then
+	# The last tier is on trampolines already (6.1): the trampoline floors
+	# on its functions are its own hooks' floor.
+	res "tramp tier fentry"
+	grep -vE "$lazy" fentry.hooked >floor.names
+	tramp_floors
 fi
 progress "done"
