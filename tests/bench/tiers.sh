@@ -307,14 +307,7 @@ on_trampolines() { # COL WORK
 	res "$1 other_cpu $(cpu_of "$1.other")"
 }
 
-# The floor: empty programs on the functions the default tier hooks once
-# the first call is over (the wide net where the kernel has it, else the
-# last tier), by the same kind of hook. What a call or the pipe loop costs
-# then is the kernel's hook alone, which no program of ours can go below.
-# Inside a graph every call's return is hooked; outside one no return is;
-# __rcu_read_lock/unlock's entries only, by kprobe.multi, once the net is
-# closed.
-# The same functions on trampolines (TIERS_FLOORS has "tramp"): an
+# The floor's functions on trampolines (TIERS_FLOORS has "tramp"): an
 # empty fexit and fentry program each, linked one by one as any fentry
 # tool must before tracing_multi (ldlink -m both). A trampoline runs
 # both programs on every call, inside a graph or not. The rcu pair is
@@ -339,6 +332,14 @@ tramp_floors() {
 		;;
 	esac
 }
+
+# The floor: empty programs on the functions the default tier hooks once
+# the first call is over (the wide net where the kernel has it, else the
+# last tier), by the same kind of hook. What a call or the pipe loop costs
+# then is the kernel's hook alone, which no program of ours can go below.
+# Inside a graph every call's return is hooked; outside one no return is;
+# __rcu_read_lock/unlock's entries only, by kprobe.multi, once the net is
+# closed.
 d=
 for t in $tiers; do
 	d=$t
