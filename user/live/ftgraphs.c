@@ -101,7 +101,41 @@ static int put(struct ftgraphs *g, struct ftg_task *t, const struct bg_rec *r)
 	return keep(t, r);
 }
 
-static int early_flush(struct ftgraphs *g, struct ftg_task *t);
+/*
+ * function_graph marks a task inside a graph (ftrace_graph_addr()) before
+ * it writes the entry function's event, with interrupts still on: an
+ * interrupt taken in between records its calls first, at depth 1 and up
+ * with nothing open (seen on 6.1: irq_enter_rcu() the trace's first
+ * line). They are held until the entry comes, then drawn inside it, as
+ * an interrupt later in the call would be; the call itself began before
+ * them (its exit's duration is the kernel's, from the call's start).
+ * Records that no entry follows go on as the kernel recorded them.
+ */
+static int early_take(struct ftgraphs *g, struct ftg_task **tp, const struct bg_rec *r)
+{
+	struct ftg_task *t = *tp;
+
+	if (!t && !(t = task_new(g, r->pid)))
+		return -ENOMEM;
+	*tp = t;
+	/* No graph under way: the command's stop does not wait for its entry. */
+	if (!t->early)
+		g->open--;
+	t->early = true;
+	t->held = false;
+	return keep(t, r);
+}
+
+/* An early task's records as they were recorded; the task goes. */
+static int early_flush(struct ftgraphs *g, struct ftg_task *t)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < t->n && !err; i++)
+		err = g->ops.pass(g->ops.ctx, &t->rec[i]);
+	task_drop(g, t);
+	return err;
+}
 
 /* Whether t's early records are the interrupt before entry r: same CPU, just before it. */
 static bool early_before(const struct ftg_task *t, const struct bg_rec *r)
@@ -229,42 +263,6 @@ static void restack(struct ftg_task *t, struct bg_rec *r, bool entry)
 		return;
 	t->sp = i - 1;
 	r->depth = (uint8_t)t->sp;
-}
-
-/*
- * function_graph marks a task inside a graph (ftrace_graph_addr()) before
- * it writes the entry function's event, with interrupts still on: an
- * interrupt taken in between records its calls first, at depth 1 and up
- * with nothing open (seen on 6.1: irq_enter_rcu() the trace's first
- * line). They are held until the entry comes, then drawn inside it, as
- * an interrupt later in the call would be; the call itself began before
- * them (its exit's duration is the kernel's, from the call's start).
- * Records that no entry follows go on as the kernel recorded them.
- */
-static int early_take(struct ftgraphs *g, struct ftg_task **tp, const struct bg_rec *r)
-{
-	struct ftg_task *t = *tp;
-
-	if (!t && !(t = task_new(g, r->pid)))
-		return -ENOMEM;
-	*tp = t;
-	/* No graph under way: the command's stop does not wait for its entry. */
-	if (!t->early)
-		g->open--;
-	t->early = true;
-	t->held = false;
-	return keep(t, r);
-}
-
-/* An early task's records as they were recorded; the task goes. */
-static int early_flush(struct ftgraphs *g, struct ftg_task *t)
-{
-	int err = 0;
-
-	for (size_t i = 0; i < t->n && !err; i++)
-		err = g->ops.pass(g->ops.ctx, &t->rec[i]);
-	task_drop(g, t);
-	return err;
 }
 
 /* The graph's entry r, then the records taken before it, nested inside it. */
