@@ -26,6 +26,9 @@
 # loop traced by each
 # and by the usual build in one boot (tests/bench/ablate.sh and
 # ablate.check; ABL_PARTS, ABL_FUNC, ABL_NCALL, ABL_ROUNDS, ABL_OPTS).
+# ABL_AGAINST=REV adds the same loop under bpfgraph built at git revision
+# REV (a worktree in $OUTPUT/ablate/rev), as part "rev": a change's
+# before and after in one boot ("rev - base" is what the change saved).
 # --hits: which hooked functions an unrelated task's pipe loop calls in
 # the steady state of a traced loop, and whether the traced calls ever
 # showed them (tests/bench/hits.sh and hits.check; HITS_FUNC, HITS_OP,
@@ -66,7 +69,7 @@ make -s OUTPUT="$OUTPUT" "$OUTPUT/bpfgraph" "$OUTPUT/vm/wl"
 make -s -f tests/bench/Makefile OUTPUT="$OUTPUT"
 
 # The ablation builds: the guest gets them at the same absolute path.
-abl_parts=${ABL_PARTS:-emit batch stage fold callers hide lazy}
+abl_parts=${ABL_PARTS-emit batch stage fold callers hide lazy}
 abl_bin=
 if [ $script = ablate ]; then
 	mkdir -p "$OUTPUT/ablate/bin"
@@ -81,6 +84,17 @@ if [ $script = ablate ]; then
 		cp "$OUTPUT/ablate/$p/bpfgraph" "$abl_bin/bpfgraph-$p"
 		tools="$tools $abl_bin/bpfgraph-$p"
 	done
+	if [ -n "${ABL_AGAINST:-}" ]; then
+		wt=$OUTPUT/ablate/rev
+		echo "bench: building bpfgraph at $ABL_AGAINST (part 'rev')" >&2
+		git worktree remove --force "$wt" 2>/dev/null || rm -rf "$wt"
+		git worktree add --detach "$wt" "$ABL_AGAINST" >/dev/null
+		(cd "$wt" && make -s OUTPUT=build build/bpfgraph >/dev/null)
+		cp "$wt/build/bpfgraph" "$abl_bin/bpfgraph-rev"
+		git worktree remove --force "$wt"
+		tools="$tools $abl_bin/bpfgraph-rev"
+		abl_parts="$abl_parts rev"
+	fi
 	export BG_VM_TOOLS="${BG_VM_TOOLS:-} $tools"
 fi
 
