@@ -134,30 +134,50 @@ static __always_inline bool hide_own_call(struct pt_regs *regs, struct task_stat
 }
 
 /*
- * Where the trampoline frame holds the traced function's return address
- * (see BG_CK_NREGS). A trampoline called from the fentry site has the
- * return into the traced function (just past that site) above its saved
- * rbp, and the caller's return address one slot further; one entered by
- * a jmp (x86 kernels since 6.19) has the caller's return address right
- * there. Which one it is shows per call: a slot pointing just past the
- * function's start is the fentry site's return. (A recursive call's
- * return address lies further in.)
+ * Whether a trampoline frame of each layout has been seen (tramp_caller()),
+ * counted once each in bg_stats for -v: a count per call was a per-CPU
+ * map lookup at every trampoline entry.
  */
-static __always_inline const void *tramp_caller_at(void *ctx, __u64 ck)
+__u8 bg_tramp_seen[2] = {};
+
+/*
+ * The traced function's return address into its caller, from the
+ * trampoline frame; returns where it lies (what on_entry() takes for the
+ * call's stack pointer). A trampoline called from the fentry site has
+ * the return into the traced function (just past that site) above its
+ * saved rbp, and the caller's return address one slot further; one
+ * entered by a jmp (x86 kernels since 6.19) has the caller's return
+ * address right there. Which one it is shows per call: a slot pointing
+ * just past the function's start is the fentry site's return. (A
+ * recursive call's return address lies further in.) Both slots in one
+ * read: a helper call less per entry than reading the caller after
+ * deciding where it is.
+ */
+static __always_inline const void *tramp_caller(void *ctx, __u64 ck, __u64 *caller)
 {
 	const __u64 *slot = (const __u64 *)ctx + BG_CK_NREGS(ck) + 2;
-	__u32 idx = BG_CK_INDEX(ck);
+	__u32 idx = BG_CK_INDEX(ck), jmp;
 	struct bg_frange *r = bpf_map_lookup_elem(&bg_franges, &idx);
-	__u64 v = 0;
+	__u64 v[2] = {};
 
-	if (!r || !r->hi || bpf_probe_read_kernel(&v, sizeof(v), slot))
-		return slot + 1;
-	if (v > r->lo && v <= r->lo + BG_FENTRY_SITE_END) {
-		stat_inc(BG_ST_TRAMP_CALL, 1);
-		return slot + 1;
+	/*
+	 * A failed read leaves v zeroed (the helper clears it): caller 0.
+	 * Not tested: a path on which the verifier knows caller is 0 would
+	 * be walked through on_entry() on its own (twice the load time of
+	 * every entry copy on 6.1).
+	 */
+	bpf_probe_read_kernel(v, sizeof(v), slot);
+	jmp = r && r->hi && !(v[0] > r->lo && v[0] <= r->lo + BG_FENTRY_SITE_END);
+	if (r && r->hi && !bg_tramp_seen[jmp]) {
+		bg_tramp_seen[jmp] = 1;
+		stat_inc(jmp ? BG_ST_TRAMP_JMP : BG_ST_TRAMP_CALL, 1);
 	}
-	stat_inc(BG_ST_TRAMP_JMP, 1);
-	return slot;
+	if (jmp) {
+		*caller = v[0];
+		return slot;
+	}
+	*caller = v[1];
+	return slot + 1;
 }
 
 /* Is the hooked function one of the -G functions (bg_graph_lo)? */
@@ -450,7 +470,8 @@ static __always_inline struct task_state *multi_entry(struct pt_regs *regs, stru
  * unwind) only on fentry-multi (BG_RUN_TENTRY), where lost exits come
  * from: the kprobe programs' frames keep no sp (BG_FRAME_HAS_SP), and a
  * close stops at them (docs/kernels.md, "Lost exits"). hot: the plan's
- * kprobe.session program, whose records are made inline (emit_as()).
+ * kprobe.session program, whose records are made inline (emit_as());
+ * fexit's exits are made so always, a leaf's folded inline there.
  */
 static __always_inline bool guarded_ck(void *ctx, enum bg_run what, bool graph, bool cached,
 				       bool hot)
@@ -479,14 +500,17 @@ static __always_inline bool guarded_ck(void *ctx, enum bg_run what, bool graph, 
 	ran = st;
 	switch (what) {
 	case BG_RUN_ENTRY:
-	case BG_RUN_TENTRY:
-		ran = on_entry(ctx, st, ck, (__u64)ctx, tramp_caller_at(ctx, ck), 0, BG_ARGS_TRAMP,
+	case BG_RUN_TENTRY: {
+		const void *at = tramp_caller(ctx, ck, &ret);
+
+		ran = on_entry(ctx, st, ck, (__u64)ctx, at, ret, BG_ARGS_TRAMP,
 			       what == BG_RUN_TENTRY, false);
 		break;
+	}
 	case BG_RUN_EXIT:
 		bpf_get_func_ret(ctx, &ret);
 		if (st)
-			on_exit(st, ck, (__u64)ctx, ret, false, true, NULL, false);
+			on_exit(st, ck, (__u64)ctx, ret, false, true, NULL, true);
 		break;
 	case BG_RUN_KENTRY:
 		/*

@@ -342,12 +342,12 @@ static __always_inline void emit_noexits(struct task_state *st, __u32 top, int n
  *   by a tail jump has its jumper's sp and return address, and
  *   function_graph nests it in the jumper.
  * Without this a graph whose root lost its exit never ends and every
- * later graph nests in it. caller_at/caller: the new call's return
- * address, as on_entry() has it. False when that closed the graph and
- * the entry cannot start one.
+ * later graph nests in it. caller: the new call's return address (0 if
+ * it could not be read). False when that closed the graph and the entry
+ * cannot start one.
  */
 static __always_inline bool close_returned(struct task_state *st, __u64 sp, __u64 ck,
-					   const void *caller_at, __u64 caller)
+					   __u64 caller)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 lo = (__u64)BPF_CORE_READ(task, stack);
@@ -374,8 +374,6 @@ static __always_inline bool close_returned(struct task_state *st, __u64 sp, __u6
 		if (o > sp || (o ^ sp) >= BG_STACK_SIZE)
 			break;
 		if (o == sp && st->func[k] != idx) {
-			if (caller_at && bpf_probe_read_kernel(&caller, sizeof(caller), caller_at))
-				break;
 			if (!caller || caller == st->caller[k] || caller == bg_hooked_ret[0] ||
 			    caller == bg_hooked_ret[1])
 				break;
@@ -394,12 +392,12 @@ static __always_inline bool close_returned(struct task_state *st, __u64 sp, __u6
 
 /*
  * One call entered. frame pairs it with its exit (see task_state);
- * caller_at is where the return address into the caller can be read, or
- * NULL with that address read already (caller: 0 for none); args where
- * its arguments are (funcgraph-args). unwind: close the frames the
- * entry's sp (caller_at, the address of its return address) shows
- * returned (close_returned()); a constant, true on fentry-multi only
- * (guarded() says why). hot: as emit_as(), a constant.
+ * caller: its return address into the caller (0 for none); caller_at,
+ * on trampolines only, where that address lies (tramp_caller()), NULL
+ * elsewhere; args where its arguments are (funcgraph-args). unwind:
+ * close the frames the entry's sp (caller_at) shows returned
+ * (close_returned()); a constant, true on fentry-multi only (guarded()
+ * says why). hot: as emit_as(), a constant.
  * Returns the task's state (created here by an entry function), or NULL.
  */
 static __always_inline struct task_state *on_entry(void *ctx, struct task_state *st, __u64 ck,
@@ -422,11 +420,11 @@ static __always_inline struct task_state *on_entry(void *ctx, struct task_state 
 		st->sp[st->depth & BG_DEPTH_MASK] = (__u64)caller_at;
 		sp = *(volatile __u64 *)&st->sp[st->depth & BG_DEPTH_MASK];
 	}
-	/* With caller_at (trampolines) it is read later: no lazy frame there has a range. */
+	/* Not with caller_at (trampolines): no lazy frame there has a range. */
 	close_lazy(st, caller_at ? 0 : caller, BG_CK_INDEX(ck));
 	/* Closed the graph: a new one, if this task may start one now. */
 	if (unwind && sp && st->depth && !st->skip &&
-	    (!close_returned(st, sp, ck, caller_at, caller) || (!st->depth && !enter_state(st, ck))))
+	    (!close_returned(st, sp, ck, caller) || (!st->depth && !enter_state(st, ck))))
 		return st;
 	d = st->depth;
 	if (st->skip || (ck & BG_CK_NOTRACE) || d >= limit ||
@@ -440,10 +438,8 @@ static __always_inline struct task_state *on_entry(void *ctx, struct task_state 
 		st->opens++;
 		return st;
 	}
-	/* Not shown with tracing_thresh, nor read: entries are not written. */
+	/* Not shown with tracing_thresh: entries are not written. */
 	if (bg_thresh_ns)
-		caller = 0;
-	else if (caller_at && bpf_probe_read_kernel(&caller, sizeof(caller), caller_at))
 		caller = 0;
 	shown = caller;
 	/*

@@ -124,9 +124,10 @@ static __always_inline int fold_into(struct bg_batch *b, __u32 pid, __u32 func, 
 
 /*
  * fold_into() out of line, for every exit but the plan's kprobe.session
- * ones (put()'s hot): a global function, which the verifier checks once
- * per program, not at every exit of every program (inline everywhere, it
- * added 0.3 s to loading 6.12's programs).
+ * ones and fexit's (put()'s hot): a global function, which the verifier
+ * checks once per program, not at every exit of every program (inline
+ * everywhere, it added 0.3 s to loading 6.12's programs). Left out of
+ * the trampolines' copies (no fold but the hot one there).
  */
 __noinline int bg_fold_leaf(__u32 pid, __u32 func, __u32 type_depth, __u64 val, __u32 dur)
 {
@@ -252,8 +253,9 @@ __noinline int bg_emit(__u64 ts, __u64 val, __u64 dur, __u64 pid_func, __u64 bit
  * live discovery must act on at once (a new indirect target) wakes it.
  * hot: made inline even where bg_emit_call asks for bg_emit(): the
  * plan's own entries and exits, which run for every traced call (the
- * call cost a failed open's trace 5% more on 6.12); everywhere else
- * emit() saves the verifier a walk of put() per call site.
+ * call cost a failed open's trace 5% more on 6.12), and fexit's, which
+ * folds leaves only so; everywhere else emit() saves the verifier a walk
+ * of put() per call site.
  */
 static __always_inline void emit_as(const struct task_state *st, __u8 type, __u64 ts, __u64 val,
 				    __u64 dur, __u32 func, __u32 depth, bool hot)

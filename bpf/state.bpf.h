@@ -39,9 +39,9 @@ const volatile __u8 bg_detail_on = 0;
 const volatile __u8 bg_discover_irqs = 0;
 /*
  * A leaf's exit folds it into its entry (BG_REC_LEAF), which loses the
- * return address: set when no output shows it (funcgraph-retaddr), no
- * record file keeps the records as they came, and the plan is not on
- * trampolines (user/cmd/progs.c says why).
+ * return address: set when no output shows it (funcgraph-retaddr) and no
+ * record file keeps the records as they came. On trampolines only the
+ * hot exits fold (user/cmd/progs.c says why).
  */
 const volatile __u8 bg_fold = 0;
 /*

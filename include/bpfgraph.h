@@ -352,7 +352,7 @@ struct bg_ckc_slot {
  * the traced function, the caller's return address one slot lower. The
  * fentry site's return is at most this far past the function's start
  * (5-byte call, after a 4-byte endbr64 with IBT), which tells the two
- * apart (tramp_caller_at()).
+ * apart (tramp_caller()).
  */
 #define BG_FENTRY_SITE_END 16
 #define BG_CK_NREGS_SHIFT 40

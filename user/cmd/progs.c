@@ -65,12 +65,14 @@ struct bpfobj *progs__open(const struct bg_opts *o, const struct kernel *k,
 		.args = !!(o->flags & BG_O_ARGS), .detail = !!(o->flags & BG_O_DETAIL),
 		.nosleep = !(o->flags & BG_O_SLEEP_TIME),
 		/*
-		 * Not on trampolines: their per-function copies are loaded
+		 * On trampolines only a function's own exit folds, inline
+		 * (bg_exit's hot path): their per-function copies are loaded
 		 * without BTF function records (bpfobj__prog_src()), where the
-		 * fold's global function is verified at every exit (6.1 linked
-		 * a function in 110 ms instead of 36).
+		 * fold's global function would be verified at every exit (6.1
+		 * linked a function in 110 ms instead of 36), so they leave it
+		 * out (func_unused() in user/hook/bpfobj.c).
 		 */
-		.fold = !raw && !(o->flags & BG_O_RETADDR) && !tier__trampolines(t),
+		.fold = !raw && !(o->flags & BG_O_RETADDR),
 		.emit_call = !tier__trampolines(t),
 		.filter_pid = o->nr_pids > 0 || o->command_argc > 0,
 		.inherit = o->inherit, .max_pids = o->inherit ? BG_INHERIT_PIDS : BG_MAX_PIDS,

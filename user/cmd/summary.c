@@ -70,11 +70,16 @@ static void print_unmatched(const struct session_stats *st)
 /* -v: which paths the programs took where the kernel decides. */
 static void print_hook_paths(const struct session *s)
 {
-	/* Which trampoline layout the kernel has: found per call (tramp_caller_at()). */
+	/*
+	 * Which trampoline layouts the kernel has: told apart per call,
+	 * counted once each (tramp_caller()).
+	 */
 	if (s->st.tramp_call || s->st.tramp_jmp)
-		fprintf(stderr, "bpfgraph: trampoline frames: %llu entered by a call from the "
-			"fentry site, %llu by a jmp (caller's return address one slot lower)\n",
-			(unsigned long long)s->st.tramp_call, (unsigned long long)s->st.tramp_jmp);
+		fprintf(stderr, "bpfgraph: trampoline frames seen: %s%s%s\n",
+			s->st.tramp_call ? "entered by a call from the fentry site" : "",
+			s->st.tramp_call && s->st.tramp_jmp ? "; " : "",
+			s->st.tramp_jmp ? "entered by a jmp (the caller's return address "
+					  "one slot lower)" : "");
 	/* Runs that fell back to the kernel's search: merges, or a cache too full. */
 	if (s->st.ckc_miss)
 		fprintf(stderr, "bpfgraph: %llu runs of the plan's kprobe.session program asked "

@@ -533,8 +533,9 @@ static bool func_unused(const struct bpfobj *o, const char *name)
 
 	if (!strcmp(name, "bg_emit"))
 		return !ro->bg_emit_call;
+	/* Trampolines fold inline, where they fold (progs__open()). */
 	if (!strcmp(name, "bg_fold_leaf"))
-		return !ro->bg_fold;
+		return !ro->bg_fold || !ro->bg_emit_call;
 	if (!strcmp(name, "bg_stage_detail"))
 		return !ro->bg_detail_on;
 	return false;
