@@ -161,10 +161,11 @@ static __always_inline const void *tramp_caller(void *ctx, __u64 ck, __u64 *call
 	__u64 v[2] = {};
 
 	/*
-	 * A failed read leaves v zeroed (the helper clears it): caller 0.
-	 * Not tested: a path on which the verifier knows caller is 0 would
-	 * be walked through on_entry() on its own (twice the load time of
-	 * every entry copy on 6.1).
+	 * A failed read (the slots are on the trampoline's own stack: not
+	 * seen) leaves v zeroed, the helper clears it: caller 0. Its result
+	 * is not looked at: a path on which the verifier knows caller is 0
+	 * would be walked through on_entry() on its own (twice the load
+	 * time of every entry copy on 6.1).
 	 */
 	bpf_probe_read_kernel(v, sizeof(v), slot);
 	jmp = r && r->hi && !(v[0] > r->lo && v[0] <= r->lo + BG_FENTRY_SITE_END);

@@ -29,6 +29,7 @@
 # ABL_AGAINST=REV adds the same loop under bpfgraph built at git revision
 # REV (a worktree in $OUTPUT/ablate/rev), as part "rev": a change's
 # before and after in one boot ("rev - base" is what the change saved).
+# ABL_PARTS="" leaves only base (and rev); unset, the default parts.
 # --hits: which hooked functions an unrelated task's pipe loop calls in
 # the steady state of a traced loop, and whether the traced calls ever
 # showed them (tests/bench/hits.sh and hits.check; HITS_FUNC, HITS_OP,
